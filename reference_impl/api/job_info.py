@@ -1,0 +1,223 @@
+"""JobInfo: a PodGroup and its tasks (pkg/scheduler/api/job_info.go; semantics §4).
+
+Subgroup policies (subGroupPolicy) are not part of the scenario format, so a
+job has only upstream's default subjob and the subjob checks reduce to the job
+checks, as they do upstream for jobs without a policy.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+from reference_impl.api.resource_info import Resource, exceeded_part
+from reference_impl.api.task_info import TaskInfo, parse_go_bool
+from reference_impl.api.types import TaskStatus, allocated_status, scheduled_status
+from reference_impl.api.unschedule_info import FitErrors
+from reference_impl.k8s import PREEMPTABLE_KEY, PodGroup
+from reference_impl.util.timestamps import parse_timestamp
+
+_READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Allocated, TaskStatus.Succeeded)
+_VALID = (TaskStatus.Allocated, TaskStatus.Binding, TaskStatus.Bound, TaskStatus.Running,
+          TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)
+
+
+class JobInfo:
+    def __init__(self, uid: str) -> None:
+        self.uid = uid
+        self.name = ""
+        self.namespace = ""
+        self.queue = ""
+        self.priority = 0
+        self.min_available = 0
+        self.task_min_available: dict[str, int] = {}
+        self.task_min_available_total = 0
+        self.creation_timestamp = parse_timestamp("")
+        self.pod_group: PodGroup | None = None
+        self.preemptable = False
+        self.tasks: dict[str, TaskInfo] = {}
+        self.task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
+        self.allocated = Resource()
+        self.total_request = Resource()
+        self.nodes_fit_errors: dict[str, FitErrors] = {}
+        self.job_fit_errors = ""
+
+    # -- membership ---------------------------------------------------------------------
+
+    def set_pod_group(self, pod_group: PodGroup) -> None:
+        self.name = pod_group.name
+        self.namespace = pod_group.namespace
+        self.min_available = pod_group.min_member
+        self.queue = pod_group.queue
+        self.creation_timestamp = parse_timestamp(pod_group.creation_timestamp)
+        value = pod_group.annotations.get(PREEMPTABLE_KEY, pod_group.labels.get(PREEMPTABLE_KEY))
+        self.preemptable = parse_go_bool(value) is True if value is not None else False
+        self.task_min_available = dict(pod_group.min_task_member)
+        self.task_min_available_total = sum(self.task_min_available.values())
+        self.pod_group = pod_group
+
+    def add_task_info(self, task: TaskInfo) -> None:
+        self.tasks[task.uid] = task
+        self.task_status_index.setdefault(task.status, {})[task.uid] = task
+        self.total_request.add(task.resreq)
+        if allocated_status(task.status):
+            self.allocated.add(task.resreq)
+
+    def delete_task_info(self, task: TaskInfo) -> None:
+        stored = self.tasks.get(task.uid)
+        if stored is None:
+            return
+        self.total_request.sub(stored.resreq)
+        if allocated_status(stored.status):
+            self.allocated.sub(stored.resreq)
+        del self.tasks[stored.uid]
+        bucket = self.task_status_index.get(stored.status)
+        if bucket is not None:
+            bucket.pop(stored.uid, None)
+            if not bucket:
+                del self.task_status_index[stored.status]
+
+    def update_task_status(self, task: TaskInfo, status: TaskStatus) -> None:
+        """Delete (if present), set the status, add: the passed object replaces the stored one."""
+        if task.uid in self.tasks:
+            self.delete_task_info(task)
+        task.status = status
+        self.add_task_info(task)
+
+    def clone(self) -> JobInfo:
+        c = JobInfo(self.uid)
+        c.name, c.namespace, c.queue = self.name, self.namespace, self.queue
+        c.priority = self.priority
+        c.min_available = self.min_available
+        c.task_min_available = dict(self.task_min_available)
+        c.task_min_available_total = self.task_min_available_total
+        c.creation_timestamp = self.creation_timestamp
+        if self.pod_group is not None:
+            # The session writes only the phase and replaces conditions: a shallow copy isolates it.
+            c.pod_group = copy.copy(self.pod_group)
+            c.pod_group.conditions = list(self.pod_group.conditions)
+        c.preemptable = self.preemptable
+        c.job_fit_errors = self.job_fit_errors
+        for task in self.tasks.values():
+            c.add_task_info(task.clone())
+        return c
+
+    # -- counters (semantics §4.3) ------------------------------------------------------
+
+    def _count(self, statuses) -> int:
+        index = self.task_status_index
+        return sum(len(index.get(s, ())) for s in statuses)
+
+    def tasks_with_status(self, status: TaskStatus) -> list[TaskInfo]:
+        return list(self.task_status_index.get(status, {}).values())
+
+    def ready_task_num(self) -> int:
+        return self._count(_READY)
+
+    def waiting_task_num(self) -> int:
+        return self._count((TaskStatus.Pipelined,))
+
+    def pending_best_effort_task_num(self) -> int:
+        return sum(1 for t in self.task_status_index.get(TaskStatus.Pending, {}).values() if t.best_effort)
+
+    def valid_task_num(self) -> int:
+        return self._count(_VALID)
+
+    def allocated_task_num(self) -> int:
+        return sum(len(b) for s, b in self.task_status_index.items() if allocated_status(s))
+
+    def scheduled_task_num(self) -> int:
+        return sum(len(b) for s, b in self.task_status_index.items() if scheduled_status(s))
+
+    def releasing_scheduled_task_num(self) -> int:
+        return sum(1 for t in self.task_status_index.get(TaskStatus.Releasing, {}).values() if t.node_name)
+
+    def is_ready(self) -> bool:
+        return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
+
+    def is_pipelined(self) -> bool:
+        return (self.waiting_task_num() + self.ready_task_num() + self.pending_best_effort_task_num()
+                >= self.min_available)
+
+    def is_starving(self) -> bool:
+        return self.waiting_task_num() + self.ready_task_num() < self.min_available
+
+    def is_pending(self) -> bool:
+        return self.pod_group is None or self.pod_group.phase in ("Pending", "")
+
+    # -- per-role checks (§4.4) ----------------------------------------------------------
+
+    def _occupied_roles(self, with_pipelined: bool) -> Counter[str]:
+        occupied: Counter[str] = Counter()
+        for status, bucket in self.task_status_index.items():
+            if allocated_status(status) or status == TaskStatus.Succeeded or (
+                with_pipelined and status == TaskStatus.Pipelined
+            ):
+                for task in bucket.values():
+                    occupied[task.task_role] += 1
+            elif status == TaskStatus.Pending:
+                for task in bucket.values():
+                    if task.init_resreq.is_empty():
+                        occupied[task.task_role] += 1
+        return occupied
+
+    def _roles_meet_minimum(self, occupied: Counter[str]) -> bool:
+        return all(occupied[role] >= n for role, n in self.task_min_available.items())
+
+    def check_task_ready(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        return self._roles_meet_minimum(self._occupied_roles(with_pipelined=False))
+
+    def check_task_pipelined(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        return self._roles_meet_minimum(self._occupied_roles(with_pipelined=True))
+
+    def check_task_valid(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        actual: Counter[str] = Counter()
+        for status in _VALID:
+            for task in self.task_status_index.get(status, {}).values():
+                actual[task.task_role] += 1
+        return all(actual[role] >= n for role, n in self.task_min_available.items() if n != 0)
+
+    # -- allocation-loop helpers (§4.5) --------------------------------------------------
+
+    def fit_failed_roles(self) -> set[str]:
+        return {self.tasks[uid].task_role for uid in self.nodes_fit_errors if uid in self.tasks}
+
+    def task_has_fit_errors(self, task: TaskInfo) -> bool:
+        return bool(task.task_role) and task.task_role in self.fit_failed_roles()
+
+    def need_continue_allocating(self) -> bool:
+        if self.min_available == len(self.tasks):
+            return False
+        failed = self.fit_failed_roles()
+        if self.min_available < self.task_min_available_total:
+            left = sum(1 for t in self.task_status_index.get(TaskStatus.Pending, {}).values()
+                       if t.task_role not in failed)
+            return self.ready_task_num() + left >= self.min_available
+        occupied = self._occupied_roles(with_pipelined=False)
+        for role in failed:
+            minimum = self.task_min_available.get(role, 0)
+            if minimum and occupied[role] < minimum:
+                return False
+        return True
+
+    # -- resource views (§4.6) -----------------------------------------------------------
+
+    def get_min_resources(self) -> Resource:
+        if self.pod_group is None or self.pod_group.min_resources is None:
+            return Resource()
+        return Resource.from_resource_list(self.pod_group.min_resources)
+
+    def get_elastic_resources(self) -> Resource:
+        return exceeded_part(self.allocated, self.get_min_resources())
+
+    def record_fit_errors(self, task: TaskInfo, fit_errors: FitErrors) -> None:
+        self.nodes_fit_errors[task.uid] = fit_errors
+
+    def __repr__(self) -> str:
+        return f"Job({self.uid} queue={self.queue} min={self.min_available} tasks={len(self.tasks)})"

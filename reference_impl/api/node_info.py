@@ -1,0 +1,131 @@
+"""NodeInfo: a node's resource ledger (pkg/scheduler/api/node_info.go; semantics §3).
+
+Idle starts equal to Allocatable; Used, Releasing and Pipelined start empty.
+AddTask/RemoveTask move a task's request between them according to the task's
+status; Idle may go negative (upstream only logs it).
+"""
+
+from __future__ import annotations
+
+from reference_impl.api.resource_info import Resource, Zero
+from reference_impl.api.task_info import TaskInfo
+from reference_impl.api.types import NodePhase, TaskStatus
+from reference_impl.k8s import Node
+
+
+class NodeError(Exception):
+    """AddTask refused the task (already elsewhere, already here, Binding without room)."""
+
+
+class NodeInfo:
+    __slots__ = (
+        "name", "node", "allocatable", "capacity", "idle", "used", "releasing", "pipelined",
+        "tasks", "state", "negative_idle_events", "_future_idle",
+    )
+
+    def __init__(self, node: Node | None, name: str = "") -> None:
+        self.node = node
+        self.name = node.name if node is not None else name
+        if node is not None:
+            self.allocatable = Resource.from_resource_list(node.allocatable)
+            self.capacity = Resource.from_resource_list(node.capacity or node.allocatable)
+            self.state = NodePhase.Ready if node.ready else NodePhase.NotReady
+        else:
+            self.allocatable = Resource()
+            self.capacity = Resource()
+            self.state = NodePhase.NotReady  # "UnInitialized": a pod names a node not seen yet
+        self.idle = self.allocatable.clone()
+        self.used = Resource()
+        self.releasing = Resource()
+        self.pipelined = Resource()
+        self.tasks: dict[str, TaskInfo] = {}
+        # How often Idle went negative on an add (upstream logs "Idle resources turn into negative").
+        self.negative_idle_events = 0
+        self._future_idle: Resource | None = None
+
+    def ready(self) -> bool:
+        return self.state == NodePhase.Ready
+
+    def future_idle(self) -> Resource:
+        """Idle + Releasing - Pipelined; may be negative. A fresh object the caller may change."""
+        return self.idle.clone().add(self.releasing).sub_without_assert(self.pipelined)
+
+    def future_idle_view(self) -> Resource:
+        """FutureIdle for read-only comparisons on hot paths, recomputed after a ledger change."""
+        view = self._future_idle
+        if view is None:
+            view = self._future_idle = self.future_idle()
+        return view
+
+    def _allocate_idle_resource(self, task: TaskInfo) -> None:
+        if not task.resreq.less_equal_with_resources_name(self.idle, Zero)[0]:
+            self.negative_idle_events += 1
+        self.idle.sub_without_assert(task.resreq)
+
+    def add_task(self, task: TaskInfo) -> None:
+        """Put a clone of the task on the node and account for it by its status."""
+        if task.node_name and self.name and task.node_name != self.name:
+            raise NodeError(f"task <{task.key}> already on different node <{task.node_name}>")
+        if task.key in self.tasks:
+            raise NodeError(f"task <{task.key}> already on node <{self.name}>")
+        stored = task.clone()
+        self._future_idle = None
+        if self.node is not None:
+            status = stored.status
+            if status == TaskStatus.Releasing:
+                self._allocate_idle_resource(stored)
+                self.releasing.add(stored.resreq)
+                self.used.add(stored.resreq)
+            elif status == TaskStatus.Pipelined:
+                self.pipelined.add(stored.resreq)
+            elif status == TaskStatus.Binding:
+                ok, names = stored.resreq.less_equal_with_resources_name(self.idle, Zero)
+                if not ok:
+                    raise NodeError(
+                        f"node {self.name} resources {names} are not enough to put task <{task.key}>, "
+                        f"idle: {self.idle}, req: {stored.resreq}"
+                    )
+                self._allocate_idle_resource(stored)
+                self.used.add(stored.resreq)
+            else:
+                self._allocate_idle_resource(stored)
+                self.used.add(stored.resreq)
+        task.node_name = self.name
+        stored.node_name = self.name
+        self.tasks[task.key] = stored
+
+    def remove_task(self, task: TaskInfo) -> None:
+        """Undo the accounting of the STORED task (by pod key); a missing task is a no-op."""
+        stored = self.tasks.get(task.key)
+        if stored is None:
+            return
+        self._future_idle = None
+        if self.node is not None:
+            if stored.status == TaskStatus.Releasing:
+                self.releasing.sub(stored.resreq)
+                self.idle.add(stored.resreq)
+                self.used.sub(stored.resreq)
+            elif stored.status == TaskStatus.Pipelined:
+                self.pipelined.sub(stored.resreq)
+            else:
+                self.idle.add(stored.resreq)
+                self.used.sub(stored.resreq)
+        del self.tasks[task.key]
+
+    def update_task(self, task: TaskInfo) -> None:
+        self.remove_task(task)
+        self.add_task(task)  # upstream is fatal if this fails
+
+    def clone(self) -> NodeInfo:
+        """A fresh ledger rebuilt by re-adding every stored task, as upstream's Clone."""
+        c = NodeInfo(self.node, self.name)
+        c.state = self.state
+        for task in self.tasks.values():
+            c.add_task(task)
+        return c
+
+    def pods(self) -> list[TaskInfo]:
+        return list(self.tasks.values())
+
+    def __repr__(self) -> str:
+        return f"Node({self.name} idle=<{self.idle}> used=<{self.used}>)"

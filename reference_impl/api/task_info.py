@@ -1,0 +1,186 @@
+"""TaskInfo: one pod as the scheduler sees it (pkg/scheduler/api/job_info.go, pod_info.go, helpers.go)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from reference_impl.api.resource_info import PODS, Resource
+from reference_impl.api.types import TaskStatus
+from reference_impl.k8s import (
+    GROUP_NAME_ANNOTATION,
+    PREEMPTABLE_KEY,
+    TASK_PRIORITY_ANNOTATION,
+    TASK_SPEC_KEY,
+    Pod,
+)
+from reference_impl.util.timestamps import parse_timestamp
+
+REVOCABLE_ZONE_ANNOTATION = "volcano.sh/revocable-zone"
+QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"
+_GO_INT = re.compile(r"^[+-]?\d+$")
+_TRUE = {"1", "t", "T", "TRUE", "true", "True"}
+_FALSE = {"0", "f", "F", "FALSE", "false", "False"}
+
+
+def parse_go_bool(value: str) -> bool | None:
+    """strconv.ParseBool: None when the text is not a Go boolean."""
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    return None
+
+
+def parse_go_int(value: str) -> int | None:
+    return int(value) if _GO_INT.match(value) else None
+
+
+def get_task_status(pod: Pod) -> TaskStatus:
+    """Pod phase (and deletion, and node) -> task status, as getTaskStatus."""
+    phase = pod.phase
+    if phase == "Running":
+        return TaskStatus.Releasing if pod.deletion_timestamp else TaskStatus.Running
+    if phase == "Pending":
+        if pod.deletion_timestamp:
+            return TaskStatus.Releasing
+        return TaskStatus.Bound if pod.node_name else TaskStatus.Pending
+    if phase == "Succeeded":
+        return TaskStatus.Succeeded
+    if phase == "Failed":
+        return TaskStatus.Failed
+    return TaskStatus.Unknown
+
+
+def get_pod_resource_request(pod: Pod) -> Resource:
+    """Regular containers summed, init containers (with sidecars) maxed in, pods=1, overhead added."""
+    result = Resource()
+    for container in pod.containers:
+        result.add(Resource.from_resource_list(container.requests))
+    restartable = Resource()
+    init_max = Resource()
+    for container in pod.init_containers:
+        request = Resource.from_resource_list(container.requests)
+        if container.restart_policy == "Always":
+            result.add(request)
+            restartable.add(request)
+            candidate = restartable
+        else:
+            candidate = Resource().add(request).add(restartable)
+        init_max.set_max_resource(candidate)
+    result.set_max_resource(init_max)
+    result.add_scalar(PODS, 1)
+    if result.scalars is None:
+        result.scalars = {}
+    if pod.overhead:
+        result.add(Resource.from_resource_list(pod.overhead))
+    return result
+
+
+def get_pod_preemptable(pod: Pod) -> bool:
+    for source in (pod.annotations, pod.labels):
+        if PREEMPTABLE_KEY in source:
+            return parse_go_bool(source[PREEMPTABLE_KEY]) is True
+    return True
+
+
+def get_pod_revocable_zone(pod: Pod) -> str:
+    if REVOCABLE_ZONE_ANNOTATION in pod.annotations:
+        return "*" if pod.annotations[REVOCABLE_ZONE_ANNOTATION] == "*" else ""
+    if parse_go_bool(pod.annotations.get(PREEMPTABLE_KEY, "")) is True:
+        return "*"
+    return ""
+
+
+def get_task_role(pod: Pod) -> str:
+    return pod.annotations.get(TASK_SPEC_KEY) or pod.labels.get(TASK_SPEC_KEY, "")
+
+
+def get_job_id(pod: Pod) -> str:
+    group = pod.annotations.get(GROUP_NAME_ANNOTATION, "")
+    return f"{pod.namespace}/{group}" if group else ""
+
+
+@dataclass
+class TransactionContext:
+    node_name: str = ""
+    eviction_occurred: bool = False
+    status: TaskStatus = TaskStatus.Pending
+
+    def clone(self) -> TransactionContext:
+        return TransactionContext(self.node_name, self.eviction_occurred, self.status)
+
+
+class TaskInfo:
+    """A pod in scheduler terms. `resreq` and `init_resreq` start as ONE object, as upstream."""
+
+    __slots__ = (
+        "uid", "job", "name", "namespace", "task_role", "priority", "pod", "resreq", "init_resreq",
+        "preemptable", "best_effort", "revocable_zone", "sch_gated", "node_name", "status",
+        "eviction_occurred", "last_transaction", "creation_timestamp",
+    )
+
+    def __init__(self, pod: Pod) -> None:
+        request = get_pod_resource_request(pod)
+        self.uid = pod.uid
+        self.job = get_job_id(pod)
+        self.name = pod.name
+        self.namespace = pod.namespace
+        self.task_role = get_task_role(pod)
+        self.priority = pod.priority if pod.priority is not None else 1
+        annotated = parse_go_int(pod.annotations.get(TASK_PRIORITY_ANNOTATION, "x"))
+        if annotated is not None and -(2**31) <= annotated < 2**31:
+            self.priority = annotated
+        self.pod = pod
+        self.resreq = request
+        self.init_resreq = request
+        self.preemptable = get_pod_preemptable(pod)
+        self.best_effort = request.is_empty()
+        self.revocable_zone = get_pod_revocable_zone(pod)
+        self.sch_gated = bool(pod.scheduling_gates)
+        self.node_name = pod.node_name
+        self.status = get_task_status(pod)
+        self.eviction_occurred = False
+        self.last_transaction: TransactionContext | None = None
+        self.creation_timestamp = parse_timestamp(pod.creation_timestamp)
+
+    @property
+    def key(self) -> str:
+        """The pod key namespace/name, which nodes index tasks by."""
+        return f"{self.namespace}/{self.name}"
+
+    def clone(self) -> TaskInfo:
+        """Upstream Clone: separate request copies, same pod object, no EvictionOccurred."""
+        c = TaskInfo.__new__(TaskInfo)
+        c.uid = self.uid
+        c.job = self.job
+        c.name = self.name
+        c.namespace = self.namespace
+        c.task_role = self.task_role
+        c.priority = self.priority
+        c.pod = self.pod
+        c.resreq = self.resreq.clone()
+        c.init_resreq = self.init_resreq.clone()
+        c.preemptable = self.preemptable
+        c.best_effort = self.best_effort
+        c.revocable_zone = self.revocable_zone
+        c.sch_gated = self.sch_gated
+        c.node_name = self.node_name
+        c.status = self.status
+        c.eviction_occurred = False
+        c.last_transaction = self.last_transaction.clone() if self.last_transaction else None
+        c.creation_timestamp = self.creation_timestamp
+        return c
+
+    def is_sch_gated_by_others(self) -> bool:
+        """Gated by something other than Volcano's own queue-allocation gate."""
+        return any(gate != QUEUE_ALLOCATION_GATE for gate in self.pod.scheduling_gates)
+
+    def generate_last_tx_context(self) -> None:
+        self.last_transaction = TransactionContext(self.node_name, self.eviction_occurred, self.status)
+
+    def clear_last_tx_context(self) -> None:
+        self.last_transaction = None
+
+    def __repr__(self) -> str:
+        return f"Task({self.key} {self.status.name} node={self.node_name or '-'})"

@@ -1,0 +1,69 @@
+"""Task statuses, PodGroup phases and queue states (pkg/scheduler/api/types.go)."""
+
+from __future__ import annotations
+
+import enum
+
+
+class TaskStatus(enum.IntFlag):
+    Pending = 1
+    Allocated = 2
+    Pipelined = 4
+    Binding = 8
+    Bound = 16
+    Running = 32
+    Releasing = 64
+    Succeeded = 128
+    Failed = 256
+    Unknown = 512
+
+    def __str__(self) -> str:
+        return self.name or str(int(self))
+
+
+ALL_STATUSES: tuple[TaskStatus, ...] = tuple(TaskStatus)
+
+_ALLOCATED = TaskStatus.Allocated | TaskStatus.Binding | TaskStatus.Bound | TaskStatus.Running
+_PREEMPTABLE = TaskStatus.Bound | TaskStatus.Running
+_COMPLETED = TaskStatus.Succeeded | TaskStatus.Failed
+_SCHEDULED = TaskStatus.Running | TaskStatus.Bound | TaskStatus.Succeeded | TaskStatus.Failed
+
+
+def allocated_status(status: TaskStatus) -> bool:
+    """Allocated, Binding, Bound, Running (not Pipelined, Releasing or Succeeded)."""
+    return bool(status & _ALLOCATED)
+
+
+def preemptable_status(status: TaskStatus) -> bool:
+    return bool(status & _PREEMPTABLE)
+
+
+def completed_status(status: TaskStatus) -> bool:
+    return bool(status & _COMPLETED)
+
+
+def scheduled_status(status: TaskStatus) -> bool:
+    return bool(status & _SCHEDULED)
+
+
+class PodGroupPhase(str, enum.Enum):
+    Pending = "Pending"
+    Inqueue = "Inqueue"
+    Running = "Running"
+    Unknown = "Unknown"
+    Completed = "Completed"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class QueueState(str, enum.Enum):
+    Open = "Open"
+    Closed = "Closed"
+    Closing = "Closing"
+    Unknown = "Unknown"
+
+
+class NodePhase(str, enum.Enum):
+    Ready = "Ready"
+    NotReady = "NotReady"

@@ -1,0 +1,241 @@
+"""SchedulerCache: cluster state that lives across sessions (pkg/scheduler/cache/cache.go).
+
+The cache owns a private copy of the scenario's Kubernetes objects (the
+"world") and derives the scheduler's view from it the way upstream's informer
+handlers do: every pod becomes a task, placed pods sit on their node, PodGroups
+and Queues become jobs and queues. A session sees a deep copy (snapshot); only
+binds, evictions and PodGroup status written at close reach the cache.
+
+Between sessions `advance()` plays the part of the API server and kubelets,
+deterministically: a pod bound in a session is running on its node by the next
+one; a pod evicted in a session is terminating (Releasing) in the next one and
+gone in the one after; pipelined decisions are not kept (upstream behaviour).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from reference_impl.api.job_info import JobInfo
+from reference_impl.api.node_info import NodeError, NodeInfo
+from reference_impl.api.queue_info import QueueInfo
+from reference_impl.api.task_info import TaskInfo
+from reference_impl.api.types import TaskStatus, completed_status
+from reference_impl.cache.errors import CacheError
+from reference_impl.framework.framework import task_scheduling_reason
+from reference_impl.util.scheduler_helper import ServerOptions
+from reference_impl.k8s import DEFAULT_SCHEDULER_NAME, ClusterObjects, Pod, Queue
+
+DEFAULT_QUEUE = "default"
+ROOT_QUEUE = "root"
+EVICTION_DELETION_TIMESTAMP = "1970-01-01T00:00:00Z"  # any non-empty value marks a pod as deleting
+
+
+@dataclass
+class ClusterSnapshot:
+    nodes: dict[str, NodeInfo]
+    node_list: list[str]
+    jobs: dict[str, JobInfo]
+    queues: dict[str, QueueInfo]
+
+
+@dataclass
+class BindRecord:
+    cycle: int
+    task: str  # ns/pod
+    node: str
+
+
+@dataclass
+class EvictRecord:
+    cycle: int
+    task: str
+    node: str
+    reason: str
+
+
+@dataclass
+class CacheLog:
+    binds: list[BindRecord] = field(default_factory=list)
+    evictions: list[EvictRecord] = field(default_factory=list)
+
+
+class SchedulerCache:
+    def __init__(
+        self,
+        objects: ClusterObjects,
+        scheduler_names: tuple[str, ...] = (DEFAULT_SCHEDULER_NAME,),
+        server_options: ServerOptions | None = None,
+    ) -> None:
+        self.world = copy.deepcopy(objects)
+        self.scheduler_names = scheduler_names
+        self.server_options = server_options or ServerOptions()
+        # Upstream keeps this rotating predicate start index in a process-wide variable.
+        self.last_processed_node_index = 0
+        self.log = CacheLog()
+        self.cycle = 0
+        self._bound_this_cycle: dict[str, str] = {}  # pod key -> node
+        self._evicted_this_cycle: set[str] = set()
+        self._ensure_default_queues()
+        self._rebuild()
+
+    # -- building the scheduler's view from the world ------------------------------------
+
+    def _ensure_default_queues(self) -> None:
+        """The scheduler creates `root` (not reclaimable) and `default` queues when absent."""
+        names = {q.name for q in self.world.queues}
+        if ROOT_QUEUE not in names:
+            self.world.queues.append(Queue(name=ROOT_QUEUE, uid=f"queue-{ROOT_QUEUE}", reclaimable=False))
+        if DEFAULT_QUEUE not in names:
+            self.world.queues.append(Queue(name=DEFAULT_QUEUE, uid=f"queue-{DEFAULT_QUEUE}", reclaimable=True))
+
+    def _priority_of_class(self, class_name: str) -> int:
+        classes = {pc.name: pc for pc in self.world.priority_classes}
+        if class_name in classes:
+            return classes[class_name].value
+        return self.default_priority
+
+    @property
+    def default_priority(self) -> int:
+        for pc in self.world.priority_classes:
+            if pc.global_default:
+                return pc.value
+        return 0
+
+    def _rebuild(self) -> None:
+        self.nodes: dict[str, NodeInfo] = {}
+        self.node_list: list[str] = []
+        for node in self.world.nodes:
+            self.nodes[node.name] = NodeInfo(node)
+            self.node_list.append(node.name)
+        self.queues = {q.name: QueueInfo(q) for q in self.world.queues}
+        self.jobs: dict[str, JobInfo] = {}
+        for pod_group in self.world.pod_groups:
+            job = self.jobs.setdefault(f"{pod_group.namespace}/{pod_group.name}",
+                                       JobInfo(f"{pod_group.namespace}/{pod_group.name}"))
+            job.set_pod_group(pod_group)
+        for pod in self.world.pods:
+            self._add_pod(pod)
+
+    def _add_pod(self, pod: Pod) -> None:
+        if pod.priority is None and pod.priority_class_name:
+            # The Priority admission plugin resolves the class into spec.priority.
+            pod.priority = self._priority_of_class(pod.priority_class_name)
+        if not pod.node_name and pod.scheduler_name not in self.scheduler_names:
+            return  # a pending pod of another scheduler is not this scheduler's business
+        task = TaskInfo(pod)
+        if task.node_name:
+            node = self.nodes.get(task.node_name)
+            if node is None:
+                node = NodeInfo(None, task.node_name)  # held on an uninitialised, NotReady node
+                self.nodes[task.node_name] = node
+            if not completed_status(task.status):
+                node.add_task(task)
+        if task.job:
+            job = self.jobs.setdefault(task.job, JobInfo(task.job))
+            job.add_task_info(task)
+
+    # -- the session's view --------------------------------------------------------------
+
+    def snapshot(self) -> ClusterSnapshot:
+        nodes = {name: node.clone() for name, node in self.nodes.items() if node.ready()}
+        queues = {name: queue.clone() for name, queue in self.queues.items()}
+        jobs = {}
+        for uid, job in self.jobs.items():
+            if job.pod_group is None or job.queue not in queues:
+                continue
+            job.priority = self._priority_of_class(job.pod_group.priority_class_name)
+            clone = job.clone()
+            # The session gets its own pod objects, so nothing it writes reaches the cache.
+            # A shallow copy suffices: the session only rebinds scalar fields (spec.nodeName).
+            for task in clone.tasks.values():
+                task.pod = copy.copy(task.pod)
+            jobs[uid] = clone
+        for node in nodes.values():
+            for stored in node.tasks.values():
+                job = jobs.get(stored.job)
+                if job is not None and stored.uid in job.tasks:
+                    stored.pod = job.tasks[stored.uid].pod
+        return ClusterSnapshot(nodes, list(self.node_list), jobs, queues)
+
+    # -- what a session commits ----------------------------------------------------------
+
+    def _find(self, task: TaskInfo) -> tuple[JobInfo, TaskInfo]:
+        job = self.jobs.get(task.job)
+        if job is None or task.uid not in job.tasks:
+            raise CacheError(f"task {task.key} of job {task.job} is not in the cache")
+        return job, job.tasks[task.uid]
+
+    def add_bind_task(self, task: TaskInfo) -> None:
+        job, cached = self._find(task)
+        node = self.nodes.get(task.node_name)
+        if node is None:
+            raise CacheError(f"failed to bind task {task.key} to host {task.node_name}, host does not exist")
+        original = cached.status
+        job.update_task_status(cached, TaskStatus.Binding)
+        try:
+            node.add_task(cached)
+        except NodeError as exc:
+            job.update_task_status(cached, original)
+            raise CacheError(str(exc)) from exc
+        self._bound_this_cycle[cached.key] = node.name
+        self.log.binds.append(BindRecord(self.cycle, cached.key, node.name))
+
+    def evict(self, task: TaskInfo, reason: str) -> None:
+        job, cached = self._find(task)
+        node = self.nodes.get(cached.node_name)
+        if node is None:
+            raise CacheError(f"failed to evict task {task.key} from host {cached.node_name}, host does not exist")
+        if job.pod_group is None:
+            raise CacheError(f"cannot evict task {task.key}: PodGroup of job {job.uid} is nil")
+        job.update_task_status(cached, TaskStatus.Releasing)
+        node.update_task(cached)
+        self._evicted_this_cycle.add(cached.key)
+        self.log.evictions.append(EvictRecord(self.cycle, cached.key, cached.node_name, reason))
+
+    def update_job_status(self, job: JobInfo) -> None:
+        """Write the session's PodGroup status and the pods' nominated nodes back (JobUpdater)."""
+        cached = self.jobs.get(job.uid)
+        if cached is None or cached.pod_group is None or job.pod_group is None:
+            return
+        cached.pod_group.phase = job.pod_group.phase
+        cached.pod_group.conditions = copy.deepcopy(job.pod_group.conditions)
+        for status in (TaskStatus.Allocated, TaskStatus.Pending, TaskStatus.Pipelined):
+            for task in job.tasks_with_status(status):
+                if task.sch_gated:
+                    continue
+                _, _, nominated = task_scheduling_reason(task)
+                if nominated and task.uid in cached.tasks:
+                    cached.tasks[task.uid].pod.nominated_node_name = nominated
+
+    def on_session_close(self, ssn) -> None:  # noqa: ARG002 - upstream hook, nothing to do here
+        return None
+
+    # -- the world between sessions ------------------------------------------------------
+
+    def advance(self) -> None:
+        """Let the world move on: binds complete, evictions progress, terminated pods disappear."""
+        kept = []
+        for pod in self.world.pods:
+            key = pod.key
+            if key in self._evicted_this_cycle:
+                pod.deletion_timestamp = pod.deletion_timestamp or EVICTION_DELETION_TIMESTAMP
+                kept.append(pod)
+            elif pod.deletion_timestamp:
+                continue  # finished terminating
+            else:
+                if key in self._bound_this_cycle:
+                    pod.node_name = self._bound_this_cycle[key]
+                    pod.phase = "Running"
+                kept.append(pod)
+        self.world.pods = kept
+        self._bound_this_cycle.clear()
+        self._evicted_this_cycle.clear()
+        self.cycle += 1
+        self._rebuild()
+
+    # -- read-only views for results -----------------------------------------------------
+
+    def pod_group_phases(self) -> dict[str, str]:
+        return {f"{pg.namespace}/{pg.name}": pg.phase for pg in self.world.pod_groups}

@@ -1,0 +1,121 @@
+"""OpenSession / CloseSession (pkg/scheduler/framework/framework.go, session.go, job_updater.go)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from reference_impl.api.job_info import JobInfo
+from reference_impl.api.types import TaskStatus, allocated_status, completed_status
+from reference_impl.framework.conf import SchedulerConf
+from reference_impl.framework.plugin import get_plugin_builder
+from reference_impl.framework.session import Session, SessionObserverHooks
+from reference_impl.k8s import PodGroupCondition
+
+if TYPE_CHECKING:
+    from reference_impl.cache.cache import SchedulerCache
+
+UNSCHEDULABLE_CONDITION = "Unschedulable"
+SCHEDULED_CONDITION = "Scheduled"
+
+
+def open_session(
+    cache: SchedulerCache,
+    conf: SchedulerConf,
+    cycle: int,
+    seed: int,
+    hooks: SessionObserverHooks | None = None,
+) -> Session:
+    """Snapshot the cache, then build every configured plugin and let it register."""
+    ssn = Session(cache, conf, cycle, seed)
+    if hooks is not None:
+        ssn.hooks = hooks
+    snapshot = cache.snapshot()
+    ssn.jobs = snapshot.jobs
+    ssn.nodes = snapshot.nodes
+    ssn.queues = snapshot.queues
+    ssn.node_list = [snapshot.nodes[name] for name in snapshot.node_list if name in snapshot.nodes]
+    for job in ssn.jobs.values():
+        if job.pod_group is not None:
+            ssn.pod_group_old_phase[job.uid] = job.pod_group.phase
+    for node in ssn.node_list:
+        ssn.total_resource.add(node.allocatable)
+    for tier in conf.tiers:
+        for option in tier.plugins:
+            builder = get_plugin_builder(option.name)
+            if builder is None:
+                continue  # upstream logs an unknown plugin and skips it
+            plugin = builder(option.arguments)
+            ssn.plugins[option.name] = plugin
+            plugin.on_session_open(ssn)
+    return ssn
+
+
+def close_session(ssn: Session) -> None:
+    """Plugins close, PodGroup status is recomputed and written back, the cache takes over."""
+    for hook in ssn.hooks.on_session_close:
+        hook(ssn)
+    # Upstream iterates a map here (random order); only gang writes anything, so order is moot.
+    for plugin in ssn.plugins.values():
+        plugin.on_session_close(ssn)
+    for job in ssn.jobs.values():
+        if job.pod_group is None:
+            continue
+        update_job_status(ssn, job)
+    ssn.cache.on_session_close(ssn)
+
+
+def update_pod_group_condition(job: JobInfo, condition: PodGroupCondition) -> None:
+    assert job.pod_group is not None
+    conditions = job.pod_group.conditions
+    for index, existing in enumerate(conditions):
+        if existing.type == condition.type:
+            conditions[index] = condition
+            return
+    conditions.append(condition)
+
+
+def pod_group_phase(job: JobInfo, unschedulable: bool) -> str:
+    """getPodGroupPhase (semantics §5.2)."""
+    assert job.pod_group is not None
+    if job.task_status_index.get(TaskStatus.Running) and unschedulable:
+        return "Unknown"
+    scheduled = job.scheduled_task_num() + job.releasing_scheduled_task_num()
+    completed = sum(len(b) for s, b in job.task_status_index.items() if completed_status(s))
+    if scheduled >= job.pod_group.min_member:
+        return "Completed" if scheduled == completed else "Running"
+    if job.pod_group.phase != "Inqueue":
+        return "Pending"
+    return job.pod_group.phase
+
+
+def update_job_status(ssn: Session, job: JobInfo) -> None:
+    pod_group = job.pod_group
+    assert pod_group is not None
+    unschedulable = any(
+        c.type == UNSCHEDULABLE_CONDITION and c.status == "True" and c.transition_id == ssn.uid
+        for c in pod_group.conditions
+    )
+    pod_group.phase = pod_group_phase(job, unschedulable)
+    ssn.cache.update_job_status(job)
+
+
+def task_scheduling_reason(task) -> tuple[str, str, str]:
+    """(reason, message, nominated node) for a task left unbound (TaskSchedulingReason)."""
+    ctx = task.last_transaction
+    status = ctx.status if ctx is not None else task.status
+    node_name = ctx.node_name if ctx is not None else task.node_name
+    eviction = ctx.eviction_occurred if ctx is not None else task.eviction_occurred
+    if status == TaskStatus.Allocated:
+        return "Schedulable", f"can possibly be assigned to {node_name} once minAvailable is satisfied", ""
+    if status == TaskStatus.Pipelined:
+        nominated = node_name if eviction else ""
+        return "Unschedulable", f"can possibly be assigned to {node_name} once resource is released", nominated
+    if status == TaskStatus.Pending:
+        return "Unschedulable", "", ""
+    return str(status), "", ""
+
+
+__all__ = [
+    "open_session", "close_session", "update_pod_group_condition", "task_scheduling_reason",
+    "allocated_status",
+]

@@ -1,0 +1,509 @@
+"""The scheduling session: snapshot state plus extension-point dispatch.
+
+Mirrors pkg/scheduler/framework/session.go and session_plugins.go. Plugins
+register callbacks keyed by their name; every dispatcher walks the tiers in
+order, and plugins within a tier in order, honouring each plugin's enable flag.
+The three combination rules (first non-zero compare, vote, tiered
+intersection) are each written once here.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from reference_impl.api.job_info import JobInfo
+from reference_impl.api.node_info import NodeInfo
+from reference_impl.api.queue_info import QueueInfo
+from reference_impl.api.resource_info import Resource
+from reference_impl.api.task_info import TaskInfo
+from reference_impl.api.types import TaskStatus
+from reference_impl.api.unschedule_info import (
+    ALLOCATE_FAILING,
+    PREEMPT_FAILING,
+    FitError,
+    FitErrors,
+)
+from reference_impl.cache.errors import CacheError
+from reference_impl.framework.conf import SchedulerConf, Tier
+from reference_impl.framework.event import Event, EventHandler
+
+if TYPE_CHECKING:
+    from reference_impl.cache.cache import SchedulerCache
+    from reference_impl.framework.plugin import Plugin
+
+PERMIT = 1
+ABSTAIN = 0
+REJECT = -1
+
+# extension point -> the enable flag that gates it (None: always on)
+EXTENSION_FLAGS: dict[str, str | None] = {
+    "job_order": "enableJobOrder",
+    "queue_order": "enableQueueOrder",
+    "task_order": "enableTaskOrder",
+    "victim_queue_order": None,
+    "predicate": "enablePredicate",
+    "pre_predicate": "enablePredicate",
+    "best_node": "enableBestNode",
+    "node_order": "enableNodeOrder",
+    "batch_node_order": "enableNodeOrder",
+    "node_map": "enableNodeOrder",
+    "node_reduce": "enableNodeOrder",
+    "preemptable": "enablePreemptable",
+    "reclaimable": "enableReclaimable",
+    "overused": "enabledOverused",
+    "allocatable": "enabledAllocatable",
+    "preemptive": "enablePreemptive",
+    "job_ready": "enableJobReady",
+    "job_pipelined": "enableJobPipelined",
+    "job_enqueueable": "enableJobEnqueued",
+    "job_enqueued": "enableJobEnqueued",
+    "job_valid": None,
+    "job_starving": "enableJobStarving",
+    "target_job": "enableTargetJob",
+    "victim_tasks": "enabledVictim",
+    "reserved_nodes": "enableReservedNodes",
+}
+
+
+@dataclass
+class ValidateResult:
+    passed: bool
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass
+class TieRecord:
+    """A decision where several nodes were equally good; the seeded generator chose one."""
+
+    action: str
+    task: str
+    candidates: list[str]
+    chosen: str
+    score: float
+
+
+@dataclass
+class Operation:
+    """One scheduling operation as it happened in the session (for traces and reports)."""
+
+    action: str
+    op: str  # allocate | pipeline | evict | unallocate | unpipeline | unevict | bind
+    task: str
+    node: str
+    job: str = ""
+
+
+@dataclass
+class SessionObserverHooks:
+    """The narrow hook interface the invariant engine observes through."""
+
+    on_operation: list[Callable[[Session, Operation], None]] = field(default_factory=list)
+    on_action_end: list[Callable[[Session, str], None]] = field(default_factory=list)
+    on_statement_end: list[Callable[[Session, str, list], None]] = field(default_factory=list)
+    on_session_close: list[Callable[[Session], None]] = field(default_factory=list)
+
+
+class Session:
+    def __init__(self, cache: SchedulerCache, conf: SchedulerConf, cycle: int, seed: int) -> None:
+        self.uid = f"session-{cycle}"
+        self.cycle = cycle
+        self.cache = cache
+        self.conf = conf
+        self.tiers: list[Tier] = conf.tiers
+        self.rng = random.Random(seed * 1_000_003 + cycle)
+        self.jobs: dict[str, JobInfo] = {}
+        self.nodes: dict[str, NodeInfo] = {}
+        self.node_list: list[NodeInfo] = []
+        self.queues: dict[str, QueueInfo] = {}
+        self.total_resource = Resource()
+        self.plugins: dict[str, Plugin] = {}
+        self.event_handlers: list[EventHandler] = []
+        self.current_action = ""
+        self.enabled_actions: set[str] = set(conf.actions)
+        self.ties: list[TieRecord] = []
+        self.operations: list[Operation] = []
+        self.hooks = SessionObserverHooks()
+        self.pod_group_old_phase: dict[str, str] = {}
+        self._fns: dict[str, dict[str, Callable[..., Any]]] = {point: {} for point in EXTENSION_FLAGS}
+        self._tiered_cache: dict[str, list[list[Callable[..., Any]]]] = {}
+
+    # -- registration (upstream AddXxxFn) -----------------------------------------------
+
+    def add_fn(self, point: str, plugin_name: str, fn: Callable[..., Any]) -> None:
+        self._fns[point][plugin_name] = fn
+        self._tiered_cache.clear()
+
+    def add_event_handler(self, handler: EventHandler) -> None:
+        self.event_handlers.append(handler)
+
+    def _tiered(self, point: str) -> list[list[Callable[..., Any]]]:
+        """The registered callbacks of a point, grouped by tier, in plugin order, flags applied."""
+        cached = self._tiered_cache.get(point)
+        if cached is not None:
+            return cached
+        flag = EXTENSION_FLAGS[point]
+        registered = self._fns[point]
+        tiers = []
+        for tier in self.tiers:
+            fns = []
+            for option in tier.plugins:
+                if flag is not None and not option.enabled(flag):
+                    continue
+                fn = registered.get(option.name)
+                if fn is not None:
+                    fns.append(fn)
+            tiers.append(fns)
+        self._tiered_cache[point] = tiers
+        return tiers
+
+    def _flat(self, point: str) -> list[Callable[..., Any]]:
+        return [fn for tier in self._tiered(point) for fn in tier]
+
+    def has_fn(self, point: str) -> bool:
+        return bool(self._flat(point))
+
+    # -- ordering: first non-zero comparison --------------------------------------------
+
+    def _first_nonzero(self, point: str, left: Any, right: Any) -> int:
+        for fn in self._flat(point):
+            result = fn(left, right)
+            if result != 0:
+                return result
+        return 0
+
+    def job_order_compare_fn(self, left: JobInfo, right: JobInfo) -> int:
+        return self._first_nonzero("job_order", left, right)
+
+    def job_order_fn(self, left: JobInfo, right: JobInfo) -> bool:
+        result = self._first_nonzero("job_order", left, right)
+        if result != 0:
+            return result < 0
+        if left.creation_timestamp == right.creation_timestamp:
+            return left.uid < right.uid
+        return left.creation_timestamp < right.creation_timestamp
+
+    def queue_order_fn(self, left: QueueInfo, right: QueueInfo) -> bool:
+        result = self._first_nonzero("queue_order", left, right)
+        if result != 0:
+            return result < 0
+        if left.creation_timestamp == right.creation_timestamp:
+            return left.uid < right.uid
+        return left.creation_timestamp < right.creation_timestamp
+
+    def task_compare_fns(self, left: TaskInfo, right: TaskInfo) -> int:
+        return self._first_nonzero("task_order", left, right)
+
+    def task_order_fn(self, left: TaskInfo, right: TaskInfo) -> bool:
+        result = self._first_nonzero("task_order", left, right)
+        if result != 0:
+            return result < 0
+        return compare_task(left, right)
+
+    def victim_queue_order_fn(self, left: QueueInfo, right: QueueInfo, preemptor: QueueInfo) -> bool:
+        for fn in self._flat("victim_queue_order"):
+            result = fn(left, right, preemptor)
+            if result != 0:
+                return result < 0
+        return not self.queue_order_fn(left, right)
+
+    # -- predicates: all must pass ------------------------------------------------------
+
+    def predicate_fn(self, task: TaskInfo, node: NodeInfo) -> Exception | None:
+        for fn in self._flat("predicate"):
+            err = fn(task, node)
+            if err is not None:
+                return err
+        return None
+
+    def pre_predicate_fn(self, task: TaskInfo) -> Exception | None:
+        for fn in self._flat("pre_predicate"):
+            err = fn(task)
+            if err is not None:
+                return err
+        return None
+
+    def predicate_for_allocate_action(self, task: TaskInfo, node: NodeInfo) -> Exception | None:
+        err = self.predicate_fn(task, node)
+        if err is None:
+            return None
+        if not isinstance(err, FitError) or err.codes() & ALLOCATE_FAILING:
+            return err
+        return None
+
+    def predicate_for_preempt_action(self, task: TaskInfo, node: NodeInfo) -> Exception | None:
+        err = self.predicate_fn(task, node)
+        if err is None:
+            return None
+        if not isinstance(err, FitError) or err.codes() & PREEMPT_FAILING:
+            return err
+        return None
+
+    # -- scoring ------------------------------------------------------------------------
+
+    def best_node_fn(self, task: TaskInfo, node_scores: dict[float, list[NodeInfo]]) -> NodeInfo | None:
+        for fn in self._flat("best_node"):
+            node = fn(task, node_scores)
+            if node is not None:
+                return node
+        return None
+
+    def _node_order_plugins(self) -> list[tuple[Callable[..., Any] | None, Callable[..., Any] | None, str]]:
+        """(order fn, map fn, plugin name) of every plugin with node ordering enabled, in tier order."""
+        cached = self._tiered_cache.get("_node_order_plugins")
+        if cached is None:
+            cached = []
+            for tier in self.tiers:
+                for option in tier.plugins:
+                    if not option.enabled("enableNodeOrder"):
+                        continue
+                    order_fn = self._fns["node_order"].get(option.name)
+                    map_fn = self._fns["node_map"].get(option.name)
+                    if order_fn is not None or map_fn is not None:
+                        cached.append((order_fn, map_fn, option.name))
+            self._tiered_cache["_node_order_plugins"] = cached  # type: ignore[assignment]
+        return cached  # type: ignore[return-value]
+
+    def node_order_map_fn(self, task: TaskInfo, node: NodeInfo) -> tuple[dict[str, float], float]:
+        map_scores: dict[str, float] = {}
+        order_score = 0.0
+        for order_fn, map_fn, name in self._node_order_plugins():
+            if order_fn is not None:
+                order_score += order_fn(task, node)
+            if map_fn is not None:
+                map_scores[name] = map_fn(task, node)
+        return map_scores, order_score
+
+    def node_order_reduce_fn(
+        self, task: TaskInfo, plugin_scores: dict[str, list[list[Any]]]
+    ) -> dict[str, float]:
+        """Each plugin's reduce normalises its [node, score] list in place; the results are summed."""
+        totals: dict[str, float] = {}
+        for tier in self.tiers:
+            for option in tier.plugins:
+                if not option.enabled("enableNodeOrder"):
+                    continue
+                fn = self._fns["node_reduce"].get(option.name)
+                if fn is None:
+                    continue
+                scores = plugin_scores.get(option.name, [])
+                fn(task, scores)
+                for name, score in scores:
+                    totals[name] = totals.get(name, 0.0) + float(score)
+        return totals
+
+    def batch_node_order_fn(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
+        totals: dict[str, float] = {}
+        for fn in self._flat("batch_node_order"):
+            for name, score in fn(task, nodes).items():
+                totals[name] = totals.get(name, 0.0) + score
+        return totals
+
+    # -- victims: tiered intersection ---------------------------------------------------
+
+    def _tiered_intersection(self, point: str, *args: Any) -> list[TaskInfo] | None:
+        victims: list[TaskInfo] | None = None
+        for tier in self._tiered(point):
+            for fn in tier:
+                candidates, vote = fn(*args)
+                if vote == ABSTAIN:
+                    continue
+                if not candidates:
+                    victims = None
+                    break
+                if victims is None:
+                    victims = list(candidates)
+                else:
+                    keep = {c.uid for c in candidates}
+                    victims = [v for v in victims if v.uid in keep] or None
+            if victims is not None:
+                return victims
+        return None
+
+    def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo] | None:
+        return self._tiered_intersection("preemptable", preemptor, preemptees)
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo] | None:
+        return self._tiered_intersection("reclaimable", reclaimer, reclaimees)
+
+    # -- queue and job validation -------------------------------------------------------
+
+    def overused(self, queue: QueueInfo) -> bool:
+        return any(fn(queue) for fn in self._flat("overused"))
+
+    def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        return all(fn(queue, task) for fn in self._flat("allocatable"))
+
+    def preemptive(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        return all(fn(queue, task) for fn in self._flat("preemptive"))
+
+    def job_ready(self, job: JobInfo) -> bool:
+        return all(fn(job) for fn in self._flat("job_ready"))
+
+    def _vote(self, point: str, job: JobInfo) -> bool:
+        for tier in self._tiered(point):
+            permitted = False
+            for fn in tier:
+                result = fn(job)
+                if result < 0:
+                    return False
+                if result > 0:
+                    permitted = True
+            if permitted:
+                return True
+        return True
+
+    def job_pipelined(self, job: JobInfo) -> bool:
+        return self._vote("job_pipelined", job)
+
+    def job_enqueueable(self, job: JobInfo) -> bool:
+        return self._vote("job_enqueueable", job)
+
+    def job_enqueued(self, job: JobInfo) -> None:
+        for fn in self._flat("job_enqueued"):
+            fn(job)
+
+    def job_valid(self, job: JobInfo) -> ValidateResult | None:
+        for fn in self._flat("job_valid"):
+            result = fn(job)
+            if result is not None and not result.passed:
+                return result
+        return None
+
+    def job_starving(self, job: JobInfo) -> bool:
+        for tier in self._tiered("job_starving"):
+            if not tier:
+                continue
+            for fn in tier:
+                if not fn(job):
+                    return False
+            return True
+        return False
+
+    def victim_tasks(self, tasks: list[TaskInfo]) -> list[TaskInfo]:
+        for tier in self._tiered("victim_tasks"):
+            union: dict[str, TaskInfo] = {}
+            for fn in tier:
+                for task in fn(tasks) or []:
+                    union[task.uid] = task
+            if union:
+                return list(union.values())
+        return []
+
+    # -- nodes --------------------------------------------------------------------------
+
+    def filter_out_unschedulable_and_unresolvable_nodes(self, task: TaskInfo) -> list[NodeInfo]:
+        """Nodes not marked UnschedulableAndUnresolvable for this task earlier in the session."""
+        from reference_impl.api.unschedule_info import StatusCode
+
+        job = self.jobs.get(task.job)
+        fit_errors: FitErrors | None = job.nodes_fit_errors.get(task.uid) if job else None
+        if fit_errors is None:
+            return list(self.node_list)
+        # Upstream iterates the node map here (random order); the reference keeps node-list order.
+        return [
+            node for node in self.node_list
+            if not (node.name in fit_errors.nodes
+                    and StatusCode.UnschedulableAndUnresolvable in fit_errors.nodes[node.name].codes())
+        ]
+
+    # -- events and observation ---------------------------------------------------------
+
+    def fire_allocate(self, task: TaskInfo) -> Exception | None:
+        event = Event(task)
+        for handler in self.event_handlers:
+            if handler.allocate_func is not None:
+                handler.allocate_func(event)
+        return event.err
+
+    def fire_deallocate(self, task: TaskInfo) -> Exception | None:
+        event = Event(task)
+        for handler in self.event_handlers:
+            if handler.deallocate_func is not None:
+                handler.deallocate_func(event)
+        return event.err
+
+    def record(self, op: str, task: TaskInfo, node: str) -> None:
+        operation = Operation(self.current_action, op, task.key, node, task.job)
+        self.operations.append(operation)
+        for hook in self.hooks.on_operation:
+            hook(self, operation)
+
+    def record_tie(self, task: TaskInfo, candidates: list[NodeInfo], chosen: NodeInfo, score: float) -> None:
+        self.ties.append(TieRecord(self.current_action, task.key, [n.name for n in candidates], chosen.name, score))
+
+    # -- session-level operations (no statement) ----------------------------------------
+
+    def allocate(self, task: TaskInfo, node: NodeInfo) -> Exception | None:
+        """ssn.Allocate (backfill): allocate, then dispatch the job's allocated tasks if it is ready.
+
+        No rollback on failure, as upstream: a failed AddTask leaves the task Allocated in its job.
+        """
+        from reference_impl.api.node_info import NodeError
+
+        task.pod.node_name = node.name
+        job = self.jobs.get(task.job)
+        if job is None:
+            return LookupError(f"failed to find job {task.job}")
+        job.update_task_status(task, TaskStatus.Allocated)
+        task.node_name = node.name
+        if node.name not in self.nodes:
+            return LookupError(f"failed to find node {node.name}")
+        try:
+            node.add_task(task)
+        except NodeError as exc:
+            return exc
+        self.fire_allocate(task)  # upstream ignores handler errors here
+        self.record("allocate", task, node.name)
+        if self.job_ready(job):
+            for allocated in job.tasks_with_status(TaskStatus.Allocated):
+                try:
+                    self.dispatch(allocated)
+                except CacheError as exc:
+                    return exc
+        return None
+
+    def dispatch(self, task: TaskInfo) -> None:
+        """Send an allocated task to the cache's binder; the session task becomes Binding."""
+        self.cache.add_bind_task(task)
+        job = self.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, TaskStatus.Binding)
+        self.record("bind", task, task.node_name)
+
+    def evict(self, task: TaskInfo, reason: str) -> None:
+        """ssn.Evict (shuffle): the cache first, then the session."""
+        self.cache.evict(task, reason)
+        job = self.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, TaskStatus.Releasing)
+        node = self.nodes.get(task.node_name)
+        if node is not None:
+            node.update_task(task)
+        self.fire_deallocate(task)
+        self.record("evict", task, task.node_name)
+
+    def action_arguments(self, action: str) -> dict[str, Any]:
+        return self.conf.action_arguments(action)
+
+
+def compare_task(left: TaskInfo, right: TaskInfo) -> bool:
+    """Upstream's default task order: pod-name index, then creation time, then UID."""
+    li, ri = _pod_index(left.name), _pod_index(right.name)
+    if li is None or ri is None or li == ri:
+        if left.creation_timestamp == right.creation_timestamp:
+            return left.uid < right.uid
+        return left.creation_timestamp < right.creation_timestamp
+    return li < ri
+
+
+def _pod_index(name: str) -> int | None:
+    parts = name.split("-")
+    if len(parts) < 3:
+        return None
+    from reference_impl.api.task_info import parse_go_int
+
+    return parse_go_int(parts[-1])

@@ -1,0 +1,193 @@
+"""Statement: a job's decisions as a transaction (pkg/scheduler/framework/statement.go; semantics §7).
+
+Operations change the session immediately when recorded; Commit sends them to
+the cache in forward order, Discard undoes them in reverse order. A Pipeline
+is a no-op at commit: nothing of it outlives the session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from reference_impl.api.node_info import NodeError, NodeInfo
+from reference_impl.api.task_info import TaskInfo
+from reference_impl.api.types import TaskStatus
+from reference_impl.cache.errors import CacheError
+
+if TYPE_CHECKING:
+    from reference_impl.framework.session import Session
+
+EVICT = "evict"
+PIPELINE = "pipeline"
+ALLOCATE = "allocate"
+
+
+class StatementError(Exception):
+    """An operation failed and was rolled back (job or node missing, AddTask or handler error)."""
+
+
+@dataclass
+class StatementOp:
+    name: str
+    task: TaskInfo
+    reason: str = ""
+
+
+class Statement:
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.operations: list[StatementOp] = []
+
+    # -- recorded operations ------------------------------------------------------------
+
+    def evict(self, reclaimee: TaskInfo, reason: str) -> None:
+        ssn = self.ssn
+        job = ssn.jobs.get(reclaimee.job)
+        if job is not None:
+            job.update_task_status(reclaimee, TaskStatus.Releasing)
+        node = ssn.nodes.get(reclaimee.node_name)
+        if node is not None:
+            node.update_task(reclaimee)
+        ssn.fire_deallocate(reclaimee)
+        self.operations.append(StatementOp(EVICT, reclaimee, reason))
+        ssn.record("evict", reclaimee, reclaimee.node_name)
+
+    def pipeline(self, task: TaskInfo, hostname: str, eviction_occurred: bool) -> None:
+        """Raises StatementError after rolling back if any step failed."""
+        ssn = self.ssn
+        errors: list[str] = []
+        job = ssn.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, TaskStatus.Pipelined)
+        else:
+            errors.append(f"job {task.job} not in session")
+        task.node_name = hostname
+        task.eviction_occurred = eviction_occurred
+        node = ssn.nodes.get(hostname)
+        if node is not None:
+            try:
+                node.add_task(task)
+            except NodeError as exc:
+                errors.append(str(exc))
+        else:
+            errors.append(f"node {hostname} not in session")
+        err = ssn.fire_allocate(task)
+        if err is not None:
+            errors.append(str(err))
+        if errors:
+            self._un_pipeline(task)
+            raise StatementError(f"pipeline {task.key} to {hostname} rolled back: {'; '.join(errors)}")
+        self.operations.append(StatementOp(PIPELINE, task))
+        ssn.record("pipeline", task, hostname)
+
+    def allocate(self, task: TaskInfo, node_info: NodeInfo) -> None:
+        """Raises StatementError after rolling back if any step failed."""
+        ssn = self.ssn
+        errors: list[str] = []
+        hostname = node_info.name
+        task.pod.node_name = hostname
+        job = ssn.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, TaskStatus.Allocated)
+        else:
+            errors.append(f"job {task.job} not in session")
+        task.node_name = hostname
+        node = ssn.nodes.get(hostname)
+        if node is not None:
+            try:
+                node.add_task(task)
+            except NodeError as exc:
+                errors.append(str(exc))
+        else:
+            errors.append(f"node {hostname} not in session")
+        err = ssn.fire_allocate(task)
+        if err is not None:
+            errors.append(str(err))
+        if errors:
+            self._unallocate(task)
+            raise StatementError(f"allocate {task.key} to {hostname} rolled back: {'; '.join(errors)}")
+        self.operations.append(StatementOp(ALLOCATE, task))
+        ssn.record("allocate", task, hostname)
+
+    def un_pipeline(self, task: TaskInfo) -> None:
+        """Public UnPipeline: undoes the session effects; does not drop a recorded Pipeline."""
+        self._un_pipeline(task)
+
+    # -- undo ---------------------------------------------------------------------------
+
+    def _unevict(self, reclaimee: TaskInfo) -> None:
+        ssn = self.ssn
+        job = ssn.jobs.get(reclaimee.job)
+        if job is not None:
+            job.update_task_status(reclaimee, TaskStatus.Running)  # always Running, even if it was Bound
+        node = ssn.nodes.get(reclaimee.node_name)
+        if node is not None:
+            node.update_task(reclaimee)
+        ssn.fire_allocate(reclaimee)
+        ssn.record("unevict", reclaimee, reclaimee.node_name)
+
+    def _un_pipeline(self, task: TaskInfo) -> None:
+        ssn = self.ssn
+        job = ssn.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, TaskStatus.Pending)
+        node = ssn.nodes.get(task.node_name)
+        if node is not None:
+            node.remove_task(task)
+        ssn.fire_deallocate(task)
+        ssn.record("unpipeline", task, task.node_name)
+        task.node_name = ""
+
+    def _unallocate(self, task: TaskInfo) -> None:
+        ssn = self.ssn
+        job = ssn.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, TaskStatus.Pending)
+        node = ssn.nodes.get(task.node_name)
+        if node is not None:
+            node.remove_task(task)
+        ssn.fire_deallocate(task)
+        ssn.record("unallocate", task, task.node_name)
+        task.node_name = ""  # upstream leaves pod.spec.nodeName as it is
+
+    # -- transaction end ----------------------------------------------------------------
+
+    def discard(self) -> None:
+        for op in reversed(self.operations):
+            op.task.generate_last_tx_context()
+            if op.name == EVICT:
+                self._unevict(op.task)
+            elif op.name == PIPELINE:
+                self._un_pipeline(op.task)
+            else:
+                self._unallocate(op.task)
+        ops, self.operations = self.operations, []
+        for hook in self.ssn.hooks.on_statement_end:
+            hook(self.ssn, "discard", ops)
+
+    def commit(self) -> None:
+        ssn = self.ssn
+        for op in self.operations:
+            op.task.clear_last_tx_context()
+            if op.name == EVICT:
+                try:
+                    ssn.cache.evict(op.task, op.reason)
+                except CacheError:  # the cache refused: undo in session, as upstream
+                    self._unevict(op.task)
+            elif op.name == ALLOCATE:
+                try:
+                    ssn.dispatch(op.task)
+                except CacheError:
+                    self._unallocate(op.task)
+        ops, self.operations = self.operations, []
+        for hook in ssn.hooks.on_statement_end:
+            hook(ssn, "commit", ops)
+
+    def merge(self, other: Statement) -> None:
+        """Move another statement's operations onto the end of this one."""
+        self.operations.extend(other.operations)
+        other.operations = []
+
+    def has_evictions(self) -> bool:
+        return any(op.name == EVICT for op in self.operations)

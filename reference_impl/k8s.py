@@ -1,0 +1,202 @@
+"""The Kubernetes and Volcano API objects the scheduler reads.
+
+Stand-ins for the Go types upstream imports from k8s.io/api (core/v1,
+scheduling/v1) and volcano.sh/apis (scheduling/v1beta1), cut down to the
+fields the scheduler actually consults (see ../shared/spec/scenario-format.md).
+The scenario loader fills them from `kubectl get -o yaml` documents; the cache
+turns them into the scheduler's own api objects.
+
+These objects are plain data. The scheduler mutates a few fields in place the
+way upstream mutates the shared pod object (for example `Pod.node_name` on
+allocate), so the cache deep-copies them when it snapshots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from reference_impl.quantity import Quantity
+
+ResourceList = dict[str, Quantity]
+"""A Kubernetes ResourceList: resource name -> quantity."""
+
+GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
+PREEMPTABLE_KEY = "volcano.sh/preemptable"
+TASK_SPEC_KEY = "volcano.sh/task-spec"
+TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
+DEFAULT_SCHEDULER_NAME = "volcano"
+
+
+@dataclass
+class Taint:
+    key: str
+    effect: str  # NoSchedule | PreferNoSchedule | NoExecute
+    value: str = ""
+
+
+@dataclass
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"  # Equal | Exists
+    value: str = ""
+    effect: str = ""  # empty matches every effect
+
+
+@dataclass
+class NodeSelectorRequirement:
+    key: str
+    operator: str  # In | NotIn | Exists | DoesNotExist | Gt | Lt
+    values: list[str] = field(default_factory=list)
+
+
+@dataclass
+class NodeSelectorTerm:
+    """Requirements ANDed together; terms of a NodeSelector are ORed."""
+
+    match_expressions: list[NodeSelectorRequirement] = field(default_factory=list)
+    match_fields: list[NodeSelectorRequirement] = field(default_factory=list)
+
+
+@dataclass
+class PreferredSchedulingTerm:
+    weight: int
+    preference: NodeSelectorTerm
+
+
+@dataclass
+class NodeAffinity:
+    required: list[NodeSelectorTerm] | None = None  # None: no required terms at all
+    preferred: list[PreferredSchedulingTerm] = field(default_factory=list)
+
+
+@dataclass
+class Container:
+    name: str
+    requests: ResourceList = field(default_factory=dict)
+    restart_policy: str | None = None  # "Always" marks a sidecar init container
+
+
+@dataclass
+class Node:
+    name: str
+    uid: str
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    unschedulable: bool = False
+    taints: list[Taint] = field(default_factory=list)
+    allocatable: ResourceList = field(default_factory=dict)
+    capacity: ResourceList = field(default_factory=dict)
+    ready: bool = True  # the Ready condition; a node without conditions counts as ready
+    creation_timestamp: str = ""
+
+
+@dataclass
+class PodCondition:
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass
+class Pod:
+    name: str
+    namespace: str
+    uid: str
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    creation_timestamp: str = ""
+    deletion_timestamp: str | None = None
+    node_name: str = ""
+    containers: list[Container] = field(default_factory=list)
+    init_containers: list[Container] = field(default_factory=list)
+    overhead: ResourceList = field(default_factory=dict)
+    priority: int | None = None
+    priority_class_name: str = ""
+    preemption_policy: str = ""  # "" | PreemptLowerPriority | Never
+    node_selector: dict[str, str] = field(default_factory=dict)
+    node_affinity: NodeAffinity | None = None
+    tolerations: list[Toleration] = field(default_factory=list)
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    scheduling_gates: list[str] = field(default_factory=list)
+    phase: str = "Pending"  # Pending | Running | Succeeded | Failed | Unknown
+    nominated_node_name: str = ""
+    conditions: list[PodCondition] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass
+class PodGroupCondition:
+    type: str  # Unschedulable | Scheduled
+    status: str
+    transition_id: str = ""
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass
+class PodGroup:
+    name: str
+    namespace: str
+    uid: str
+    annotations: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    creation_timestamp: str = ""
+    min_member: int = 0
+    min_task_member: dict[str, int] = field(default_factory=dict)
+    min_resources: ResourceList | None = None
+    queue: str = "default"
+    priority_class_name: str = ""
+    phase: str = ""  # "" | Pending | Inqueue | Running | Unknown | Completed
+    conditions: list[PodGroupCondition] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass
+class Queue:
+    name: str
+    uid: str
+    annotations: dict[str, str] = field(default_factory=dict)
+    creation_timestamp: str = ""
+    weight: int = 1
+    capability: ResourceList = field(default_factory=dict)
+    guarantee: ResourceList = field(default_factory=dict)
+    deserved: ResourceList = field(default_factory=dict)
+    reclaimable: bool | None = None  # None: upstream treats an unset flag as true
+    priority: int = 0
+    parent: str = ""
+    state: str = "Open"  # status.state: Open | Closed | Closing | Unknown
+
+
+@dataclass
+class PriorityClass:
+    name: str
+    value: int
+    preemption_policy: str = "PreemptLowerPriority"
+    global_default: bool = False
+
+
+@dataclass
+class ResourceQuota:
+    name: str
+    namespace: str
+    hard: ResourceList = field(default_factory=dict)
+    used: ResourceList = field(default_factory=dict)
+
+
+@dataclass
+class ClusterObjects:
+    """Every object of a scenario, by kind, in document order."""
+
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    pod_groups: list[PodGroup] = field(default_factory=list)
+    queues: list[Queue] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
+    resource_quotas: list[ResourceQuota] = field(default_factory=list)

@@ -1,0 +1,271 @@
+"""nodeorder: k8s scoring plugins, weighted (pkg/scheduler/plugins/nodeorder/nodeorder.go; semantics §9.7).
+
+Upstream (this Volcano version) runs every scorer through ONE BatchNodeOrderFn over the candidate nodes:
+PreScore (a Skip drops the scorer), Score per node, the scorer's NormalizeScore over those nodes, a
+0..100 range check, then `score * weight`. Only ImageLocality goes through NodeOrderFn; it scores 0
+without node image data, so it is not registered here. InterPodAffinity and PodTopologySpread skip
+for pods without pod affinity or spread constraints, which the scenario format cannot express.
+
+Scorers (k8s v1.36.1 pkg/scheduler/framework/plugins), all integer arithmetic on int64:
+- LeastAllocated (`leastrequested.weight`, 1): per resource `(alloc - req) * 100 / alloc` (0 when
+  req > alloc), cpu and memory weighted 50/50, `Σ score·w / Σ w`; req = node non-zero requested + the
+  pod's non-zero request (containers without a cpu / memory request count 100m / 200Mi).
+- MostAllocated (`mostrequested.weight`, 0): per resource `min(req, alloc) * 100 / alloc`, weights 1/1.
+- BalancedAllocation (`balancedresource.weight`, 1): on actual requests over cpu, memory and
+  nvidia.com/gpu (gpu only if the pod requests it and the node has it); `f = min(req/alloc, 1)`,
+  `std = |f1 - f2| / 2` for two fractions, population std for three; `s = int((1 - std) * 100)`;
+  score = `50 + (50 + s_with_pod - s_without_pod) / 2`. Skipped for pods requesting none of them.
+- NodeAffinity (`nodeaffinity.weight`, 2): Σ weights of matching preferred terms, normalised to
+  `100 * s / max` (nothing when max is 0).
+- TaintToleration (`tainttoleration.weight`, 3): PreferNoSchedule taints not tolerated by tolerations
+  with effect PreferNoSchedule or empty, normalised reversed: `100 - 100 * s / max` (all 100 when max is 0).
+A weight of 0 disables a scorer. "Requested" comes from the session k8s mirror (k8s_mirror.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+from reference_impl.api.node_info import NodeInfo
+from reference_impl.api.task_info import TaskInfo
+from reference_impl.framework.arguments import as_arguments
+from reference_impl.framework.plugin import Plugin, register_plugin_builder
+from reference_impl.framework.session import Session
+from reference_impl.k8s import Pod
+from reference_impl.plugins.k8s_mirror import (
+    MirrorNode,
+    PreferredTermsError,
+    SelectorTerm,
+    compile_preferred_terms,
+    node_affinity_key,
+    session_mirror,
+    tolerations_key,
+    tolerations_tolerate,
+)
+
+PLUGIN_NAME = "nodeorder"
+MAX_NODE_SCORE = 100
+LEAST_REQUESTED_WEIGHT = "leastrequested.weight"
+MOST_REQUESTED_WEIGHT = "mostrequested.weight"
+BALANCED_RESOURCE_WEIGHT = "balancedresource.weight"
+NODE_AFFINITY_WEIGHT = "nodeaffinity.weight"
+TAINT_TOLERATION_WEIGHT = "tainttoleration.weight"
+LEAST_CPU_WEIGHT = LEAST_MEMORY_WEIGHT = 50  # the ScoringStrategy resources nodeorder.go passes
+MOST_CPU_WEIGHT = MOST_MEMORY_WEIGHT = 1
+
+
+class ScoreError(Exception):
+    """A scorer failed; upstream's BatchNodeOrderFn then fails and PrioritizeNodes returns no scores."""
+
+
+def _div(a: int, b: int) -> int:
+    """Go int64 division (truncates toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def least_requested(requested: int, capacity: int) -> int:
+    if capacity == 0 or requested > capacity:
+        return 0
+    return _div((capacity - requested) * MAX_NODE_SCORE, capacity)
+
+
+def most_requested(requested: int, capacity: int) -> int:
+    if capacity == 0:
+        return 0
+    return _div(min(requested, capacity) * MAX_NODE_SCORE, capacity)
+
+
+def balanced_resource_score(pairs: list[tuple[int, int]]) -> int:
+    """(1 - std of min(requested/allocatable, 1)) * 100, truncated."""
+    fractions = [min(float(req) / float(alloc), 1.0) for req, alloc in pairs]
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        total = 0.0
+        for f in fractions:
+            total += f
+        mean = total / len(fractions)
+        squares = 0.0
+        for f in fractions:
+            squares = squares + (f - mean) * (f - mean)
+        std = math.sqrt(squares / len(fractions))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+def default_normalize(scores: list[int], reverse: bool) -> list[int]:
+    """helper.DefaultNormalizeScore(MaxNodeScore, reverse, scores)."""
+    top = max([0, *scores])
+    if top == 0:
+        return [MAX_NODE_SCORE] * len(scores) if reverse else scores
+    out = []
+    for s in scores:
+        s = _div(MAX_NODE_SCORE * s, top)
+        out.append(MAX_NODE_SCORE - s if reverse else s)
+    return out
+
+
+class _Preferred:
+    """A pod spec's parsed preferred node-affinity terms, with raw scores memoised per node."""
+
+    __slots__ = ("terms", "error", "raw")
+
+    def __init__(self, pod: Pod) -> None:
+        self.terms: list[tuple[SelectorTerm, int]] = []
+        self.error: PreferredTermsError | None = None
+        try:
+            self.terms = compile_preferred_terms(pod.node_affinity.preferred)  # type: ignore[union-attr]
+        except PreferredTermsError as err:
+            self.error = err
+        self.raw: dict[str, int] = {}
+
+    def score(self, node: MirrorNode) -> int:
+        raw = self.raw.get(node.name)
+        if raw is None:
+            raw = sum(weight for term, weight in self.terms if node.node is not None and term.matches(node.node))
+            self.raw[node.name] = raw
+        return raw
+
+
+class _SoftTolerations:
+    """Tolerations that can tolerate PreferNoSchedule taints, with raw counts memoised per node."""
+
+    __slots__ = ("tolerations", "raw")
+
+    def __init__(self, pod: Pod) -> None:
+        self.tolerations = tuple(t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule"))
+        self.raw: dict[str, int] = {}
+
+    def count(self, node: MirrorNode) -> int:
+        raw = self.raw.get(node.name)
+        if raw is None:
+            taints = node.node.taints if node.node is not None else []
+            raw = sum(1 for t in taints
+                      if t.effect == "PreferNoSchedule" and not tolerations_tolerate(self.tolerations, t))
+            self.raw[node.name] = raw
+        return raw
+
+
+class _TaskScoring:
+    __slots__ = ("cpu", "memory", "gpu", "non0_cpu", "non0_memory", "best_effort", "preferred", "soft")
+
+
+class NodeOrderPlugin(Plugin):
+    name = PLUGIN_NAME
+
+    def __init__(self, arguments: dict) -> None:
+        super().__init__(arguments)
+        args = as_arguments(arguments)
+        self.least_weight = args.get_int(LEAST_REQUESTED_WEIGHT, 1)
+        self.most_weight = args.get_int(MOST_REQUESTED_WEIGHT, 0)
+        self.balanced_weight = args.get_int(BALANCED_RESOURCE_WEIGHT, 1)
+        self.affinity_weight = args.get_int(NODE_AFFINITY_WEIGHT, 2)
+        self.taint_weight = args.get_int(TAINT_TOLERATION_WEIGHT, 3)
+        self._tasks: dict[str, _TaskScoring] = {}
+        self._preferred: dict[tuple, _Preferred] = {}
+        self._soft: dict[tuple, _SoftTolerations] = {}
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.mirror = session_mirror(ssn)
+        ssn.add_fn("batch_node_order", self.name, self.batch_node_order)
+
+    def _task_scoring(self, task: TaskInfo) -> _TaskScoring:
+        ts = self._tasks.get(task.uid)
+        if ts is not None:
+            return ts
+        pod = task.pod
+        req = self.mirror.pod_requests(pod)
+        ts = _TaskScoring()
+        ts.cpu, ts.memory, ts.gpu = req.cpu, req.memory, req.gpu
+        ts.non0_cpu, ts.non0_memory = req.non0_cpu, req.non0_memory
+        ts.best_effort = req.cpu == 0 and req.memory == 0 and req.gpu == 0
+        ts.preferred = None  # PreScore skips pods without preferred terms
+        if pod.node_affinity is not None and pod.node_affinity.preferred:
+            key = node_affinity_key(pod)[2]
+            if key not in self._preferred:
+                self._preferred[key] = _Preferred(pod)
+            ts.preferred = self._preferred[key]
+        key = tolerations_key(pod.tolerations)
+        if key not in self._soft:
+            self._soft[key] = _SoftTolerations(pod)
+        ts.soft = self._soft[key]
+        self._tasks[task.uid] = ts
+        return ts
+
+    def batch_node_order(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
+        """{node: Σ weight · score} over the enabled scorers; raises ScoreError where upstream errors."""
+        mirror_nodes = self.mirror.nodes
+        infos = [mirror_nodes[n.name] for n in nodes if n.name in mirror_nodes]
+        ts = self._task_scoring(task)
+        least, most, balanced = self.least_weight, self.most_weight, self.balanced_weight
+        if balanced and ts.best_effort:
+            balanced = 0
+        totals = [0] * len(infos)
+        if least or most or balanced:
+            for i, m in enumerate(infos):
+                score = 0
+                if least:
+                    score += least * _least_allocated(ts, m)
+                if most:
+                    score += most * _most_allocated(ts, m)
+                if balanced:
+                    score += balanced * _balanced_allocation(ts, m)
+                totals[i] = score
+        if self.affinity_weight and ts.preferred is not None:
+            if ts.preferred.error is not None:
+                raise ScoreError(f"pre-score NodeAffinity failed: {ts.preferred.error}")
+            scores = default_normalize([ts.preferred.score(m) for m in infos], reverse=False)
+            self._add_weighted(totals, scores, self.affinity_weight, "NodeAffinity", infos)
+        if self.taint_weight:
+            scores = default_normalize([ts.soft.count(m) for m in infos], reverse=True)
+            self._add_weighted(totals, scores, self.taint_weight, "TaintToleration", infos)
+        return {m.name: float(total) for m, total in zip(infos, totals)}
+
+    @staticmethod
+    def _add_weighted(totals: list[int], scores: list[int], weight: int, scorer: str, infos: list[MirrorNode]) -> None:
+        for i, score in enumerate(scores):
+            if not 0 <= score <= MAX_NODE_SCORE:
+                raise ScoreError(f"{scorer} returns an invalid score {score} for node {infos[i].name}")
+            totals[i] += score * weight
+
+
+def _least_allocated(ts: _TaskScoring, m: MirrorNode) -> int:
+    score = weights = 0
+    if m.alloc_cpu:
+        score += least_requested(m.non0_cpu + ts.non0_cpu, m.alloc_cpu) * LEAST_CPU_WEIGHT
+        weights += LEAST_CPU_WEIGHT
+    if m.alloc_memory:
+        score += least_requested(m.non0_memory + ts.non0_memory, m.alloc_memory) * LEAST_MEMORY_WEIGHT
+        weights += LEAST_MEMORY_WEIGHT
+    return _div(score, weights) if weights else 0
+
+
+def _most_allocated(ts: _TaskScoring, m: MirrorNode) -> int:
+    score = weights = 0
+    if m.alloc_cpu:
+        score += most_requested(m.non0_cpu + ts.non0_cpu, m.alloc_cpu) * MOST_CPU_WEIGHT
+        weights += MOST_CPU_WEIGHT
+    if m.alloc_memory:
+        score += most_requested(m.non0_memory + ts.non0_memory, m.alloc_memory) * MOST_MEMORY_WEIGHT
+        weights += MOST_MEMORY_WEIGHT
+    return _div(score, weights) if weights else 0
+
+
+def _balanced_allocation(ts: _TaskScoring, m: MirrorNode) -> int:
+    with_pod: list[tuple[int, int]] = []
+    without_pod: list[tuple[int, int]] = []
+    if m.alloc_cpu:
+        with_pod.append((m.cpu + ts.cpu, m.alloc_cpu))
+        without_pod.append((m.cpu, m.alloc_cpu))
+    if m.alloc_memory:
+        with_pod.append((m.memory + ts.memory, m.alloc_memory))
+        without_pod.append((m.memory, m.alloc_memory))
+    if ts.gpu and m.alloc_gpu:  # an extended resource counts only if the pod requests it
+        with_pod.append((m.gpu + ts.gpu, m.alloc_gpu))
+        without_pod.append((m.gpu, m.alloc_gpu))
+    change = balanced_resource_score(with_pod) - balanced_resource_score(without_pod)
+    return MAX_NODE_SCORE // 2 + _div(MAX_NODE_SCORE // 2 + change, 2)
+
+
+register_plugin_builder(PLUGIN_NAME, NodeOrderPlugin)

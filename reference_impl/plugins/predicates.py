@@ -1,0 +1,212 @@
+"""predicates: node filters (pkg/scheduler/plugins/predicates/predicates.go; semantics §9.6).
+
+PredicateFn, in upstream's order:
+1. pod count: `MaxTaskNum <= pods in the k8s mirror` -> Unschedulable "node(s) pod number exceeded",
+   collected (so preempt may still evict to make room);
+2. the stable filters, each returning k8s's UnschedulableAndUnresolvable, which aborts:
+   NodeUnschedulable (always on), NodeAffinity (`predicate.NodeAffinityEnable`),
+   TaintToleration (`predicate.TaintTolerationEnable`); with `predicate.CacheEnable` their verdict
+   is cached per (node, `volcano.sh/template-uid`) for the session, and a cached failure becomes an
+   Error status "plugin equivalence cache predicates failed";
+3. the other k8s filters (NodePorts, InterPodAffinity, volumes, PodTopologySpread, DRA) pass for
+   every pod the scenario format can describe, so they are not modelled.
+
+PrePredicateFn runs upstream's PreFilters: the sidecar rule (dead: SidecarContainers is locked on in
+k8s 1.36) and NodeAffinity's PreFilter, which rejects a pod whose required terms all pin
+`metadata.name` to disjoint sets.
+
+Event handlers keep the shared k8s mirror current (allocate/pipeline/unevict add the pod,
+evict/unallocate/unpipeline remove it). Upstream runs the VolumeBinding and DRA Reserve plugins first,
+and they fail when the task's cycle state has no PreFilter data, i.e. when PrePredicate did not run for
+the task in this session. That is always the case for a victim being unevicted, so a discarded
+eviction leaves the victim OUT of the mirror; it also fails (rolls back) an allocation made without
+a prior PrePredicate, as upstream.
+
+Not modelled: shared devices (GPU share, vGPU), the PodLister, BatchNodeOrder (VolumeBinding and DRA
+score 0 for pods without volumes or claims).
+"""
+
+from __future__ import annotations
+
+from reference_impl.api.node_info import NodeInfo
+from reference_impl.api.task_info import TaskInfo
+from reference_impl.api.unschedule_info import NODE_POD_NUMBER_EXCEEDED, FitError, Status, StatusCode
+from reference_impl.framework.arguments import as_arguments
+from reference_impl.framework.event import Event, EventHandler
+from reference_impl.framework.plugin import Plugin, register_plugin_builder
+from reference_impl.framework.session import Session
+from reference_impl.k8s import Node, Pod, Taint
+from reference_impl.plugins.k8s_mirror import (
+    RequiredNodeAffinity,
+    node_affinity_key,
+    session_mirror,
+    tolerations_key,
+    tolerations_tolerate,
+)
+
+PLUGIN_NAME = "predicates"
+NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
+TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
+CACHE_ENABLE = "predicate.CacheEnable"
+TEMPLATE_UID_ANNOTATION = "volcano.sh/template-uid"
+
+REASON_NODE_UNSCHEDULABLE = "node(s) were unschedulable"
+REASON_NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
+REASON_TAINTS = "node(s) had untolerated taint(s)"
+REASON_AFFINITY_CONFLICT = "pod affinity terms conflict"
+REASON_CACHED_FAILURE = "plugin equivalence cache predicates failed"
+REASON_NODE_NOT_FOUND = "node info not found"
+SIDECAR_CONTAINERS_ENABLED = True  # k8s feature gate, GA and locked on since 1.33
+UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
+_HARD_EFFECTS = ("NoSchedule", "NoExecute")
+_UNSET = object()
+
+
+class ReserveError(Exception):
+    """A Reserve plugin failed; the event handler sets it as the event's error."""
+
+
+class _PodFilter:
+    """The node-independent part of the stable filters for one pod spec, memoising verdicts per node."""
+
+    __slots__ = ("tolerations", "tolerates_cordon", "affinity", "verdicts")
+
+    def __init__(self, pod: Pod) -> None:
+        self.tolerations = tuple(pod.tolerations)
+        self.tolerates_cordon = tolerations_tolerate(self.tolerations, UNSCHEDULABLE_TAINT)
+        self.affinity = RequiredNodeAffinity(pod)
+        self.verdicts: dict[str, Status | None] = {}
+
+    def check(self, node: Node, affinity_on: bool, taints_on: bool) -> Status | None:
+        """The first failing stable filter; all of them answer UnschedulableAndUnresolvable, so it aborts."""
+        if node.unschedulable and not self.tolerates_cordon:
+            return Status(StatusCode.UnschedulableAndUnresolvable, REASON_NODE_UNSCHEDULABLE)
+        if affinity_on and not self.affinity.matches(node):
+            return Status(StatusCode.UnschedulableAndUnresolvable, REASON_NODE_AFFINITY)
+        if taints_on:
+            for taint in node.taints:
+                if taint.effect in _HARD_EFFECTS and not tolerations_tolerate(self.tolerations, taint):
+                    return Status(StatusCode.UnschedulableAndUnresolvable, REASON_TAINTS)
+        return None
+
+
+def required_terms_conflict(pod: Pod) -> bool:
+    """NodeAffinity PreFilter: every required term pins metadata.name (In) and their union is empty."""
+    affinity = pod.node_affinity
+    if affinity is None or not affinity.required:
+        return False
+    names: set[str] | None = None
+    for term in affinity.required:
+        term_names: set[str] | None = None
+        for req in term.match_fields:
+            if req.key == "metadata.name" and req.operator == "In":
+                term_names = set(req.values) if term_names is None else term_names & set(req.values)
+        if term_names is None:
+            return False  # this term allows every node
+        names = term_names if names is None else names | term_names
+    return names is not None and not names
+
+
+class PredicatesPlugin(Plugin):
+    name = PLUGIN_NAME
+
+    def __init__(self, arguments: dict) -> None:
+        super().__init__(arguments)
+        args = as_arguments(arguments)
+        self.node_affinity_enable = args.get_bool(NODE_AFFINITY_ENABLE, True)
+        self.taint_toleration_enable = args.get_bool(TAINT_TOLERATION_ENABLE, True)
+        self.cache_enable = args.get_bool(CACHE_ENABLE, False)
+        self._filters_by_task: dict[str, _PodFilter] = {}
+        self._filters_by_spec: dict[tuple, _PodFilter] = {}
+        self._equivalence: dict[tuple[str, str], bool] = {}  # (node, template uid) -> fit
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.mirror = session_mirror(ssn)
+        ssn.add_event_handler(EventHandler(self.on_allocate, self.on_deallocate))
+        ssn.add_fn("pre_predicate", self.name, self.pre_predicate)
+        ssn.add_fn("predicate", self.name, self.predicate)
+
+    # -- event handlers -----------------------------------------------------------------
+
+    def on_allocate(self, event: Event) -> None:
+        task = event.task
+        node_name = task.node_name
+        if node_name not in self.mirror.nodes or node_name not in self.ssn.nodes:
+            return  # upstream logs and returns
+        if task.uid not in self.mirror.prefiltered:
+            # VolumeBinding's Reserve cannot read its PreFilter state (CycleState.Read: "not found")
+            # and returns before the pod is added to the node.
+            event.err = ReserveError("not found")
+            return
+        self.mirror.add_pod(node_name, task.pod)
+
+    def on_deallocate(self, event: Event) -> None:
+        task = event.task
+        if task.node_name not in self.mirror.nodes or task.node_name not in self.ssn.nodes:
+            return
+        self.mirror.remove_pod(task.node_name, task.pod)
+
+    # -- pre-predicate ------------------------------------------------------------------
+
+    def pre_predicate(self, task: TaskInfo) -> Exception | None:
+        """The PreFilters that can fail for our pods; success records the task's cycle state."""
+        pod = task.pod
+        if not SIDECAR_CONTAINERS_ENABLED and any(c.restart_policy == "Always" for c in pod.init_containers):
+            return Exception("pod has a restartable init container and the SidecarContainers feature is disabled")
+        if self.node_affinity_enable and required_terms_conflict(pod):
+            return Exception(f"plugin NodeAffinity pre-predicates failed {REASON_AFFINITY_CONFLICT}")
+        self.mirror.prefiltered.add(task.uid)
+        return None
+
+    # -- predicate ----------------------------------------------------------------------
+
+    def predicate(self, task: TaskInfo, node: NodeInfo) -> Exception | None:
+        mirror_node = self.mirror.nodes.get(node.name)
+        if mirror_node is None:
+            return FitError(task.key, node.name, [Status(StatusCode.Error, REASON_NODE_NOT_FOUND, PLUGIN_NAME)])
+        statuses = []
+        if node.allocatable.max_task_num <= mirror_node.num_pods:
+            statuses.append(Status(StatusCode.Unschedulable, NODE_POD_NUMBER_EXCEEDED, PLUGIN_NAME))
+        failed = self._stable_filters(task, node)
+        if failed is not None:
+            statuses.append(failed)
+        return FitError(task.key, node.name, statuses) if statuses else None
+
+    def _stable_filters(self, task: TaskInfo, node: NodeInfo) -> Status | None:
+        if not self.cache_enable:
+            return self._verdict(task, node)
+        template = task.pod.annotations.get(TEMPLATE_UID_ANNOTATION, "")
+        if template:
+            fit = self._equivalence.get((node.name, template))
+            if fit is not None:
+                return None if fit else Status(StatusCode.Error, REASON_CACHED_FAILURE, CACHE_ENABLE)
+        status = self._verdict(task, node)
+        if template:
+            self._equivalence[(node.name, template)] = status is None
+        return status
+
+    def _verdict(self, task: TaskInfo, node: NodeInfo) -> Status | None:
+        pod_filter = self._filters_by_task.get(task.uid)
+        if pod_filter is None:
+            pod_filter = self._pod_filter(task.pod)
+            self._filters_by_task[task.uid] = pod_filter
+        verdict = pod_filter.verdicts.get(node.name, _UNSET)
+        if verdict is _UNSET:
+            verdict = None
+            if node.node is not None:
+                verdict = pod_filter.check(node.node, self.node_affinity_enable, self.taint_toleration_enable)
+            pod_filter.verdicts[node.name] = verdict
+        if verdict is None:
+            return None
+        return Status(verdict.code, verdict.reason)  # a fresh status per FitError
+
+    def _pod_filter(self, pod: Pod) -> _PodFilter:
+        key = (node_affinity_key(pod), tolerations_key(pod.tolerations))
+        pod_filter = self._filters_by_spec.get(key)
+        if pod_filter is None:
+            pod_filter = self._filters_by_spec[key] = _PodFilter(pod)
+        return pod_filter
+
+
+register_plugin_builder(PLUGIN_NAME, PredicatesPlugin)

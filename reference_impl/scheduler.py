@@ -1,0 +1,73 @@
+"""The scheduler loop: one session per cycle (pkg/scheduler/scheduler.go runOnce).
+
+    open session -> run each configured action in order -> close session -> the world moves on
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from reference_impl.actions.base import get_action
+from reference_impl.cache.cache import SchedulerCache
+from reference_impl.framework.conf import SchedulerConf
+from reference_impl.framework.framework import close_session, open_session
+from reference_impl.framework.session import Session, SessionObserverHooks
+from reference_impl.k8s import ClusterObjects
+from reference_impl.util.scheduler_helper import ServerOptions
+
+
+@dataclass
+class CycleReport:
+    """What one session left behind, read before the world moves on."""
+
+    cycle: int
+    session: Session
+    skipped_actions: list[str] = field(default_factory=list)
+
+
+class Scheduler:
+    def __init__(
+        self,
+        objects: ClusterObjects,
+        conf: SchedulerConf,
+        seed: int = 0,
+        server_options: ServerOptions | None = None,
+        hooks_factory: Callable[[], SessionObserverHooks] | None = None,
+    ) -> None:
+        self.conf = conf
+        self.seed = seed
+        self.cache = SchedulerCache(objects, server_options=server_options)
+        self.hooks_factory = hooks_factory
+        self.cycle = 0
+
+    def run_once(self) -> CycleReport:
+        hooks = self.hooks_factory() if self.hooks_factory else None
+        ssn = open_session(self.cache, self.conf, self.cycle, self.seed, hooks)
+        report = CycleReport(self.cycle, ssn)
+        try:
+            for name in self.conf.actions:
+                action = get_action(name)
+                if action is None:
+                    report.skipped_actions.append(name)
+                    continue
+                ssn.current_action = name
+                action.execute(ssn)
+                for hook in ssn.hooks.on_action_end:
+                    hook(ssn, name)
+            ssn.current_action = ""
+        finally:
+            close_session(ssn)
+        return report
+
+    def advance(self) -> None:
+        self.cache.advance()
+        self.cycle += 1
+
+    def run(self, cycles: int) -> list[CycleReport]:
+        reports = []
+        for index in range(cycles):
+            if index:
+                self.advance()
+            reports.append(self.run_once())
+        return reports

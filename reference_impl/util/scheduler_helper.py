@@ -1,0 +1,130 @@
+"""Predicate and scoring helpers (pkg/scheduler/util/predicate_helper.go, scheduler_helper.go).
+
+Upstream evaluates predicates and scores in parallel workers; the reference
+evaluates them sequentially in the same logical order, so results are
+deterministic. Where upstream picks uniformly at random among equally scored
+nodes, the session's seeded generator picks, and the tie is recorded.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from reference_impl.api.unschedule_info import FitErrors
+
+if TYPE_CHECKING:
+    from reference_impl.api.node_info import NodeInfo
+    from reference_impl.api.task_info import TaskInfo
+    from reference_impl.framework.session import Session
+
+BASELINE_PERCENTAGE_OF_NODES_TO_FIND = 50
+
+
+@dataclass
+class ServerOptions:
+    """The scheduler flags that change decisions (defaults as upstream's)."""
+
+    min_nodes_to_find: int = 100  # --minimum-feasible-nodes
+    min_percentage_of_nodes_to_find: int = 5  # --minimum-percentage-nodes-to-find
+    percentage_of_nodes_to_find: int = 0  # --percentage-nodes-to-find (0: adaptive)
+
+
+def calculate_num_of_feasible_nodes_to_find(num_all_nodes: int, opts: ServerOptions) -> int:
+    if num_all_nodes <= opts.min_nodes_to_find or opts.percentage_of_nodes_to_find >= 100:
+        return num_all_nodes
+    percentage = opts.percentage_of_nodes_to_find
+    if percentage <= 0:
+        percentage = BASELINE_PERCENTAGE_OF_NODES_TO_FIND - num_all_nodes // 125
+        percentage = max(percentage, opts.min_percentage_of_nodes_to_find)
+    return max(num_all_nodes * percentage // 100, opts.min_nodes_to_find)
+
+
+class PredicateHelper:
+    """Runs a predicate over nodes from a rotating start index, with a per-task-group error cache."""
+
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.error_cache: dict[str, dict[str, Exception]] = {}
+
+    def predicate_nodes(
+        self,
+        task: TaskInfo,
+        nodes: list[NodeInfo],
+        fn: Callable[[TaskInfo, NodeInfo], Exception | None],
+        enable_error_cache: bool,
+    ) -> tuple[list[NodeInfo], FitErrors]:
+        fit_errors = FitErrors()
+        if not task.task_role:
+            enable_error_cache = False
+        total = len(nodes)
+        if total == 0:
+            return [], fit_errors
+        state = self.ssn.cache
+        to_find = calculate_num_of_feasible_nodes_to_find(total, state.server_options)
+        group = f"{task.job}/{task.task_role}"
+        node_errors = self.error_cache.get(group)
+        failed_before = node_errors is not None
+        if node_errors is None:
+            node_errors = {}
+        start = state.last_processed_node_index % total
+        found: list[NodeInfo] = []
+        processed = 0
+        for index in range(total):
+            node = nodes[(start + index) % total]
+            processed += 1
+            if enable_error_cache and failed_before and node.name in node_errors:
+                fit_errors.set_node_error(node.name, node_errors[node.name])
+                continue
+            err = fn(task, node)
+            if err is not None:
+                node_errors[node.name] = err
+                self.error_cache[group] = node_errors
+                fit_errors.set_node_error(node.name, err)
+                continue
+            if len(found) == to_find:
+                break  # one feasible node past the target cancels the search
+            found.append(node)
+        state.last_processed_node_index = (start + processed) % total
+        return found, fit_errors
+
+
+def prioritize_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> dict[float, list[NodeInfo]]:
+    """Score every node: node-order sums + reduced map scores (floored) + batch scores."""
+    plugin_scores: dict[str, list[list]] = {}
+    order_scores: dict[str, float] = {}
+    for node in nodes:
+        map_scores, order_score = ssn.node_order_map_fn(task, node)
+        for plugin, score in map_scores.items():
+            plugin_scores.setdefault(plugin, []).append([node.name, math.floor(score)])
+        order_scores[node.name] = order_score
+    reduce_scores = ssn.node_order_reduce_fn(task, plugin_scores)
+    batch_scores = ssn.batch_node_order_fn(task, nodes)
+    grouped: dict[float, list[NodeInfo]] = {}
+    for node in nodes:
+        score = reduce_scores.get(node.name, 0.0) + order_scores.get(node.name, 0.0) + batch_scores.get(node.name, 0.0)
+        grouped.setdefault(score, []).append(node)
+    return grouped
+
+
+def select_best_node_and_score(ssn: Session, task: TaskInfo, node_scores: dict[float, list[NodeInfo]]) -> tuple[NodeInfo | None, float]:
+    if not node_scores:
+        return None, 0.0
+    best_score = max(node_scores)
+    best = node_scores[best_score]
+    if not best:
+        return None, 0.0
+    if len(best) == 1:
+        return best[0], best_score
+    chosen = best[ssn.rng.randrange(len(best))]
+    ssn.record_tie(task, best, chosen, best_score)
+    return chosen, best_score
+
+
+def sort_nodes(node_scores: dict[float, list[NodeInfo]]) -> list[NodeInfo]:
+    ordered: list[NodeInfo] = []
+    for score in sorted(node_scores, reverse=True):
+        ordered.extend(node_scores[score])
+    return ordered

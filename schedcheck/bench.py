@@ -1,0 +1,125 @@
+"""`schedcheck bench`: wall time of one scheduling session on synthetic clusters.
+
+A cluster of N nodes carries 10xN pods: half already running (spread over the
+nodes), half pending in gangs of 5 spread over four weighted queues. The
+figures are measured, printed and never asserted: machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import IO, Any
+
+from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from reference_impl.k8s import (
+    GROUP_NAME_ANNOTATION,
+    ClusterObjects,
+    Container,
+    Node,
+    Pod,
+    PodGroup,
+    Queue,
+)
+from reference_impl.quantity import Quantity
+from reference_impl.scheduler import Scheduler
+
+GANG_SIZE = 5
+QUEUES = 4
+BENCH_ACTIONS = ["enqueue", "allocate"]
+BENCH_TIERS = [["priority", "gang", "conformance"], ["predicates", "nodeorder"]]
+
+
+def bench_conf() -> SchedulerConf:
+    tiers = []
+    for names in BENCH_TIERS:
+        options = [PluginOption(name) for name in names]
+        for option in options:
+            apply_plugin_conf_defaults(option)
+        tiers.append(Tier(options))
+    return SchedulerConf(actions=list(BENCH_ACTIONS), tiers=tiers)
+
+
+def _requests(cpu: str, memory: str) -> dict[str, Quantity]:
+    return {"cpu": Quantity.parse(cpu), "memory": Quantity.parse(memory)}
+
+
+def build_cluster(num_nodes: int, seed: int = 0) -> ClusterObjects:
+    rng = random.Random(seed)
+    objects = ClusterObjects()
+    for i in range(num_nodes):
+        objects.nodes.append(Node(
+            name=f"node-{i:05d}", uid=f"node-{i}",
+            allocatable={"cpu": Quantity.parse("32"), "memory": Quantity.parse("128Gi"),
+                         "pods": Quantity.parse("110")},
+        ))
+    for q in range(QUEUES):
+        objects.queues.append(Queue(name=f"queue-{q}", uid=f"queue-{q}", weight=q + 1))
+    num_pods = 10 * num_nodes
+    running, pending = num_pods // 2, num_pods - num_pods // 2
+    # Running pods: one PodGroup of GANG_SIZE per group of consecutive pods, already placed.
+    for g in range(running // GANG_SIZE):
+        _add_gang(objects, f"running-{g:05d}", f"queue-{g % QUEUES}", "Running", rng,
+                  nodes=[objects.nodes[(g * GANG_SIZE + k) % num_nodes].name for k in range(GANG_SIZE)])
+    for g in range(pending // GANG_SIZE):
+        _add_gang(objects, f"pending-{g:05d}", f"queue-{g % QUEUES}", "Pending", rng, nodes=None)
+    return objects
+
+
+def _add_gang(objects: ClusterObjects, name: str, queue: str, phase: str, rng: random.Random,
+              nodes: list[str] | None) -> None:
+    objects.pod_groups.append(PodGroup(name=name, namespace="bench", uid=f"pg-{name}",
+                                       min_member=GANG_SIZE, queue=queue, phase=phase))
+    cpu, memory = rng.choice([("1", "2Gi"), ("2", "4Gi"), ("500m", "1Gi")])
+    for k in range(GANG_SIZE):
+        objects.pods.append(Pod(
+            name=f"{name}-{k}", namespace="bench", uid=f"pod-{name}-{k}",
+            annotations={GROUP_NAME_ANNOTATION: name},
+            containers=[Container("main", _requests(cpu, memory))],
+            node_name=nodes[k] if nodes else "",
+            phase="Running" if nodes else "Pending",
+        ))
+
+
+def measure(num_nodes: int, seed: int) -> dict[str, Any]:
+    started = time.perf_counter()
+    objects = build_cluster(num_nodes, seed)
+    built = time.perf_counter()
+    scheduler = Scheduler(objects, bench_conf(), seed=seed)
+    cache_ready = time.perf_counter()
+    report = scheduler.run_once()
+    finished = time.perf_counter()
+    ssn = report.session
+    binds = sum(1 for op in ssn.operations if op.op == "bind")
+    pipelined = sum(1 for op in ssn.operations if op.op == "pipeline")
+    session_seconds = finished - cache_ready
+    return {
+        "nodes": num_nodes,
+        "pods": len(objects.pods),
+        "pendingPods": sum(1 for p in objects.pods if not p.node_name),
+        "buildSeconds": round(built - started, 4),
+        "cacheSeconds": round(cache_ready - built, 4),
+        "sessionSeconds": round(session_seconds, 4),
+        "binds": binds,
+        "pipelined": pipelined,
+        "podsPlacedPerSecond": round(binds / session_seconds, 1) if session_seconds > 0 else None,
+    }
+
+
+def run_bench(sizes: list[int], seed: int = 0, progress: IO[str] | None = None) -> dict[str, Any]:
+    results = []
+    for size in sizes:
+        if progress is not None and progress.isatty():
+            progress.write(f"measuring {size} nodes ...\n")
+        results.append(measure(size, seed))
+    return {"seed": seed, "actions": BENCH_ACTIONS, "tiers": BENCH_TIERS, "sizes": results}
+
+
+def render_bench(figures: dict[str, Any]) -> str:
+    from schedcheck.render import table
+
+    rows = [[str(r["nodes"]), str(r["pods"]), str(r["pendingPods"]), f"{r['sessionSeconds']:.3f}",
+             str(r["binds"]), str(r["podsPlacedPerSecond"])] for r in figures["sizes"]]
+    header = (f"one session ({', '.join(figures['actions'])}; plugins "
+              f"{' | '.join(', '.join(t) for t in figures['tiers'])}), seed {figures['seed']}\n")
+    return header + table(["nodes", "pods", "pending", "session s", "binds", "pods placed/s"], rows)

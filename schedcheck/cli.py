@@ -1,0 +1,129 @@
+"""The `schedcheck` command line (../shared/spec/cli.md).
+
+Exit statuses are contracts: 0 ran and everything held, 1 an expectation or
+invariant failed, 2 the input could not be read (one line naming the file, the
+object and the field; never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from schedcheck import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+RUN_EXAMPLE = """examples:
+  schedcheck run examples/gpu-training-gang.yaml
+  schedcheck run tests/scenarios/gang-commit.yaml --json --seed 7
+  schedcheck run cluster-dump.yaml --conf volcano-scheduler.conf
+"""
+BENCH_EXAMPLE = """examples:
+  schedcheck bench
+  schedcheck bench --sizes 100 --json
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="schedcheck",
+        description="Invariant-checking test harness for Volcano-style batch schedulers.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Run `schedcheck COMMAND --help` for each command's options and an example.",
+    )
+    parser.add_argument("--version", action="version", version=f"schedcheck {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser(
+        "run", help="run the reference scheduler on one scenario",
+        description="Run the reference scheduler on a scenario (scenario format v1) for its "
+                    "`cycles` sessions, print what it decided, and judge the scenario's `expect` block.",
+        epilog=RUN_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("scenario", help="scenario file (YAML or JSON), or - for standard input")
+    run.add_argument("--json", action="store_true", help="print exactly one JSON result object on stdout")
+    run.add_argument("--seed", type=int, default=0,
+                     help="seed for tie-breaking among equally scored nodes (default 0)")
+    run.add_argument("--conf", metavar="FILE",
+                     help="volcano-scheduler.conf to use (overrides the scenario's schedulerConf)")
+    run.add_argument("--trace", action="store_true",
+                     help="include every session operation (allocate, pipeline, evict, bind, ...) in the output")
+
+    bench = sub.add_parser(
+        "bench", help="print performance figures",
+        description="Build synthetic clusters (N nodes, 10xN pods, half of them pending in gangs across "
+                    "several queues) and time one allocate session at each size. Prints figures; asserts nothing.",
+        epilog=BENCH_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--sizes", default="100,1000", help="comma-separated node counts (default 100,1000)")
+    bench.add_argument("--seed", type=int, default=0, help="seed for the synthetic cluster (default 0)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    if args.command == "run":
+        return _cmd_run(args)
+    if args.command == "bench":
+        return _cmd_bench(args)
+    parser.error(f"unknown command {args.command}")
+    return EXIT_USAGE
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from schedcheck.render import render_run
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.errors import ScenarioError
+    from schedcheck.scenario.loader import load_scenario
+
+    try:
+        scenario = load_scenario(args.scenario, conf_path=args.conf)
+    except ScenarioError as exc:
+        print(f"schedcheck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for warning in scenario.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    result = run_scenario(scenario, seed=args.seed)
+    for name in result.skipped_plugins:
+        print(f"warning: plugin {name} is not implemented in the reference yet; skipped "
+              f"(upstream skips unknown plugins the same way)", file=sys.stderr)
+    for name in result.skipped_actions:
+        print(f"warning: action {name} is not implemented in the reference yet; skipped", file=sys.stderr)
+    if args.json:
+        json.dump(result.to_json(with_trace=args.trace), sys.stdout, indent=2, sort_keys=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_run(scenario, result, with_trace=args.trace))
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from schedcheck.bench import render_bench, run_bench
+
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+        if not sizes or any(s <= 0 for s in sizes):
+            raise ValueError
+    except ValueError:
+        print(f"schedcheck: bench: --sizes: expected positive integers separated by commas, got {args.sizes!r}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    figures = run_bench(sizes, seed=args.seed, progress=None if args.json else sys.stderr)
+    if args.json:
+        json.dump(figures, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_bench(figures))
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Readable terminal output for `schedcheck run`."""
+
+from __future__ import annotations
+
+from schedcheck.runner import RunResult
+from schedcheck.scenario.model import Scenario
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(cell)) for w, cell in zip(widths, row)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def render_run(scenario: Scenario, result: RunResult, with_trace: bool = False) -> str:
+    conf = scenario.conf
+    out = [
+        f"scenario {result.scenario}  ({scenario.source})",
+        f"seed {result.seed}, {result.cycles} cycle(s), actions: {', '.join(conf.actions)}"
+        f"{' (default conf)' if conf.is_default else ''}",
+        f"{len(scenario.objects.nodes)} nodes, {len(scenario.objects.pods)} pods, "
+        f"{len(scenario.objects.pod_groups)} PodGroups, {len(scenario.objects.queues)} queues",
+        "",
+    ]
+    if result.binds:
+        out.append(table(["bound pod", "node"], [[p, n] for p, n in sorted(result.binds.items())]))
+    else:
+        out.append("no binds\n")
+    if result.evicted:
+        out.append(table(["evicted pod"], [[p] for p in sorted(result.evicted)]))
+    if result.pipelined:
+        out.append(table(["pipelined pod", "node"], [[p, n] for p, n in sorted(result.pipelined.items())]))
+    groups = sorted(set(result.pod_group_phases) | set(result.task_status_counts))
+    if groups:
+        rows = []
+        for group in groups:
+            counts = result.task_status_counts.get(group, {})
+            rows.append([group, result.pod_group_phases.get(group, "-"),
+                         ", ".join(f"{k} {v}" for k, v in counts.items()) or "-"])
+        out.append(table(["PodGroup", "phase", "tasks (last session)"], rows))
+    if result.ties:
+        out.append(f"{len(result.ties)} tie(s) broken by the seeded generator "
+                   f"(e.g. {result.ties[0]['task']}: {result.ties[0]['chosen']} "
+                   f"of {', '.join(result.ties[0]['candidates'])})\n")
+    if with_trace and result.trace:
+        out.append(table(["cycle", "action", "op", "task", "node"],
+                         [[str(t["cycle"]), t["action"], t["op"], t["task"], t["node"]] for t in result.trace]))
+    for violation in result.violations:
+        out.append(f"VIOLATION {violation['id']} (cycle {violation['cycle']}): {violation['found']}\n")
+    if scenario.expect.is_empty():
+        out.append("no expectations given\n")
+    elif result.expectation_failures:
+        out.append(f"EXPECTATIONS FAILED ({len(result.expectation_failures)}):\n")
+        out += [f"  - {line}\n" for line in result.expectation_failures]
+    else:
+        out.append("all expectations met\n")
+    return "\n".join(part.rstrip("\n") for part in out) + "\n"

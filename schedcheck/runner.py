@@ -1,0 +1,112 @@
+"""Run the reference scheduler on a scenario and collect the result object of the spec."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference_impl.api.types import TaskStatus
+from reference_impl.scheduler import CycleReport, Scheduler
+from reference_impl.util.assertion import AssertionViolation
+from schedcheck.expect import judge
+from schedcheck.scenario.model import Scenario
+
+
+@dataclass
+class RunResult:
+    scenario: str
+    seed: int
+    cycles: int
+    binds: dict[str, str] = field(default_factory=dict)
+    evicted: list[str] = field(default_factory=list)
+    pipelined: dict[str, str] = field(default_factory=dict)
+    pipelined_groups: dict[str, str] = field(default_factory=dict)  # pipelined pod -> its PodGroup
+    pod_group_phases: dict[str, str] = field(default_factory=dict)
+    task_status_counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    expectation_failures: list[str] = field(default_factory=list)
+    ties: list[dict[str, Any]] = field(default_factory=list)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    skipped_actions: list[str] = field(default_factory=list)
+    skipped_plugins: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations and not self.expectation_failures
+
+    def to_json(self, with_trace: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "scenario": self.scenario,
+            "seed": self.seed,
+            "cycles": self.cycles,
+            "binds": self.binds,
+            "evicted": self.evicted,
+            "pipelined": self.pipelined,
+            "podGroupPhases": self.pod_group_phases,
+            "taskStatusCounts": self.task_status_counts,
+            "violations": self.violations,
+            "expectations": {"met": not self.expectation_failures, "failures": self.expectation_failures},
+            "ties": self.ties,
+        }
+        if with_trace:
+            out["trace"] = self.trace
+        return out
+
+
+def run_scenario(scenario: Scenario, seed: int = 0) -> RunResult:
+    """Run every cycle of the scenario; judge its expectations on the state after the last one."""
+    scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed)
+    result = RunResult(scenario=scenario.name, seed=seed, cycles=scenario.cycles)
+    from reference_impl.framework.plugin import get_plugin_builder
+
+    result.skipped_plugins = sorted(
+        {p.name for tier in scenario.conf.tiers for p in tier.plugins if get_plugin_builder(p.name) is None}
+    )
+    last: CycleReport | None = None
+    try:
+        for index in range(scenario.cycles):
+            if index:
+                scheduler.advance()
+            last = scheduler.run_once()
+            _collect_trace(result, last)
+            for name in last.skipped_actions:
+                if name not in result.skipped_actions:
+                    result.skipped_actions.append(name)
+    except AssertionViolation as exc:
+        result.violations.append({
+            "id": "upstream.assert",
+            "cycle": scheduler.cycle,
+            "statement": "an upstream assertion (e.g. the asserting Resource.Sub) must hold",
+            "found": str(exc),
+        })
+    log = scheduler.cache.log
+    result.binds = {record.task: record.node for record in log.binds}
+    result.evicted = [record.task for record in log.evictions]
+    result.pod_group_phases = scheduler.cache.pod_group_phases()
+    if last is not None:
+        _collect_session_state(result, last)
+    result.expectation_failures = judge(scenario.expect, result)
+    return result
+
+
+def _collect_trace(result: RunResult, report: CycleReport) -> None:
+    ssn = report.session
+    for op in ssn.operations:
+        result.trace.append({"cycle": report.cycle, "action": op.action, "op": op.op, "task": op.task, "node": op.node})
+    for tie in ssn.ties:
+        result.ties.append({"cycle": report.cycle, "action": tie.action, "task": tie.task,
+                            "candidates": tie.candidates, "chosen": tie.chosen, "score": tie.score})
+
+
+def _collect_session_state(result: RunResult, report: CycleReport) -> None:
+    ssn = report.session
+    for job in ssn.jobs.values():
+        counts: Counter[str] = Counter()
+        for status, bucket in job.task_status_index.items():
+            if bucket:
+                counts[status.name] += len(bucket)
+        result.task_status_counts[job.uid] = dict(sorted(counts.items()))
+        for task in job.tasks_with_status(TaskStatus.Pipelined):
+            result.pipelined[task.key] = task.node_name
+            result.pipelined_groups[task.key] = job.uid

@@ -1,0 +1,37 @@
+"""A loaded scenario (../shared/spec/scenario-format.md, version 1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference_impl.framework.conf import SchedulerConf
+from reference_impl.k8s import ClusterObjects
+
+
+@dataclass
+class Expectations:
+    """The optional `expect` block. None means "not asserted"."""
+
+    binds: dict[str, str] | None = None  # "ns/pod" -> node
+    evicted: list[str] | None = None  # multiset of "ns/pod"
+    pipelined: dict[str, list[str]] | None = None  # "ns/podgroup" -> allowed nodes
+    pod_group_phases: dict[str, str] | None = None  # "ns/podgroup" -> phase
+    task_status_counts: dict[str, dict[str, int]] | None = None  # "ns/podgroup" -> status -> n
+    bind_count: int | None = None
+    evict_count: int | None = None
+
+    def is_empty(self) -> bool:
+        return all(getattr(self, name) is None for name in self.__dataclass_fields__)
+
+
+@dataclass
+class Scenario:
+    name: str
+    source: str  # the file it came from ("<stdin>", "<generated>", ...)
+    conf: SchedulerConf
+    objects: ClusterObjects
+    cycles: int = 1
+    expect: Expectations = field(default_factory=Expectations)
+    warnings: list[str] = field(default_factory=list)
+    document: dict[str, Any] = field(default_factory=dict)  # the document as read, for round trips

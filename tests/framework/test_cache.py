@@ -1,0 +1,63 @@
+"""The cache: snapshot isolation and the world between sessions."""
+
+from reference_impl.api.types import TaskStatus
+from reference_impl.cache.cache import SchedulerCache
+from reference_impl.k8s import ClusterObjects, PriorityClass
+from reference_impl.scheduler import Scheduler
+from tests.builders import node, pod, pod_group
+from tests.framework.helpers import conf
+
+
+def _objects():
+    return ClusterObjects(
+        nodes=[node("n1", cpu="2"), node("n2", cpu="2", ready=False)],
+        pods=[pod("p-0"), pod("p-1"), pod("x-0", group="missing-queue"), pod("solo", group="")],
+        pod_groups=[pod_group("pg", 2), pod_group("missing-queue", 1, queue="nope")],
+        priority_classes=[PriorityClass("high", 100), PriorityClass("base", 7, global_default=True)],
+    )
+
+
+def test_snapshot_leaves_out_not_ready_nodes_and_jobs_without_queue():
+    cache = SchedulerCache(_objects())
+    snap = cache.snapshot()
+    assert set(snap.nodes) == {"n1"} and set(snap.jobs) == {"default/pg"}
+    assert {"default", "root"} <= set(snap.queues)
+    assert snap.jobs["default/pg"].priority == 7  # the global default class
+
+
+def test_session_changes_do_not_reach_the_cache_until_commit():
+    cache = SchedulerCache(_objects())
+    snap = cache.snapshot()
+    task = next(iter(snap.jobs["default/pg"].tasks.values()))
+    snap.nodes["n1"].add_task(task)
+    task.pod.node_name = "n1"
+    assert not cache.nodes["n1"].tasks
+    assert all(not t.pod.node_name for t in cache.jobs["default/pg"].tasks.values())
+
+
+def test_cycles_bind_then_run_and_evicted_pods_release_then_vanish():
+    objects = _objects()
+    objects.nodes[0] = node("n1", cpu="3")
+    objects.pods.append(pod("old", group="", node_name="n1", phase="Running", cpu="1"))
+    scheduler = Scheduler(objects, conf(["gang", "priority"]), seed=0)
+    scheduler.run_once()
+    assert {b.task for b in scheduler.cache.log.binds} == {"default/p-0", "default/p-1"}
+    scheduler.advance()
+    statuses = {t.name: t.status for t in scheduler.cache.jobs["default/pg"].tasks.values()}
+    assert statuses == {"p-0": TaskStatus.Running, "p-1": TaskStatus.Running}
+    # evict through the cache, as a committed statement would
+    task = next(iter(scheduler.cache.jobs["default/pg"].tasks.values()))
+    scheduler.cache.evict(task, "test")
+    scheduler.advance()
+    released = scheduler.cache.jobs["default/pg"].tasks[task.uid]
+    assert released.status == TaskStatus.Releasing
+    assert scheduler.cache.nodes["n1"].releasing.milli_cpu == 1000
+    scheduler.advance()
+    assert task.uid not in scheduler.cache.jobs["default/pg"].tasks
+
+
+def test_caller_objects_are_never_modified():
+    objects = _objects()
+    Scheduler(objects, conf(["gang"]), seed=0).run(2)
+    assert all(not p.node_name for p in objects.pods if p.name.startswith("p-"))
+    assert all(pg.phase == "" for pg in objects.pod_groups)

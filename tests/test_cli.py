@@ -1,0 +1,98 @@
+"""The command line: exit statuses, JSON output, one-line errors, help with examples."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from schedcheck.cli import main
+
+SCENARIO = """
+apiVersion: schedcheck/v1
+kind: Scenario
+metadata: {name: cli-smoke}
+schedulerConf:
+  actions: "enqueue, allocate"
+  tiers:
+  - plugins: [{name: priority}, {name: gang}]
+  - plugins: [{name: predicates}, {name: nodeorder}]
+objects:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}}
+- apiVersion: scheduling.volcano.sh/v1beta1
+  kind: PodGroup
+  metadata: {name: pg, namespace: default}
+  spec: {minMember: 1, queue: default}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p1, namespace: default, annotations: {scheduling.k8s.io/group-name: pg}}
+  spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+expect:
+  binds: {default/p1: %s}
+"""
+
+
+def _write(tmp_path: Path, node: str) -> Path:
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO % node)
+    return path
+
+
+def test_run_exit_0_when_expectations_hold(tmp_path, capsys):
+    assert main(["run", str(_write(tmp_path, "n1"))]) == 0
+    assert "all expectations met" in capsys.readouterr().out
+
+
+def test_run_exit_1_when_an_expectation_fails(tmp_path, capsys):
+    assert main(["run", str(_write(tmp_path, "n9"))]) == 1
+    assert "expected default/p1 bound to n9" in capsys.readouterr().out
+
+
+def test_run_json_is_one_object_with_the_spec_fields(tmp_path, capsys):
+    assert main(["run", str(_write(tmp_path, "n1")), "--json", "--seed", "3"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert {"scenario", "binds", "evicted", "pipelined", "podGroupPhases", "taskStatusCounts",
+            "violations", "expectations"} <= set(result)
+    assert result["binds"] == {"default/p1": "n1"} and result["seed"] == 3
+    assert result["expectations"] == {"met": True, "failures": []}
+
+
+def test_run_exit_2_with_one_line_on_bad_input(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text((SCENARIO % "n1").replace('cpu: "1"', 'cpu: "1 core"'))
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad.yaml" in err[0] and "Pod default/p1" in err[0] and "cpu" in err[0]
+
+
+def test_run_missing_file_is_exit_2(tmp_path, capsys):
+    assert main(["run", str(tmp_path / "nope.yaml")]) == 2
+    assert "nope.yaml" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["run", "bench"])
+def test_help_shows_an_example(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    assert "examples:" in capsys.readouterr().out
+
+
+def test_console_script_runs_without_traceback(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("objects: [unclosed")
+    proc = subprocess.run([sys.executable, "-m", "schedcheck.cli", "run", str(path)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_bench_prints_figures_without_asserting_times(capsys):
+    assert main(["bench", "--sizes", "5", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    (size,) = figures["sizes"]
+    assert size["nodes"] == 5 and size["pods"] == 50 and size["binds"] == size["pendingPods"] == 25
+
+
+def test_bench_rejects_bad_sizes(capsys):
+    assert main(["bench", "--sizes", "ten"]) == 2
