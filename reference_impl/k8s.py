@@ -86,7 +86,7 @@ class Node:
     taints: list[Taint] = field(default_factory=list)
     allocatable: ResourceList = field(default_factory=dict)
     capacity: ResourceList = field(default_factory=dict)
-    ready: bool = True  # the Ready condition; a node without conditions counts as ready
+    ready: bool = True  # the Ready condition, as read; the scheduler ignores it (upstream setNodeState)
     creation_timestamp: str = ""
 
 

@@ -29,7 +29,8 @@ class NodeInfo:
         if node is not None:
             self.allocatable = Resource.from_resource_list(node.allocatable)
             self.capacity = Resource.from_resource_list(node.capacity or node.allocatable)
-            self.state = NodePhase.Ready if node.ready else NodePhase.NotReady
+            # Upstream's setNodeState ignores the node's Ready condition: every known node is Ready.
+            self.state = NodePhase.Ready
         else:
             self.allocatable = Resource()
             self.capacity = Resource()

@@ -86,3 +86,7 @@ class FitErrors:
         parts = [f"{n} {reason}" for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
         summary = f"0/{len(self.nodes)} nodes are unavailable: {', '.join(parts)}."
         return f"{self.err}; {summary}" if self.err else summary
+
+
+class ScoringError(Exception):
+    """A scoring plugin failed; upstream's PrioritizeNodes then returns no scores at all."""

@@ -161,7 +161,12 @@ class Session:
         return tiers
 
     def _flat(self, point: str) -> list[Callable[..., Any]]:
-        return [fn for tier in self._tiered(point) for fn in tier]
+        key = f"{point}/flat"
+        cached = self._tiered_cache.get(key)
+        if cached is None:
+            cached = [fn for tier in self._tiered(point) for fn in tier]  # type: ignore[assignment]
+            self._tiered_cache[key] = cached  # type: ignore[assignment]
+        return cached  # type: ignore[return-value]
 
     def has_fn(self, point: str) -> bool:
         return bool(self._flat(point))

@@ -18,6 +18,7 @@ with `used` = node.Used (Releasing included, Pipelined not).
 from __future__ import annotations
 
 from reference_impl.api.node_info import NodeInfo
+from reference_impl.api.resource_info import CPU, MEMORY
 from reference_impl.api.task_info import TaskInfo
 from reference_impl.framework.arguments import as_arguments
 from reference_impl.framework.plugin import Plugin, register_plugin_builder
@@ -80,14 +81,17 @@ class BinpackPlugin(Plugin):
         score = 0.0
         weight_sum = 0
         for name, request, weight in self._task_requests(task):
-            capacity = allocatable.get(name)
-            contribution = 0.0
+            if name == CPU:
+                capacity, in_use = allocatable.milli_cpu, used.milli_cpu
+            elif name == MEMORY:
+                capacity, in_use = allocatable.memory, used.memory
+            else:
+                capacity, in_use = allocatable.get(name), used.get(name)
             if capacity != 0 and weight != 0:
-                total = request + used.get(name)
+                total = request + in_use
                 if total > capacity:
                     return 0.0
-                contribution = total * weight / capacity
-            score += contribution
+                score += total * weight / capacity
             weight_sum += weight
         if weight_sum > 0:
             score /= weight_sum

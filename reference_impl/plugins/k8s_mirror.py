@@ -125,7 +125,7 @@ class MirrorNode:
     """One k8s NodeInfo: allocatable, pod multiset (by pod UID) and request sums."""
 
     __slots__ = ("name", "node", "pods", "num_pods", "cpu", "memory", "gpu", "non0_cpu", "non0_memory",
-                 "alloc_cpu", "alloc_memory", "alloc_gpu")
+                 "alloc_cpu", "alloc_memory", "alloc_gpu", "version")
 
     def __init__(self, name: str, node: Node | None) -> None:
         self.name = name
@@ -137,8 +137,10 @@ class MirrorNode:
         self.pods: dict[str, int] = {}  # uid -> multiplicity (AddPodInfo does not deduplicate)
         self.num_pods = 0
         self.cpu = self.memory = self.gpu = self.non0_cpu = self.non0_memory = 0
+        self.version = 0  # bumped on every change, for readers that cache per-node values
 
     def _apply(self, req: PodRequests, sign: int) -> None:
+        self.version += 1
         self.cpu += sign * req.cpu
         self.memory += sign * req.memory
         self.gpu += sign * req.gpu
@@ -162,6 +164,8 @@ class K8sMirror:
                 self._add(mirror_node, task.pod)
 
     def pod_requests(self, pod: Pod) -> PodRequests:
+        if not pod.uid:
+            return compute_pod_requests(pod)
         req = self.requests.get(pod.uid)
         if req is None:
             req = self.requests[pod.uid] = compute_pod_requests(pod)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+from reference_impl.api.unschedule_info import ScoringError
 from reference_impl.api.node_info import NodeInfo
 from reference_impl.api.task_info import TaskInfo
 from reference_impl.framework.arguments import as_arguments
@@ -54,7 +55,7 @@ LEAST_CPU_WEIGHT = LEAST_MEMORY_WEIGHT = 50  # the ScoringStrategy resources nod
 MOST_CPU_WEIGHT = MOST_MEMORY_WEIGHT = 1
 
 
-class ScoreError(Exception):
+class ScoreError(ScoringError):
     """A scorer failed; upstream's BatchNodeOrderFn then fails and PrioritizeNodes returns no scores."""
 
 
@@ -62,18 +63,6 @@ def _div(a: int, b: int) -> int:
     """Go int64 division (truncates toward zero)."""
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b > 0) else -q
-
-
-def least_requested(requested: int, capacity: int) -> int:
-    if capacity == 0 or requested > capacity:
-        return 0
-    return _div((capacity - requested) * MAX_NODE_SCORE, capacity)
-
-
-def most_requested(requested: int, capacity: int) -> int:
-    if capacity == 0:
-        return 0
-    return _div(min(requested, capacity) * MAX_NODE_SCORE, capacity)
 
 
 def balanced_resource_score(pairs: list[tuple[int, int]]) -> int:
@@ -165,6 +154,7 @@ class NodeOrderPlugin(Plugin):
         self._tasks: dict[str, _TaskScoring] = {}
         self._preferred: dict[tuple, _Preferred] = {}
         self._soft: dict[tuple, _SoftTolerations] = {}
+        self._balance_base: dict[str, tuple[int, int]] = {}
 
     def on_session_open(self, ssn: Session) -> None:
         self.mirror = session_mirror(ssn)
@@ -210,7 +200,7 @@ class NodeOrderPlugin(Plugin):
                 if most:
                     score += most * _most_allocated(ts, m)
                 if balanced:
-                    score += balanced * _balanced_allocation(ts, m)
+                    score += balanced * _balanced_allocation(ts, m, self._balance_base)
                 totals[i] = score
         if self.affinity_weight and ts.preferred is not None:
             if ts.preferred.error is not None:
@@ -230,42 +220,68 @@ class NodeOrderPlugin(Plugin):
             totals[i] += score * weight
 
 
+# The per-node scorers below run for every task x node; their operands are non-negative,
+# so Python's // equals Go's truncating int64 division.
+
+
 def _least_allocated(ts: _TaskScoring, m: MirrorNode) -> int:
     score = weights = 0
-    if m.alloc_cpu:
-        score += least_requested(m.non0_cpu + ts.non0_cpu, m.alloc_cpu) * LEAST_CPU_WEIGHT
+    capacity = m.alloc_cpu
+    if capacity:
+        requested = m.non0_cpu + ts.non0_cpu
+        if requested <= capacity:
+            score += (capacity - requested) * MAX_NODE_SCORE // capacity * LEAST_CPU_WEIGHT
         weights += LEAST_CPU_WEIGHT
-    if m.alloc_memory:
-        score += least_requested(m.non0_memory + ts.non0_memory, m.alloc_memory) * LEAST_MEMORY_WEIGHT
+    capacity = m.alloc_memory
+    if capacity:
+        requested = m.non0_memory + ts.non0_memory
+        if requested <= capacity:
+            score += (capacity - requested) * MAX_NODE_SCORE // capacity * LEAST_MEMORY_WEIGHT
         weights += LEAST_MEMORY_WEIGHT
-    return _div(score, weights) if weights else 0
+    return score // weights if weights else 0
 
 
 def _most_allocated(ts: _TaskScoring, m: MirrorNode) -> int:
     score = weights = 0
-    if m.alloc_cpu:
-        score += most_requested(m.non0_cpu + ts.non0_cpu, m.alloc_cpu) * MOST_CPU_WEIGHT
+    capacity = m.alloc_cpu
+    if capacity:
+        score += min(m.non0_cpu + ts.non0_cpu, capacity) * MAX_NODE_SCORE // capacity * MOST_CPU_WEIGHT
         weights += MOST_CPU_WEIGHT
-    if m.alloc_memory:
-        score += most_requested(m.non0_memory + ts.non0_memory, m.alloc_memory) * MOST_MEMORY_WEIGHT
+    capacity = m.alloc_memory
+    if capacity:
+        score += min(m.non0_memory + ts.non0_memory, capacity) * MAX_NODE_SCORE // capacity * MOST_MEMORY_WEIGHT
         weights += MOST_MEMORY_WEIGHT
-    return _div(score, weights) if weights else 0
+    return score // weights if weights else 0
 
 
-def _balanced_allocation(ts: _TaskScoring, m: MirrorNode) -> int:
-    with_pod: list[tuple[int, int]] = []
-    without_pod: list[tuple[int, int]] = []
-    if m.alloc_cpu:
-        with_pod.append((m.cpu + ts.cpu, m.alloc_cpu))
-        without_pod.append((m.cpu, m.alloc_cpu))
-    if m.alloc_memory:
-        with_pod.append((m.memory + ts.memory, m.alloc_memory))
-        without_pod.append((m.memory, m.alloc_memory))
+def _two_fraction_score(cpu: int, cpu_capacity: int, memory: int, memory_capacity: int) -> int:
+    """balanced_resource_score for exactly the cpu and memory fractions."""
+    fc = float(cpu) / float(cpu_capacity)
+    fm = float(memory) / float(memory_capacity)
+    if fc > 1:
+        fc = 1.0
+    if fm > 1:
+        fm = 1.0
+    return int((1 - abs((fc - fm) / 2)) * float(MAX_NODE_SCORE))
+
+
+def _balanced_allocation(ts: _TaskScoring, m: MirrorNode, base: dict[str, tuple[int, int]]) -> int:
+    """`base` caches, per node, (mirror version, cpu/memory balance score without the incoming pod)."""
     if ts.gpu and m.alloc_gpu:  # an extended resource counts only if the pod requests it
-        with_pod.append((m.gpu + ts.gpu, m.alloc_gpu))
-        without_pod.append((m.gpu, m.alloc_gpu))
-    change = balanced_resource_score(with_pod) - balanced_resource_score(without_pod)
-    return MAX_NODE_SCORE // 2 + _div(MAX_NODE_SCORE // 2 + change, 2)
+        entries = [(used, request, capacity) for used, request, capacity in (
+            (m.cpu, ts.cpu, m.alloc_cpu), (m.memory, ts.memory, m.alloc_memory), (m.gpu, ts.gpu, m.alloc_gpu),
+        ) if capacity]
+        change = (balanced_resource_score([(used + request, capacity) for used, request, capacity in entries])
+                  - balanced_resource_score([(used, capacity) for used, _, capacity in entries]))
+    elif m.alloc_cpu and m.alloc_memory:
+        without = base.get(m.name)
+        if without is None or without[0] != m.version:
+            without = base[m.name] = (
+                m.version, _two_fraction_score(m.cpu, m.alloc_cpu, m.memory, m.alloc_memory))
+        change = _two_fraction_score(m.cpu + ts.cpu, m.alloc_cpu, m.memory + ts.memory, m.alloc_memory) - without[1]
+    else:
+        change = 0  # at most one fraction: std 0 with and without the pod
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + change) // 2
 
 
 register_plugin_builder(PLUGIN_NAME, NodeOrderPlugin)

@@ -165,41 +165,43 @@ class PredicatesPlugin(Plugin):
         mirror_node = self.mirror.nodes.get(node.name)
         if mirror_node is None:
             return FitError(task.key, node.name, [Status(StatusCode.Error, REASON_NODE_NOT_FOUND, PLUGIN_NAME)])
-        statuses = []
+        if self.cache_enable:
+            failed = self._cached_stable_filters(task, node)
+        else:
+            failed = self._stable_filters(task, node)
         if node.allocatable.max_task_num <= mirror_node.num_pods:
-            statuses.append(Status(StatusCode.Unschedulable, NODE_POD_NUMBER_EXCEEDED, PLUGIN_NAME))
-        failed = self._stable_filters(task, node)
+            statuses = [Status(StatusCode.Unschedulable, NODE_POD_NUMBER_EXCEEDED, PLUGIN_NAME)]
+        elif failed is None:
+            return None
+        else:
+            statuses = []
         if failed is not None:
-            statuses.append(failed)
-        return FitError(task.key, node.name, statuses) if statuses else None
+            statuses.append(Status(failed.code, failed.reason))  # a fresh status per FitError
+        return FitError(task.key, node.name, statuses)
 
-    def _stable_filters(self, task: TaskInfo, node: NodeInfo) -> Status | None:
-        if not self.cache_enable:
-            return self._verdict(task, node)
+    def _cached_stable_filters(self, task: TaskInfo, node: NodeInfo) -> Status | None:
+        """predicate.CacheEnable: the verdict per (node, template uid) is reused for the session."""
         template = task.pod.annotations.get(TEMPLATE_UID_ANNOTATION, "")
         if template:
             fit = self._equivalence.get((node.name, template))
             if fit is not None:
                 return None if fit else Status(StatusCode.Error, REASON_CACHED_FAILURE, CACHE_ENABLE)
-        status = self._verdict(task, node)
+        status = self._stable_filters(task, node)
         if template:
             self._equivalence[(node.name, template)] = status is None
         return status
 
-    def _verdict(self, task: TaskInfo, node: NodeInfo) -> Status | None:
+    def _stable_filters(self, task: TaskInfo, node: NodeInfo) -> Status | None:
         pod_filter = self._filters_by_task.get(task.uid)
         if pod_filter is None:
-            pod_filter = self._pod_filter(task.pod)
-            self._filters_by_task[task.uid] = pod_filter
+            pod_filter = self._filters_by_task[task.uid] = self._pod_filter(task.pod)
         verdict = pod_filter.verdicts.get(node.name, _UNSET)
         if verdict is _UNSET:
             verdict = None
             if node.node is not None:
                 verdict = pod_filter.check(node.node, self.node_affinity_enable, self.taint_toleration_enable)
             pod_filter.verdicts[node.name] = verdict
-        if verdict is None:
-            return None
-        return Status(verdict.code, verdict.reason)  # a fresh status per FitError
+        return verdict  # type: ignore[return-value]
 
     def _pod_filter(self, pod: Pod) -> _PodFilter:
         key = (node_affinity_key(pod), tolerations_key(pod.tolerations))

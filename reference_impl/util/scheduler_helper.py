@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from reference_impl.api.unschedule_info import FitErrors
+from reference_impl.api.unschedule_info import FitErrors, ScoringError
 
 if TYPE_CHECKING:
     from reference_impl.api.node_info import NodeInfo
@@ -100,8 +100,11 @@ def prioritize_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> dic
         for plugin, score in map_scores.items():
             plugin_scores.setdefault(plugin, []).append([node.name, math.floor(score)])
         order_scores[node.name] = order_score
-    reduce_scores = ssn.node_order_reduce_fn(task, plugin_scores)
-    batch_scores = ssn.batch_node_order_fn(task, nodes)
+    try:
+        reduce_scores = ssn.node_order_reduce_fn(task, plugin_scores)
+        batch_scores = ssn.batch_node_order_fn(task, nodes)
+    except ScoringError:
+        return {}  # upstream logs the error and returns an empty score map
     grouped: dict[float, list[NodeInfo]] = {}
     for node in nodes:
         score = reduce_scores.get(node.name, 0.0) + order_scores.get(node.name, 0.0) + batch_scores.get(node.name, 0.0)

@@ -17,10 +17,15 @@ def _objects():
     )
 
 
-def test_snapshot_leaves_out_not_ready_nodes_and_jobs_without_queue():
-    cache = SchedulerCache(_objects())
+def test_snapshot_ignores_ready_condition_but_leaves_out_uninitialised_nodes():
+    objects = _objects()
+    objects.pods.append(pod("ghost-0", group="", node_name="ghost", phase="Running"))
+    cache = SchedulerCache(objects)
     snap = cache.snapshot()
-    assert set(snap.nodes) == {"n1"} and set(snap.jobs) == {"default/pg"}
+    # upstream's setNodeState marks every known node Ready, whatever its conditions say;
+    # a node known only because a pod names it is uninitialised and NotReady
+    assert set(snap.nodes) == {"n1", "n2"} and "ghost" in cache.nodes
+    assert set(snap.jobs) == {"default/pg"}
     assert {"default", "root"} <= set(snap.queues)
     assert snap.jobs["default/pg"].priority == 7  # the global default class
 
@@ -37,7 +42,7 @@ def test_session_changes_do_not_reach_the_cache_until_commit():
 
 def test_cycles_bind_then_run_and_evicted_pods_release_then_vanish():
     objects = _objects()
-    objects.nodes[0] = node("n1", cpu="3")
+    objects.nodes = [node("n1", cpu="3")]
     objects.pods.append(pod("old", group="", node_name="n1", phase="Running", cpu="1"))
     scheduler = Scheduler(objects, conf(["gang", "priority"]), seed=0)
     scheduler.run_once()

@@ -27,10 +27,10 @@ from tests.builders import node, pod, pod_group
 UAU = StatusCode.UnschedulableAndUnresolvable
 
 
-def open_ssn(nodes, pods, arguments=None) -> Session:
+def open_ssn(nodes, pods, arguments=None, flags=None) -> Session:
     groups = sorted({p.annotations[GROUP_NAME_ANNOTATION] for p in pods})
     objects = ClusterObjects(nodes=nodes, pods=pods, pod_groups=[pod_group(g, 1, phase="Inqueue") for g in groups])
-    option = PluginOption("predicates", arguments=dict(arguments or {}))
+    option = PluginOption("predicates", arguments=dict(arguments or {}), flags=dict(flags or {}))
     apply_plugin_conf_defaults(option)
     return open_session(SchedulerCache(objects), SchedulerConf(actions=["allocate"], tiers=[Tier([option])]),
                         cycle=0, seed=0)
@@ -119,6 +119,14 @@ def test_allocation_without_pre_predicate_is_rolled_back_by_the_reserve_failure(
     with pytest.raises(StatementError, match="not found"):
         Statement(ssn).allocate(task_of(ssn, "a"), ssn.nodes["n1"])
     assert session_mirror(ssn).nodes["n1"].num_pods == 0
+
+
+def test_with_enable_predicate_off_pre_predicate_never_runs_so_every_allocation_rolls_back():
+    ssn = open_ssn([node("n1")], [pod("a")], flags={"enablePredicate": False})
+    a = task_of(ssn, "a")
+    assert ssn.pre_predicate_fn(a) is None  # dispatched to nobody
+    with pytest.raises(StatementError, match="not found"):
+        Statement(ssn).allocate(a, ssn.nodes["n1"])
 
 
 # -- NodeUnschedulable --------------------------------------------------------------------
@@ -263,8 +271,9 @@ def test_taint_toleration_can_be_disabled():
 
 
 def test_pre_predicate_rejects_required_terms_pinned_to_disjoint_node_names():
-    names = lambda *v: term(fields=(("metadata.name", "In", list(v)), ("metadata.name", "In", ["z"])))  # noqa: E731
-    p = affinity_pod(names("a"), names("b"))
+    # term 1 pins {a} and {z}: empty intersection; term 2 likewise {b} and {z}; the union is empty
+    pinned = [term(fields=(("metadata.name", "In", [n]), ("metadata.name", "In", ["z"]))) for n in ("a", "b")]
+    p = affinity_pod(*pinned)
     assert required_terms_conflict(p)
     ssn = open_ssn([node("n1")], [p])
     err = ssn.pre_predicate_fn(task_of(ssn, "p"))
