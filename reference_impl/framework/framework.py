@@ -47,7 +47,18 @@ def open_session(
             plugin = builder(option.arguments)
             ssn.plugins[option.name] = plugin
             plugin.on_session_open(ssn)
+    _init_cycle_states(ssn)
     return ssn
+
+
+def _init_cycle_states(ssn: Session) -> None:
+    """A fresh cycle state for every pending, non-gated task of every valid job (InitCycleState)."""
+    for job in ssn.jobs.values():
+        if ssn.job_valid(job) is not None:
+            continue
+        for task in job.tasks_with_status(TaskStatus.Pending):
+            if not task.sch_gated:
+                ssn.cycle_states[task.uid] = {}
 
 
 def close_session(ssn: Session) -> None:

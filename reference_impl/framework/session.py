@@ -29,6 +29,7 @@ from reference_impl.api.unschedule_info import (
 from reference_impl.cache.errors import CacheError
 from reference_impl.framework.conf import SchedulerConf, Tier
 from reference_impl.framework.event import Event, EventHandler
+from reference_impl.util.priority_queue import PriorityQueue
 
 if TYPE_CHECKING:
     from reference_impl.cache.cache import SchedulerCache
@@ -65,6 +66,12 @@ EXTENSION_FLAGS: dict[str, str | None] = {
     "target_job": "enableTargetJob",
     "victim_tasks": "enabledVictim",
     "reserved_nodes": "enableReservedNodes",
+    "unified_evictable": None,
+    "simulate_predicate": "enablePredicate",
+    "simulate_allocatable": "enabledAllocatable",
+    # Simulate Add/RemoveTask run when EnabledPreemptable OR EnabledAllocatable is on.
+    "simulate_add_task": "enablePreemptable|enabledAllocatable",
+    "simulate_remove_task": "enablePreemptable|enabledAllocatable",
 }
 
 
@@ -129,6 +136,8 @@ class Session:
         self.hooks = SessionObserverHooks()
         self.pod_group_old_phase: dict[str, str] = {}
         self._fns: dict[str, dict[str, Callable[..., Any]]] = {point: {} for point in EXTENSION_FLAGS}
+        # Per-task scratch state shared by a task's extension points (upstream's k8s CycleState).
+        self.cycle_states: dict[str, dict[str, Any]] = {}
         self._tiered_cache: dict[str, list[list[Callable[..., Any]]]] = {}
 
     # -- registration (upstream AddXxxFn) -----------------------------------------------
@@ -148,10 +157,11 @@ class Session:
         flag = EXTENSION_FLAGS[point]
         registered = self._fns[point]
         tiers = []
+        flags = flag.split("|") if flag else []
         for tier in self.tiers:
             fns = []
             for option in tier.plugins:
-                if flag is not None and not option.enabled(flag):
+                if flags and not any(option.enabled(f) for f in flags):
                     continue
                 fn = registered.get(option.name)
                 if fn is not None:
@@ -333,6 +343,70 @@ class Session:
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo] | None:
         return self._tiered_intersection("reclaimable", reclaimer, reclaimees)
+
+    def unified_evictable(self, context: Any, candidates: list[TaskInfo]) -> list[TaskInfo] | None:
+        """The gang* actions' victim filter: tiered intersection, no enable flag."""
+        return self._tiered_intersection("unified_evictable", context, candidates)
+
+    def build_victims_priority_queue(self, victims: list[TaskInfo], preemptor: TaskInfo) -> PriorityQueue:
+        """Victims in eviction order: the first popped is evicted first (BuildVictimsPriorityQueue)."""
+        jobs, queues = self.jobs, self.queues
+
+        def job_then_task(left_job: JobInfo, right_job: JobInfo, left: TaskInfo, right: TaskInfo) -> bool:
+            result = self.job_order_compare_fn(left_job, right_job)
+            if result != 0:
+                return result > 0  # the job that would be scheduled later is evicted first
+            return not self.task_order_fn(left, right)
+
+        def less(left: TaskInfo, right: TaskInfo) -> bool:
+            if left.job == right.job:
+                return not self.task_order_fn(left, right)
+            left_job, right_job = jobs.get(left.job), jobs.get(right.job)
+            preemptor_job = jobs.get(preemptor.job)
+            if left_job is None or right_job is None:
+                if left_job is None and right_job is None:
+                    return not self.task_order_fn(left, right)
+                return left_job is None  # an orphan goes first
+            if preemptor_job is None:
+                return job_then_task(left_job, right_job, left, right)
+            if left_job.queue != right_job.queue:
+                return self.victim_queue_order_fn(queues[left_job.queue], queues[right_job.queue],
+                                                  queues[preemptor_job.queue])
+            return job_then_task(left_job, right_job, left, right)
+
+        return PriorityQueue(less, victims)
+
+    # -- simulation (topology-aware preemption's dry runs) ------------------------------
+
+    def get_cycle_state(self, task_uid: str) -> dict[str, Any]:
+        """The task's cycle state; a task without one (e.g. a running victim) gets a fresh one."""
+        return self.cycle_states.setdefault(task_uid, {})
+
+    def simulate_predicate_fn(self, state: dict[str, Any], task: TaskInfo, node: NodeInfo) -> Exception | None:
+        for fn in self._flat("simulate_predicate"):
+            err = fn(state, task, node)
+            if err is not None:
+                return err
+        return None
+
+    def simulate_allocatable_fn(self, state: dict[str, Any], queue: QueueInfo, task: TaskInfo) -> bool:
+        return all(fn(state, queue, task) for fn in self._flat("simulate_allocatable"))
+
+    def simulate_add_task_fn(self, state: dict[str, Any], task_to_schedule: TaskInfo, task_to_add: TaskInfo,
+                             node: NodeInfo) -> Exception | None:
+        for fn in self._flat("simulate_add_task"):
+            err = fn(state, task_to_schedule, task_to_add, node)
+            if err is not None:
+                return err
+        return None
+
+    def simulate_remove_task_fn(self, state: dict[str, Any], task_to_schedule: TaskInfo, task_to_remove: TaskInfo,
+                                node: NodeInfo) -> Exception | None:
+        for fn in self._flat("simulate_remove_task"):
+            err = fn(state, task_to_schedule, task_to_remove, node)
+            if err is not None:
+                return err
+        return None
 
     # -- queue and job validation -------------------------------------------------------
 
