@@ -34,10 +34,11 @@ class Scheduler:
         seed: int = 0,
         server_options: ServerOptions | None = None,
         hooks_factory: Callable[[], SessionObserverHooks] | None = None,
+        now: str | None = None,
     ) -> None:
         self.conf = conf
         self.seed = seed
-        self.cache = SchedulerCache(objects, server_options=server_options)
+        self.cache = SchedulerCache(objects, server_options=server_options, now=now)
         self.hooks_factory = hooks_factory
         self.cycle = 0
 

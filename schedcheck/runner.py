@@ -56,7 +56,7 @@ class RunResult:
 
 def run_scenario(scenario: Scenario, seed: int = 0) -> RunResult:
     """Run every cycle of the scenario; judge its expectations on the state after the last one."""
-    scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed)
+    scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now)
     result = RunResult(scenario=scenario.name, seed=seed, cycles=scenario.cycles)
     from reference_impl.framework.plugin import get_plugin_builder
 

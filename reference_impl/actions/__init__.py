@@ -1,9 +1,1 @@
-"""Actions, one module each, registered by name as upstream's actions/factory.go does."""
-
-from reference_impl.actions.allocate import Allocate
-from reference_impl.actions.backfill import Backfill
-from reference_impl.actions.base import register_action
-from reference_impl.actions.enqueue import Enqueue
-
-for _cls in (Enqueue, Allocate, Backfill):
-    register_action(_cls)
+"""Actions, one module each; every module registers its action on import (upstream actions/factory.go)."""

@@ -11,7 +11,7 @@ path), the gang* nomination fast path, scheduling-gate removal and sharding.
 
 from __future__ import annotations
 
-from reference_impl.actions.base import Action
+from reference_impl.actions.base import Action, register_action
 from reference_impl.api.job_info import JobInfo
 from reference_impl.api.node_info import NodeInfo
 from reference_impl.api.resource_info import Zero
@@ -194,3 +194,6 @@ class Allocate(Action):
             stmt.allocate(task, node)
         elif task.init_resreq.less_equal(node.future_idle_view(), Zero):
             stmt.pipeline(task, node.name, False)
+
+
+register_action(Allocate)

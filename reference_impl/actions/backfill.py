@@ -7,7 +7,7 @@ job's allocated tasks once the job is ready.
 
 from __future__ import annotations
 
-from reference_impl.actions.base import Action
+from reference_impl.actions.base import Action, register_action
 from reference_impl.api.task_info import TaskInfo
 from reference_impl.api.types import TaskStatus
 from reference_impl.api.unschedule_info import FitErrors
@@ -87,3 +87,6 @@ class Backfill(Action):
                 while not tasks[job.uid].empty():
                     ordered.append(tasks[job.uid].pop())
         return ordered
+
+
+register_action(Backfill)

@@ -23,14 +23,23 @@ def register_action(cls: type[Action]) -> type[Action]:
     return cls
 
 
-def get_action(name: str) -> Action | None:
-    import reference_impl.actions  # noqa: F401  (registers on import)
+def _load_builtin_actions() -> None:
+    """Import every module of reference_impl.actions; each registers its action on import."""
+    import importlib
+    import pkgutil
 
+    import reference_impl.actions as package
+
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+
+
+def get_action(name: str) -> Action | None:
+    _load_builtin_actions()
     cls = _actions.get(name)
     return cls() if cls is not None else None
 
 
 def implemented_actions() -> list[str]:
-    import reference_impl.actions  # noqa: F401
-
+    _load_builtin_actions()
     return sorted(_actions)

@@ -7,7 +7,7 @@ plugins are not asked.
 
 from __future__ import annotations
 
-from reference_impl.actions.base import Action
+from reference_impl.actions.base import Action, register_action
 from reference_impl.framework.session import Session
 from reference_impl.util.priority_queue import PriorityQueue
 
@@ -39,3 +39,6 @@ class Enqueue(Action):
                 ssn.job_enqueued(job)
                 job.pod_group.phase = "Inqueue"
             queues.push(queue)
+
+
+register_action(Enqueue)

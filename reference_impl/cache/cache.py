@@ -25,11 +25,12 @@ from reference_impl.api.types import TaskStatus, completed_status
 from reference_impl.cache.errors import CacheError
 from reference_impl.framework.framework import task_scheduling_reason
 from reference_impl.util.scheduler_helper import ServerOptions
-from reference_impl.k8s import DEFAULT_SCHEDULER_NAME, ClusterObjects, Pod, Queue
+from reference_impl.k8s import DEFAULT_SCHEDULER_NAME, ClusterObjects, Pod, PodCondition, Queue, ResourceQuota
+from reference_impl.util.timestamps import format_timestamp, parse_timestamp
 
 DEFAULT_QUEUE = "default"
 ROOT_QUEUE = "root"
-EVICTION_DELETION_TIMESTAMP = "1970-01-01T00:00:00Z"  # any non-empty value marks a pod as deleting
+SCHEDULE_PERIOD_SECONDS = 1.0  # --schedule-period
 
 
 @dataclass
@@ -38,6 +39,15 @@ class ClusterSnapshot:
     node_list: list[str]
     jobs: dict[str, JobInfo]
     queues: dict[str, QueueInfo]
+    resource_quotas: list[ResourceQuota]
+    now: float
+
+
+def _latest_timestamp(world: ClusterObjects) -> float:
+    stamps = [parse_timestamp(o.creation_timestamp)
+              for group in (world.nodes, world.pods, world.pod_groups, world.queues) for o in group
+              if o.creation_timestamp]
+    return max(stamps) if stamps else 0.0
 
 
 @dataclass
@@ -67,8 +77,11 @@ class SchedulerCache:
         objects: ClusterObjects,
         scheduler_names: tuple[str, ...] = (DEFAULT_SCHEDULER_NAME,),
         server_options: ServerOptions | None = None,
+        now: str | None = None,
     ) -> None:
         self.world = copy.deepcopy(objects)
+        # The scheduler's clock: deterministic, advancing one schedule period per session.
+        self.clock = parse_timestamp(now) if now else _latest_timestamp(self.world)
         self.scheduler_names = scheduler_names
         self.server_options = server_options or ServerOptions()
         # Upstream keeps this rotating predicate start index in a process-wide variable.
@@ -157,7 +170,8 @@ class SchedulerCache:
                 job = jobs.get(stored.job)
                 if job is not None and stored.uid in job.tasks:
                     stored.pod = job.tasks[stored.uid].pod
-        return ClusterSnapshot(nodes, list(self.node_list), jobs, queues)
+        return ClusterSnapshot(nodes, list(self.node_list), jobs, queues,
+                               copy.deepcopy(self.world.resource_quotas), self.clock)
 
     # -- what a session commits ----------------------------------------------------------
 
@@ -220,7 +234,12 @@ class SchedulerCache:
         for pod in self.world.pods:
             key = pod.key
             if key in self._evicted_this_cycle:
-                pod.deletion_timestamp = pod.deletion_timestamp or EVICTION_DELETION_TIMESTAMP
+                # The evictor marks the pod disrupted by the scheduler, then deletes it.
+                pod.deletion_timestamp = pod.deletion_timestamp or format_timestamp(self.clock)
+                pod.conditions = [c for c in pod.conditions if c.type not in ("Ready", "DisruptionTarget")] + [
+                    PodCondition("Ready", "False", "Evict"),
+                    PodCondition("DisruptionTarget", "True", "PreemptionByScheduler"),
+                ]
                 kept.append(pod)
             elif pod.deletion_timestamp:
                 continue  # finished terminating
@@ -233,6 +252,7 @@ class SchedulerCache:
         self._bound_this_cycle.clear()
         self._evicted_this_cycle.clear()
         self.cycle += 1
+        self.clock += SCHEDULE_PERIOD_SECONDS
         self._rebuild()
 
     # -- read-only views for results -----------------------------------------------------

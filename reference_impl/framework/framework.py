@@ -33,6 +33,8 @@ def open_session(
     ssn.jobs = snapshot.jobs
     ssn.nodes = snapshot.nodes
     ssn.queues = snapshot.queues
+    ssn.resource_quotas = snapshot.resource_quotas
+    ssn.now = snapshot.now
     ssn.node_list = [snapshot.nodes[name] for name in snapshot.node_list if name in snapshot.nodes]
     for job in ssn.jobs.values():
         if job.pod_group is not None:

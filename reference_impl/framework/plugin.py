@@ -43,4 +43,11 @@ def registered_plugins() -> list[str]:
 
 
 def _load_builtin_plugins() -> None:
-    import reference_impl.plugins  # noqa: F401  (registers on import)
+    """Import every module of reference_impl.plugins; each registers its builder on import."""
+    import importlib
+    import pkgutil
+
+    import reference_impl.plugins as package
+
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")

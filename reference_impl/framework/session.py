@@ -127,6 +127,8 @@ class Session:
         self.node_list: list[NodeInfo] = []
         self.queues: dict[str, QueueInfo] = {}
         self.total_resource = Resource()
+        self.resource_quotas: list = []  # the cluster's ResourceQuota objects (resourcequota plugin)
+        self.now = 0.0  # the session's clock, seconds since the epoch (sla waiting times)
         self.plugins: dict[str, Plugin] = {}
         self.event_handlers: list[EventHandler] = []
         self.current_action = ""

@@ -1,3 +1,1 @@
-"""Plugins, one module each; importing a module registers its builder (upstream plugins/factory.go)."""
-
-from reference_impl.plugins import binpack, conformance, gang, nodeorder, predicates, priority  # noqa: F401
+"""Plugins, one module each; every module registers its builder on import (upstream plugins/factory.go)."""

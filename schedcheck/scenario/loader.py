@@ -33,7 +33,7 @@ from schedcheck.scenario.references import POD_GROUP_PHASES
 
 API_VERSION = "schedcheck/v1"
 INTERNAL_ERROR = "unreadable input (loader bug)"
-_SCENARIO_KEYS = {"apiVersion", "kind", "metadata", "schedulerConf", "objects", "cycles", "expect"}
+_SCENARIO_KEYS = {"apiVersion", "kind", "metadata", "schedulerConf", "objects", "cycles", "now", "expect"}
 _TASK_STATUSES = set("Pending Allocated Pipelined Binding Bound Running Releasing Succeeded Failed Unknown".split())
 _EXPECT_KEYS = {"binds", "evicted", "pipelined", "podGroupPhases", "taskStatusCounts", "bindCount", "evictCount"}
 
@@ -189,6 +189,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     metadata = f.mapping(doc.get("metadata"), "metadata")
     name = f.string(metadata.get("name"), "metadata.name") or Path(source).stem or source
     cycles = f.integer(doc.get("cycles"), "cycles", default=1, minimum=1, bits=None)
+    now = f.timestamp(doc.get("now"), "now")
     expect = _expectations(f, doc.get("expect"))
     objects = ObjectsReader(source, warnings).read(_object_items(f, doc.get("objects")))
     conf, conf_doc = _conf(doc.get("schedulerConf"), source, conf_override, warnings)
@@ -201,6 +202,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
         conf=conf,
         objects=objects,
         cycles=cycles,
+        now=now,
         expect=expect,
         warnings=warnings,
         document=document,

@@ -32,6 +32,7 @@ class Scenario:
     conf: SchedulerConf
     objects: ClusterObjects
     cycles: int = 1
+    now: str | None = None  # the first session's clock (RFC 3339); default: the latest timestamp in the objects
     expect: Expectations = field(default_factory=Expectations)
     warnings: list[str] = field(default_factory=list)
     document: dict[str, Any] = field(default_factory=dict)  # the document as read, for round trips

@@ -66,3 +66,25 @@ def test_caller_objects_are_never_modified():
     Scheduler(objects, conf(["gang"]), seed=0).run(2)
     assert all(not p.node_name for p in objects.pods if p.name.startswith("p-"))
     assert all(pg.phase == "" for pg in objects.pod_groups)
+
+
+def test_clock_starts_at_the_latest_timestamp_or_the_given_now_and_ticks_per_session():
+    objects = _objects()
+    objects.pods[0].creation_timestamp = "2026-05-01T10:00:00Z"
+    scheduler = Scheduler(objects, conf(["gang"]))
+    first = scheduler.run_once().session.now
+    scheduler.advance()
+    assert scheduler.run_once().session.now == first + 1.0
+    assert Scheduler(objects, conf(["gang"]), now="2026-05-01T10:05:00Z").cache.clock - first == 300
+
+
+def test_evicted_pod_is_terminating_and_disrupted_in_the_next_session():
+    objects = ClusterObjects(nodes=[node("n1")], pods=[pod("r-0", node_name="n1", phase="Running")],
+                             pod_groups=[pod_group("pg", 1, phase="Running")])
+    scheduler = Scheduler(objects, conf(["gang"]))
+    task = next(iter(scheduler.cache.jobs["default/pg"].tasks.values()))
+    scheduler.cache.evict(task, "preempt")
+    scheduler.advance()
+    world_pod = scheduler.cache.world.pods[0]
+    assert world_pod.deletion_timestamp
+    assert any(c.type == "DisruptionTarget" and c.reason == "PreemptionByScheduler" for c in world_pod.conditions)
