@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
+from typing import Any
 
 
 class TaskStatus(enum.IntFlag):
@@ -67,3 +69,23 @@ class QueueState(str, enum.Enum):
 class NodePhase(str, enum.Enum):
     Ready = "Ready"
     NotReady = "NotReady"
+
+
+class EvictionKind(enum.IntEnum):
+    """Who is evicting: gang-aware actions or the legacy task-level ones."""
+
+    Unknown = 0
+    GangPreempt = 1
+    GangReclaim = 2
+    TaskPreempt = 3
+    TaskReclaim = 4
+
+
+@dataclass
+class EvictionContext:
+    """The initiator of an eviction, for UnifiedEvictable filtering (api/types.go)."""
+
+    kind: EvictionKind
+    job: Any = None  # JobInfo of the initiator
+    task: Any = None  # TaskInfo, for task-level kinds only
+    hyper_node: str = ""

@@ -24,6 +24,7 @@ class ConformancePlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         ssn.add_fn("preemptable", self.name, evictable)
         ssn.add_fn("reclaimable", self.name, evictable)
+        ssn.add_fn("unified_evictable", self.name, evictable)  # same filter; the context is unused
 
 
 register_plugin_builder(ConformancePlugin.name, ConformancePlugin)

@@ -82,6 +82,8 @@ class GangPlugin(Plugin):
 
         ssn.add_fn("preemptable", self.name, preemptable)
         ssn.add_fn("reclaimable", self.name, preemptable)
+        # Gang-aware actions handle gang safety through their bundles: permit every candidate.
+        ssn.add_fn("unified_evictable", self.name, lambda context, candidates: (list(candidates), PERMIT))
         ssn.add_fn("job_order", self.name, job_order)
         ssn.add_fn("job_ready", self.name, job_ready)
         ssn.add_fn("job_pipelined", self.name, job_pipelined)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from reference_impl.api.job_info import JobInfo
 from reference_impl.api.task_info import TaskInfo
+from reference_impl.api.types import EvictionContext, EvictionKind
 from reference_impl.framework.plugin import Plugin, register_plugin_builder
 from reference_impl.framework.session import PERMIT, Session
 
@@ -52,6 +53,14 @@ class PriorityPlugin(Plugin):
 
         ssn.add_fn("preemptable", self.name, preemptable)
         ssn.add_fn("job_starving", self.name, job_starving)
+
+        def unified_evictable(context: EvictionContext, candidates: list[TaskInfo]):
+            if context.kind == EvictionKind.GangReclaim:
+                return list(candidates), PERMIT
+            victims = [c for c in candidates if ssn.jobs[c.job].priority < context.job.priority]
+            return victims, PERMIT
+
+        ssn.add_fn("unified_evictable", self.name, unified_evictable)
 
 
 register_plugin_builder(PriorityPlugin.name, PriorityPlugin)
