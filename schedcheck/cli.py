@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -20,6 +21,14 @@ RUN_EXAMPLE = """examples:
   schedcheck run examples/gpu-training-gang.yaml
   schedcheck run tests/scenarios/gang-commit.yaml --json --seed 7
   schedcheck run cluster-dump.yaml --conf volcano-scheduler.conf
+"""
+CHECK_EXAMPLE = """examples:
+  schedcheck check tests/scenarios/gang-commit.yaml
+  schedcheck check cluster-dump.yaml --only node.ledger,gang.session-atomic --json
+"""
+INVARIANTS_EXAMPLE = """examples:
+  schedcheck invariants
+  schedcheck invariants --json
 """
 BENCH_EXAMPLE = """examples:
   schedcheck bench
@@ -52,6 +61,27 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trace", action="store_true",
                      help="include every session operation (allocate, pipeline, evict, bind, ...) in the output")
 
+    check = sub.add_parser(
+        "check", help="run a scenario with every invariant on and write a report",
+        description="Run the reference scheduler on a scenario with the invariant engine checking every "
+                    "operation, statement, action and session close. Writes reports/<time>-<name>/report.json "
+                    "and report.md. Exit 0 when no invariant is violated, 1 when one is, 2 on unreadable input.",
+        epilog=CHECK_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("scenario", help="scenario file (YAML or JSON), or - for standard input")
+    check.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    check.add_argument("--only", metavar="IDS", help="comma-separated invariant ids to check (default: all)")
+    check.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default 0)")
+    check.add_argument("--conf", metavar="FILE", help="volcano-scheduler.conf overriding the scenario's")
+    check.add_argument("--report", metavar="DIR", default="reports", help="where reports go (default reports/)")
+
+    invariants = sub.add_parser(
+        "invariants", help="list the invariant catalog",
+        description="Every invariant: id, class, the rule in one line, and where it comes from.",
+        epilog=INVARIANTS_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    invariants.add_argument("--json", action="store_true", help="print one JSON object")
+
     bench = sub.add_parser(
         "bench", help="print performance figures",
         description="Build synthetic clusters (N nodes, 10xN pods, half of them pending in gangs across "
@@ -65,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `schedcheck invariants | head` ends quietly
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -74,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_run(args)
     if args.command == "bench":
         return _cmd_bench(args)
+    if args.command == "check":
+        return _cmd_check(args)
+    if args.command == "invariants":
+        return _cmd_invariants(args)
     parser.error(f"unknown command {args.command}")
     return EXIT_USAGE
 
@@ -81,16 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     from schedcheck.render import render_run
     from schedcheck.runner import run_scenario
-    from schedcheck.scenario.errors import ScenarioError
-    from schedcheck.scenario.loader import load_scenario
 
-    try:
-        scenario = load_scenario(args.scenario, conf_path=args.conf)
-    except ScenarioError as exc:
-        print(f"schedcheck: {exc}", file=sys.stderr)
+    scenario = _load(args.scenario, args.conf)
+    if scenario is None:
         return EXIT_USAGE
-    for warning in scenario.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     result = run_scenario(scenario, seed=args.seed)
     for name in result.skipped_plugins:
         print(f"warning: plugin {name} is not implemented in the reference yet; skipped "
@@ -103,6 +133,76 @@ def _cmd_run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_run(scenario, result, with_trace=args.trace))
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _load(path: str, conf: str | None):
+    """The scenario, or None after printing the one-line error."""
+    from schedcheck.scenario.errors import ScenarioError
+    from schedcheck.scenario.loader import load_scenario
+
+    try:
+        scenario = load_scenario(path, conf_path=conf)
+    except ScenarioError as exc:
+        print(f"schedcheck: {exc}", file=sys.stderr)
+        return None
+    for warning in scenario.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return scenario
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from invariants.engine import InvariantEngine, UnknownInvariant
+    from schedcheck.render import render_check
+    from schedcheck.report import write_report
+    from schedcheck.runner import run_scenario
+
+    only = [part.strip() for part in args.only.split(",") if part.strip()] if args.only else None
+    try:
+        engine = InvariantEngine(only=only)
+    except UnknownInvariant as exc:
+        print(f"schedcheck: check: --only: {exc} (see `schedcheck invariants`)", file=sys.stderr)
+        return EXIT_USAGE
+    scenario = _load(args.scenario, args.conf)
+    if scenario is None:
+        return EXIT_USAGE
+    result = run_scenario(scenario, seed=args.seed, engine=engine)
+    payload = result.to_json()
+    payload.update({
+        "source": scenario.source,
+        "invariants": [inv.id for inv in engine.invariants],
+        "invariantsChecked": engine.checks_run,
+        "suppressed": dict(engine.suppressed),
+        "checkSeconds": round(sum(engine.cost.values()), 4),
+    })
+    try:
+        folder = write_report(Path(args.report), scenario.name, payload)
+    except OSError as exc:
+        print(f"schedcheck: check: --report {args.report}: cannot write the report: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    payload["report"] = str(folder)
+    if args.json:
+        json.dump(payload, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_check(scenario, result, engine, folder))
+    return EXIT_FAILED if result.violations else EXIT_OK
+
+
+def _cmd_invariants(args: argparse.Namespace) -> int:
+    from invariants.registry import catalog
+    from schedcheck.render import table
+
+    invariants = catalog()
+    if args.json:
+        json.dump({"invariants": [inv.to_json() for inv in invariants]}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return EXIT_OK
+    rows = [[inv.id, inv.cls, inv.severity, inv.statement, inv.source] for inv in invariants]
+    sys.stdout.write(table(["id", "class", "severity", "rule", "source"], rows))
+    sys.stdout.write(f"{len(invariants)} invariants\n")
+    return EXIT_OK
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:

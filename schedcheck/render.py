@@ -59,3 +59,22 @@ def render_run(scenario: Scenario, result: RunResult, with_trace: bool = False) 
     else:
         out.append("all expectations met\n")
     return "\n".join(part.rstrip("\n") for part in out) + "\n"
+
+
+def render_check(scenario: Scenario, result: RunResult, engine, folder) -> str:
+    out = [f"scenario {result.scenario}  ({scenario.source}), seed {result.seed}, {result.cycles} cycle(s)",
+           f"{len(engine.invariants)} invariants, {engine.checks_run} checks, "
+           f"{sum(engine.cost.values()):.3f} s checking"]
+    if result.violations:
+        out.append(f"VIOLATED: {len(result.violations)} violation(s)")
+        rows = [[v["id"], str(v["cycle"]), v.get("action") or "-", v.get("checkpoint", ""), v["message"][:100]]
+                for v in result.violations]
+        out.append(table(["invariant", "cycle", "action", "at", "what"], rows).rstrip("\n"))
+        for inv_id, count in engine.suppressed.items():
+            out.append(f"({count} more {inv_id} violation(s) not listed)")
+    else:
+        out.append("no invariant violated")
+    if result.expectation_failures:
+        out.append(f"{len(result.expectation_failures)} expectation(s) failed (see the report)")
+    out.append(f"report: {folder}/report.md")
+    return "\n".join(out) + "\n"

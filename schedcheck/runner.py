@@ -9,6 +9,7 @@ from typing import Any
 from reference_impl.api.types import TaskStatus
 from reference_impl.scheduler import CycleReport, Scheduler
 from reference_impl.util.assertion import AssertionViolation
+from invariants.engine import InvariantEngine
 from schedcheck.expect import judge
 from schedcheck.scenario.model import Scenario
 
@@ -54,9 +55,13 @@ class RunResult:
         return out
 
 
-def run_scenario(scenario: Scenario, seed: int = 0) -> RunResult:
-    """Run every cycle of the scenario; judge its expectations on the state after the last one."""
-    scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now)
+def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | None = None,
+                 check_invariants: bool = True) -> RunResult:
+    """Run every cycle of the scenario with the invariant engine observing; judge the expectations."""
+    if engine is None and check_invariants:
+        engine = InvariantEngine()
+    scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now,
+                          hooks_factory=engine.hooks if engine is not None else None)
     result = RunResult(scenario=scenario.name, seed=seed, cycles=scenario.cycles)
     from reference_impl.framework.plugin import get_plugin_builder
 
@@ -80,6 +85,8 @@ def run_scenario(scenario: Scenario, seed: int = 0) -> RunResult:
             "statement": "an upstream assertion (e.g. the asserting Resource.Sub) must hold",
             "found": str(exc),
         })
+    if engine is not None:
+        result.violations.extend(v.to_json() for v in engine.violations)
     log = scheduler.cache.log
     result.binds = {record.task: record.node for record in log.binds}
     result.evicted = [record.task for record in log.evictions]

@@ -50,6 +50,8 @@ def open_session(
             ssn.plugins[option.name] = plugin
             plugin.on_session_open(ssn)
     _init_cycle_states(ssn)
+    for hook in ssn.hooks.on_session_open:
+        hook(ssn)
     return ssn
 
 
@@ -75,6 +77,8 @@ def close_session(ssn: Session) -> None:
             continue
         update_job_status(ssn, job)
     ssn.cache.on_session_close(ssn)
+    for hook in ssn.hooks.on_session_closed:
+        hook(ssn)
 
 
 def update_pod_group_condition(job: JobInfo, condition: PodGroupCondition) -> None:

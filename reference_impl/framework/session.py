@@ -102,16 +102,23 @@ class Operation:
     task: str
     node: str
     job: str = ""
+    from_status: TaskStatus | None = None  # the task's status before the operation
+    statement: int = 0  # the statement it belongs to (0: none, e.g. ssn.allocate or a bind at commit)
+    eviction_occurred: bool = False  # pipeline only
+    task_uid: str = ""
 
 
 @dataclass
 class SessionObserverHooks:
     """The narrow hook interface the invariant engine observes through."""
 
+    on_session_open: list[Callable[[Session], None]] = field(default_factory=list)
     on_operation: list[Callable[[Session, Operation], None]] = field(default_factory=list)
+    on_statement_begin: list[Callable[[Session, Any], None]] = field(default_factory=list)
     on_action_end: list[Callable[[Session, str], None]] = field(default_factory=list)
     on_statement_end: list[Callable[[Session, str, list], None]] = field(default_factory=list)
-    on_session_close: list[Callable[[Session], None]] = field(default_factory=list)
+    on_session_close: list[Callable[[Session], None]] = field(default_factory=list)  # before plugins close
+    on_session_closed: list[Callable[[Session], None]] = field(default_factory=list)  # after the cache took over
 
 
 class Session:
@@ -134,6 +141,7 @@ class Session:
         self.current_action = ""
         self.enabled_actions: set[str] = set(conf.actions)
         self.ties: list[TieRecord] = []
+        self._statement_ids = 0
         self.operations: list[Operation] = []
         self.hooks = SessionObserverHooks()
         self.pod_group_old_phase: dict[str, str] = {}
@@ -141,6 +149,10 @@ class Session:
         # Per-task scratch state shared by a task's extension points (upstream's k8s CycleState).
         self.cycle_states: dict[str, dict[str, Any]] = {}
         self._tiered_cache: dict[str, list[list[Callable[..., Any]]]] = {}
+
+    def new_statement_id(self) -> int:
+        self._statement_ids += 1
+        return self._statement_ids
 
     # -- registration (upstream AddXxxFn) -----------------------------------------------
 
@@ -507,8 +519,10 @@ class Session:
                 handler.deallocate_func(event)
         return event.err
 
-    def record(self, op: str, task: TaskInfo, node: str) -> None:
-        operation = Operation(self.current_action, op, task.key, node, task.job)
+    def record(self, op: str, task: TaskInfo, node: str, from_status: TaskStatus | None = None,
+               statement: int = 0) -> None:
+        operation = Operation(self.current_action, op, task.key, node, task.job, from_status, statement,
+                              task.eviction_occurred if op == "pipeline" else False, task.uid)
         self.operations.append(operation)
         for hook in self.hooks.on_operation:
             hook(self, operation)
@@ -526,6 +540,7 @@ class Session:
         from reference_impl.api.node_info import NodeError
 
         task.pod.node_name = node.name
+        from_status = task.status
         job = self.jobs.get(task.job)
         if job is None:
             return LookupError(f"failed to find job {task.job}")
@@ -538,7 +553,7 @@ class Session:
         except NodeError as exc:
             return exc
         self.fire_allocate(task)  # upstream ignores handler errors here
-        self.record("allocate", task, node.name)
+        self.record("allocate", task, node.name, from_status)
         if self.job_ready(job):
             for allocated in job.tasks_with_status(TaskStatus.Allocated):
                 try:
@@ -550,14 +565,16 @@ class Session:
     def dispatch(self, task: TaskInfo) -> None:
         """Send an allocated task to the cache's binder; the session task becomes Binding."""
         self.cache.add_bind_task(task)
+        from_status = task.status
         job = self.jobs.get(task.job)
         if job is not None:
             job.update_task_status(task, TaskStatus.Binding)
-        self.record("bind", task, task.node_name)
+        self.record("bind", task, task.node_name, from_status)
 
     def evict(self, task: TaskInfo, reason: str) -> None:
         """ssn.Evict (shuffle): the cache first, then the session."""
         self.cache.evict(task, reason)
+        from_status = task.status
         job = self.jobs.get(task.job)
         if job is not None:
             job.update_task_status(task, TaskStatus.Releasing)
@@ -565,7 +582,7 @@ class Session:
         if node is not None:
             node.update_task(task)
         self.fire_deallocate(task)
-        self.record("evict", task, task.node_name)
+        self.record("evict", task, task.node_name, from_status)
 
     def action_arguments(self, action: str) -> dict[str, Any]:
         return self.conf.action_arguments(action)

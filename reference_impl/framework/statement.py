@@ -38,11 +38,22 @@ class Statement:
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
         self.operations: list[StatementOp] = []
+        self.id = ssn.new_statement_id()
+        self._begun = False
+
+    def _begin(self) -> None:
+        """Tell observers a statement is about to change the session (once per transaction)."""
+        if not self._begun:
+            self._begun = True
+            for hook in self.ssn.hooks.on_statement_begin:
+                hook(self.ssn, self)
 
     # -- recorded operations ------------------------------------------------------------
 
     def evict(self, reclaimee: TaskInfo, reason: str) -> None:
+        self._begin()
         ssn = self.ssn
+        from_status = reclaimee.status
         job = ssn.jobs.get(reclaimee.job)
         if job is not None:
             job.update_task_status(reclaimee, TaskStatus.Releasing)
@@ -51,12 +62,14 @@ class Statement:
             node.update_task(reclaimee)
         ssn.fire_deallocate(reclaimee)
         self.operations.append(StatementOp(EVICT, reclaimee, reason))
-        ssn.record("evict", reclaimee, reclaimee.node_name)
+        ssn.record("evict", reclaimee, reclaimee.node_name, from_status, self.id)
 
     def pipeline(self, task: TaskInfo, hostname: str, eviction_occurred: bool) -> None:
         """Raises StatementError after rolling back if any step failed."""
+        self._begin()
         ssn = self.ssn
         errors: list[str] = []
+        from_status = task.status
         job = ssn.jobs.get(task.job)
         if job is not None:
             job.update_task_status(task, TaskStatus.Pipelined)
@@ -79,12 +92,14 @@ class Statement:
             self._un_pipeline(task)
             raise StatementError(f"pipeline {task.key} to {hostname} rolled back: {'; '.join(errors)}")
         self.operations.append(StatementOp(PIPELINE, task))
-        ssn.record("pipeline", task, hostname)
+        ssn.record("pipeline", task, hostname, from_status, self.id)
 
     def allocate(self, task: TaskInfo, node_info: NodeInfo) -> None:
         """Raises StatementError after rolling back if any step failed."""
+        self._begin()
         ssn = self.ssn
         errors: list[str] = []
+        from_status = task.status
         hostname = node_info.name
         task.pod.node_name = hostname
         job = ssn.jobs.get(task.job)
@@ -108,7 +123,7 @@ class Statement:
             self._unallocate(task)
             raise StatementError(f"allocate {task.key} to {hostname} rolled back: {'; '.join(errors)}")
         self.operations.append(StatementOp(ALLOCATE, task))
-        ssn.record("allocate", task, hostname)
+        ssn.record("allocate", task, hostname, from_status, self.id)
 
     def un_pipeline(self, task: TaskInfo) -> None:
         """Public UnPipeline: undoes the session effects; does not drop a recorded Pipeline."""
@@ -118,6 +133,7 @@ class Statement:
 
     def _unevict(self, reclaimee: TaskInfo) -> None:
         ssn = self.ssn
+        from_status = reclaimee.status
         job = ssn.jobs.get(reclaimee.job)
         if job is not None:
             job.update_task_status(reclaimee, TaskStatus.Running)  # always Running, even if it was Bound
@@ -125,10 +141,11 @@ class Statement:
         if node is not None:
             node.update_task(reclaimee)
         ssn.fire_allocate(reclaimee)
-        ssn.record("unevict", reclaimee, reclaimee.node_name)
+        ssn.record("unevict", reclaimee, reclaimee.node_name, from_status, self.id)
 
     def _un_pipeline(self, task: TaskInfo) -> None:
         ssn = self.ssn
+        from_status = task.status
         job = ssn.jobs.get(task.job)
         if job is not None:
             job.update_task_status(task, TaskStatus.Pending)
@@ -136,11 +153,12 @@ class Statement:
         if node is not None:
             node.remove_task(task)
         ssn.fire_deallocate(task)
-        ssn.record("unpipeline", task, task.node_name)
+        ssn.record("unpipeline", task, task.node_name, from_status, self.id)
         task.node_name = ""
 
     def _unallocate(self, task: TaskInfo) -> None:
         ssn = self.ssn
+        from_status = task.status
         job = ssn.jobs.get(task.job)
         if job is not None:
             job.update_task_status(task, TaskStatus.Pending)
@@ -148,7 +166,7 @@ class Statement:
         if node is not None:
             node.remove_task(task)
         ssn.fire_deallocate(task)
-        ssn.record("unallocate", task, task.node_name)
+        ssn.record("unallocate", task, task.node_name, from_status, self.id)
         task.node_name = ""  # upstream leaves pod.spec.nodeName as it is
 
     # -- transaction end ----------------------------------------------------------------
@@ -163,6 +181,7 @@ class Statement:
             else:
                 self._unallocate(op.task)
         ops, self.operations = self.operations, []
+        self._begun = False
         for hook in self.ssn.hooks.on_statement_end:
             hook(self.ssn, "discard", ops)
 
@@ -181,13 +200,16 @@ class Statement:
                 except CacheError:
                     self._unallocate(op.task)
         ops, self.operations = self.operations, []
+        self._begun = False
         for hook in ssn.hooks.on_statement_end:
             hook(ssn, "commit", ops)
 
     def merge(self, other: Statement) -> None:
         """Move another statement's operations onto the end of this one."""
+        self._begun = self._begun or other._begun
         self.operations.extend(other.operations)
         other.operations = []
+        other._begun = False
 
     def has_evictions(self) -> bool:
         return any(op.name == EVICT for op in self.operations)

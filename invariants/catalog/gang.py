@@ -1,0 +1,55 @@
+"""Gang atomicity (volcano-semantics §8.2, §9.1, §12 item 7)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from invariants.context import CheckContext
+from invariants.registry import CLOSE, STATEMENT, invariant
+from invariants.violation import Violation
+from reference_impl.api.job_info import JobInfo
+
+
+def _short_of_minimum(job: JobInfo) -> str:
+    """Why the job is not gang-ready, or "" when it is (MinAvailable and every per-role minimum)."""
+    ready = job.ready_task_num()
+    if ready + job.pending_best_effort_task_num() < job.min_available:
+        return f"{ready} ready of minAvailable {job.min_available}"
+    if not job.check_task_ready():
+        return f"a role is below its minimum ({job.task_min_available})"
+    return ""
+
+
+@invariant("gang.commit-ready", "allocate commits a job's statement only when the job has MinAvailable placed",
+           "gang", "allocate.go (commit only when JobReady); gang.go JobReady", (STATEMENT,), requires=("gang",))
+def gang_commit_ready(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.statement_kind != "commit" or ctx.action != "allocate":
+        return
+    jobs = {op.task.job for op in ctx.statement_ops if op.name == "allocate"}
+    for uid in sorted(jobs):
+        job = ctx.ssn.jobs.get(uid)
+        if job is None:
+            continue
+        short = _short_of_minimum(job)
+        if short:
+            yield Violation("", f"job {uid} was committed with {short}: a partial gang reached the binder",
+                            [f"job {uid}"], f">= {job.min_available} ready", short)
+
+
+@invariant("gang.session-atomic", "after a session, no job has new binds unless MinAvailable (and every role "
+           "minimum) is placed", "gang", "gang.go; volcano-semantics §9.1", (CLOSE,), requires=("gang",))
+def gang_session_atomic(ctx: CheckContext) -> Iterator[Violation]:
+    start = ctx.session_state.get("binds_at_open", 0)
+    bound_jobs: dict[str, int] = {}
+    for record in ctx.ssn.cache.log.binds[start:]:
+        job_uid = next((op.job for op in reversed(ctx.ssn.operations) if op.task == record.task), "")
+        if job_uid:
+            bound_jobs[job_uid] = bound_jobs.get(job_uid, 0) + 1
+    for uid, count in sorted(bound_jobs.items()):
+        job = ctx.ssn.jobs.get(uid)
+        if job is None:
+            continue
+        short = _short_of_minimum(job)
+        if short:
+            yield Violation("", f"job {uid} got {count} bind(s) this session but has only {short}: the gang is "
+                                f"half-bound", [f"job {uid}"], f">= {job.min_available} ready", short)

@@ -1,0 +1,93 @@
+"""Task and job bookkeeping (volcano-semantics §4.2-4.3; pkg/scheduler/api/job_info.go)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from invariants.context import CheckContext
+from invariants.registry import ACTION, CLOSE, OPERATION, invariant
+from invariants.violation import Violation
+from reference_impl.api.resource_info import Resource, Zero
+from reference_impl.api.types import TaskStatus, allocated_status
+
+EVERYWHERE = (OPERATION, ACTION, CLOSE)
+
+
+def _jobs(ctx: CheckContext):
+    if ctx.operation is not None:
+        job = ctx.ssn.jobs.get(ctx.operation.job)
+        return [job] if job is not None else []
+    return list(ctx.ssn.jobs.values())
+
+
+def _differs(a: Resource, b: Resource) -> bool:
+    return not (a.less_equal(b, Zero) and b.less_equal(a, Zero))
+
+
+@invariant("job.status-index", "every task sits in exactly one status bucket, the one of its own status", "job",
+           "job_info.go TaskStatusIndex / UpdateTaskStatus", EVERYWHERE)
+def job_status_index(ctx: CheckContext) -> Iterator[Violation]:
+    for job in _jobs(ctx):
+        indexed: dict[str, TaskStatus] = {}
+        for status, bucket in job.task_status_index.items():
+            for uid, task in bucket.items():
+                if uid in indexed:
+                    yield Violation("", f"job {job.uid}: task {task.key} is indexed as both {indexed[uid].name} "
+                                        f"and {status.name}", [f"job {job.uid}", f"task {task.key}"], 1, 2)
+                indexed[uid] = status
+                if task.status != status:
+                    yield Violation("", f"job {job.uid}: task {task.key} is {task.status.name} but indexed as "
+                                        f"{status.name}", [f"job {job.uid}", f"task {task.key}"],
+                                    task.status.name, status.name)
+        missing = set(job.tasks) - set(indexed)
+        extra = set(indexed) - set(job.tasks)
+        for uid in sorted(missing | extra):
+            yield Violation("", f"job {job.uid}: task {uid} is {'missing from' if uid in missing else 'only in'} "
+                                f"the status index", [f"job {job.uid}"], "indexed once", "not indexed"
+                            if uid in missing else "indexed but not a task")
+
+
+@invariant("job.allocated-sum", "a job's Allocated equals the summed requests of its tasks in an allocated status",
+           "job", "job_info.go AddTaskInfo/DeleteTaskInfo; volcano-semantics §12 item 4", EVERYWHERE)
+def job_allocated_sum(ctx: CheckContext) -> Iterator[Violation]:
+    for job in _jobs(ctx):
+        expected = Resource()
+        for task in job.tasks.values():
+            if allocated_status(task.status):
+                expected.add(task.resreq)
+        if _differs(job.allocated, expected):
+            yield Violation("", f"job {job.uid}: Allocated is <{job.allocated}> but its allocated tasks request "
+                                f"<{expected}>", [f"job {job.uid}"], expected.as_dict(), job.allocated.as_dict())
+
+
+@invariant("job.total-request", "a job's TotalRequest equals the summed requests of all its tasks", "job",
+           "job_info.go AddTaskInfo; volcano-semantics §12 item 5", (ACTION, CLOSE))
+def job_total_request(ctx: CheckContext) -> Iterator[Violation]:
+    for job in _jobs(ctx):
+        expected = Resource()
+        for task in job.tasks.values():
+            expected.add(task.resreq)
+        if _differs(job.total_request, expected):
+            yield Violation("", f"job {job.uid}: TotalRequest is <{job.total_request}> but its tasks request "
+                                f"<{expected}>", [f"job {job.uid}"], expected.as_dict(), job.total_request.as_dict())
+
+
+READY = {TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Allocated, TaskStatus.Succeeded}
+
+
+@invariant("job.counters", "ready, waiting and valid task counts match their definitions over the job's tasks",
+           "job", "volcano-semantics §4.3", (ACTION, CLOSE))
+def job_counters(ctx: CheckContext) -> Iterator[Violation]:
+    for job in _jobs(ctx):
+        statuses = [task.status for task in job.tasks.values()]
+        expected = {
+            "ready": sum(s in READY for s in statuses),
+            "waiting": sum(s == TaskStatus.Pipelined for s in statuses),
+            "valid": sum(allocated_status(s) or s in (TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)
+                         for s in statuses),
+        }
+        found = {"ready": job.ready_task_num(), "waiting": job.waiting_task_num(), "valid": job.valid_task_num()}
+        for name in expected:
+            if expected[name] != found[name]:
+                yield Violation("", f"job {job.uid}: {name} task count is {found[name]}, its tasks say "
+                                    f"{expected[name]}", [f"job {job.uid}"], expected[name], found[name])

@@ -1,0 +1,150 @@
+"""Node ledger invariants (seed 001 "resource identities"; volcano-semantics §3, §12)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from invariants.context import CheckContext
+from invariants.ledger import build_ledger, mismatches, negatives
+from invariants.registry import ACTION, CLOSE, OPERATION, invariant
+from invariants.violation import Violation
+from reference_impl.api.types import TaskStatus
+
+EVERYWHERE = (OPERATION, ACTION, CLOSE)
+
+
+def _fmt(dim: str, value: float) -> str:
+    return f"{value:g}{'m' if dim == 'cpu' else ''}"
+
+
+def _sum_violations(ctx: CheckContext, left_name: str, right_name: str, what: str) -> Iterator[Violation]:
+    ledger = build_ledger(ctx.nodes())
+    left, right = getattr(ledger, left_name), getattr(ledger, right_name)
+    for node, dim, found, expected in mismatches(ledger, left, right):
+        yield Violation("", f"node {node}: {what} on {dim} is {_fmt(dim, found)}, expected {_fmt(dim, expected)}",
+                        [f"node {node}"], expected, found)
+
+
+@invariant("node.ledger", "Idle + Used = Allocatable on every node and dimension", "node",
+           "seed 001 (resource identities); pkg/scheduler/api/node_info.go", EVERYWHERE)
+def node_ledger(ctx: CheckContext) -> Iterator[Violation]:
+    ledger = build_ledger(ctx.nodes())
+    for node, dim, found, expected in mismatches(ledger, ledger.idle + ledger.used, ledger.allocatable):
+        yield Violation("", f"node {node}: Idle + Used on {dim} is {_fmt(dim, found)} but Allocatable is "
+                            f"{_fmt(dim, expected)}: a task was added or removed without moving its request "
+                            f"between Idle and Used", [f"node {node}"], expected, found)
+
+
+@invariant("node.used-sum", "Used equals the summed requests of the node's tasks that are not Pipelined", "node",
+           "seed 001 (Used = Running + Releasing); node_info.go AddTask/RemoveTask", EVERYWHERE)
+def node_used_sum(ctx: CheckContext) -> Iterator[Violation]:
+    yield from _sum_violations(ctx, "used", "sum_used", "Used")
+
+
+@invariant("node.releasing-sum", "Releasing equals the summed requests of the node's Releasing tasks", "node",
+           "volcano-semantics §3.2-3.3", EVERYWHERE)
+def node_releasing_sum(ctx: CheckContext) -> Iterator[Violation]:
+    yield from _sum_violations(ctx, "releasing", "sum_releasing", "Releasing")
+
+
+@invariant("node.pipelined-sum", "Pipelined equals the summed requests of the node's Pipelined tasks", "node",
+           "volcano-semantics §3.2-3.3, §12 item 3", EVERYWHERE)
+def node_pipelined_sum(ctx: CheckContext) -> Iterator[Violation]:
+    yield from _sum_violations(ctx, "pipelined", "sum_pipelined", "Pipelined")
+
+
+@invariant("node.future-idle", "FutureIdle = Idle + Releasing - Pipelined", "node",
+           "seed 001 (FutureIdle); node_info.go FutureIdle", EVERYWHERE)
+def node_future_idle(ctx: CheckContext) -> Iterator[Violation]:
+    ledger = build_ledger(ctx.nodes())
+    expected = ledger.idle + ledger.releasing - ledger.pipelined
+    for node, dim, found, want in mismatches(ledger, ledger.future_idle, expected):
+        yield Violation("", f"node {node}: FutureIdle on {dim} is {_fmt(dim, found)}, but Idle + Releasing - "
+                            f"Pipelined is {_fmt(dim, want)}", [f"node {node}"], want, found)
+
+
+@invariant("node.non-negative", "Used, Releasing and Pipelined are never negative", "node",
+           "volcano-semantics §3.3 (the asserting Sub in RemoveTask)", EVERYWHERE)
+def node_non_negative(ctx: CheckContext) -> Iterator[Violation]:
+    ledger = build_ledger(ctx.nodes())
+    for label, values in (("Used", ledger.used), ("Releasing", ledger.releasing), ("Pipelined", ledger.pipelined)):
+        for node, dim, found in negatives(ledger, values):
+            yield Violation("", f"node {node}: {label} on {dim} went negative ({_fmt(dim, found)}): a task was "
+                                f"removed more often than it was added", [f"node {node}"], ">= 0", found)
+
+
+@invariant("node.cache-idle-non-negative", "after a session, no node in the cache has negative Idle where it bound",
+           "node", "volcano-semantics §3.2 (Binding checks Idle), §12 item 9", (CLOSE,))
+def cache_idle_non_negative(ctx: CheckContext) -> Iterator[Violation]:
+    start = ctx.session_state.get("binds_at_open", 0)
+    nodes = {record.node for record in ctx.ssn.cache.log.binds[start:]}
+    cache_nodes = [ctx.ssn.cache.nodes[name] for name in sorted(nodes) if name in ctx.ssn.cache.nodes]
+    if not cache_nodes:
+        return
+    ledger = build_ledger(cache_nodes)
+    for node, dim, found in negatives(ledger, ledger.idle):
+        yield Violation("", f"node {node} (cache): Idle on {dim} is {_fmt(dim, found)} after this session's binds: "
+                            f"more was bound to the node than it can hold", [f"node {node}"], ">= 0", found)
+
+
+@invariant("node.pod-limit", "a node that received a task this session holds no more pods than its pod limit",
+           "node", "volcano-semantics §1.3, §9.6 (pod-count predicate)", (CLOSE,))
+def node_pod_limit(ctx: CheckContext) -> Iterator[Violation]:
+    placed: set[str] = set()
+    evicted: dict[str, int] = {}
+    for op in ctx.ssn.operations:
+        if op.op in ("allocate", "pipeline"):
+            placed.add(op.node)
+        elif op.op == "evict":
+            evicted[op.node] = evicted.get(op.node, 0) + 1
+        elif op.op == "unevict":
+            evicted[op.node] = evicted.get(op.node, 0) - 1
+    for name in sorted(placed):
+        node = ctx.ssn.nodes.get(name)
+        if node is None:
+            continue
+        count = len(node.tasks) - evicted.get(name, 0)
+        limit = node.allocatable.max_task_num
+        if count > limit:
+            yield Violation("", f"node {name} holds {count} pods after this session but allows {limit}",
+                            [f"node {name}"], f"<= {limit}", count)
+
+
+def ledger_class(status: TaskStatus) -> str:
+    """How a node accounts a task in this status: Pipelined, Releasing, or in Used like the rest."""
+    if status == TaskStatus.Pipelined:
+        return "pipelined"
+    return "releasing" if status == TaskStatus.Releasing else "used"
+
+
+ON_NODE = {TaskStatus.Allocated, TaskStatus.Pipelined, TaskStatus.Binding, TaskStatus.Bound, TaskStatus.Running}
+
+
+@invariant("task.single-node", "a task is on at most one node, and the node and the task agree", "job",
+           "volcano-semantics §2.5, §3.2 (AddTask refuses a task already elsewhere)", (ACTION, CLOSE))
+def task_single_node(ctx: CheckContext) -> Iterator[Violation]:
+    holders: dict[str, list[str]] = {}
+    for name, node in ctx.ssn.nodes.items():
+        for key, stored in node.tasks.items():
+            holders.setdefault(key, []).append(name)
+            if stored.node_name != name:
+                yield Violation("", f"node {name} stores task {key} whose node name is {stored.node_name!r}",
+                                [f"node {name}", f"task {key}"], name, stored.node_name)
+    for key, names in holders.items():
+        if len(names) > 1:
+            yield Violation("", f"task {key} is on {len(names)} nodes: {', '.join(sorted(names))}",
+                            [f"task {key}"] + [f"node {n}" for n in sorted(names)], 1, len(names))
+    for job in ctx.ssn.jobs.values():
+        for task in job.tasks.values():
+            if task.status not in ON_NODE or task.node_name not in ctx.ssn.nodes:
+                continue
+            stored = ctx.ssn.nodes[task.node_name].tasks.get(task.key)
+            if stored is None:
+                yield Violation("", f"task {task.key} is {task.status.name} on {task.node_name} in its job, "
+                                    f"but the node does not hold it", [f"task {task.key}", f"node {task.node_name}"],
+                                f"on {task.node_name}", "absent")
+            elif ledger_class(stored.status) != ledger_class(task.status):
+                # Allocated vs Binding is fine: the node keeps its clone and accounts both alike.
+                yield Violation("", f"task {task.key} is {task.status.name} in its job but {stored.status.name} "
+                                    f"on node {task.node_name}", [f"task {task.key}", f"node {task.node_name}"],
+                                task.status.name, stored.status.name)

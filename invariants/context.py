@@ -1,0 +1,46 @@
+"""What an invariant sees: the session, where we are, and what the engine remembered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reference_impl.api.node_info import NodeInfo
+    from reference_impl.framework.session import Operation, Session
+    from reference_impl.framework.statement import StatementOp
+
+
+@dataclass
+class StatementSnapshot:
+    """The session as a statement found it: ledgers, task placements and plugin accounting."""
+
+    nodes: dict[str, tuple[dict[str, float], ...]]  # name -> (idle, used, releasing, pipelined)
+    node_tasks: dict[str, dict[str, Any]]  # name -> pod key -> status
+    tasks: dict[str, tuple[Any, str]]  # task uid -> (status, node name)
+    plugins: dict[str, Any]  # plugin name -> its state digest
+    events: dict[str, tuple[int, int]]  # task uid -> (allocate events, deallocate events)
+
+
+@dataclass
+class CheckContext:
+    ssn: Session
+    checkpoint: str
+    cycle: int
+    action: str
+    operation: Operation | None = None
+    statement_kind: str = ""  # commit | discard
+    statement_ops: list[StatementOp] = field(default_factory=list)
+    statement_records: list[Operation] = field(default_factory=list)  # the recorded forward ops
+    before: StatementSnapshot | None = None
+    session_state: dict[str, Any] = field(default_factory=dict)  # per-session memory of the engine
+
+    def nodes(self) -> list[NodeInfo]:
+        """The nodes to check here: the operation's node at an operation, every node otherwise."""
+        if self.operation is not None:
+            node = self.ssn.nodes.get(self.operation.node)
+            return [node] if node is not None else []
+        return list(self.ssn.nodes.values())
+
+    def plugin_enabled(self, name: str) -> bool:
+        return any(option.name == name for tier in self.ssn.tiers for option in tier.plugins)

@@ -1,0 +1,178 @@
+"""The invariant engine: observes a running scheduler and checks the catalog at every checkpoint.
+
+It attaches through the session's observer hooks (and one read-only event
+handler that counts allocate/deallocate events), so it never changes what the
+scheduler decides. Which invariants run where comes from each invariant's own
+declaration. The engine measures its own cost per invariant.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from invariants.context import CheckContext
+from invariants.snapshot import state_excerpt, take_snapshot
+from invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, STATEMENT, Invariant, catalog
+from invariants.violation import Violation
+from reference_impl.framework.event import EventHandler
+from reference_impl.framework.session import Operation, Session, SessionObserverHooks
+
+FORWARD_OPS = ("allocate", "pipeline", "evict")
+DEFAULT_SNAPSHOT_LIMIT = 5000  # nodes + tasks above which statement snapshots are skipped (cost)
+
+
+class UnknownInvariant(ValueError):
+    pass
+
+
+class InvariantEngine:
+    def __init__(
+        self,
+        only: Iterable[str] | None = None,
+        max_per_invariant: int = 20,
+        stop_at_first: bool = False,
+        snapshot_limit: int = DEFAULT_SNAPSHOT_LIMIT,
+    ) -> None:
+        invariants = catalog()
+        if only is not None:
+            wanted = set(only)
+            known = {inv.id for inv in invariants}
+            unknown = sorted(wanted - known)
+            if unknown:
+                raise UnknownInvariant(f"unknown invariant id(s): {', '.join(unknown)}")
+            invariants = [inv for inv in invariants if inv.id in wanted]
+        self.invariants = invariants
+        self.by_checkpoint: dict[str, list[Invariant]] = {cp: [] for cp in CHECKPOINTS}
+        for inv in invariants:
+            for checkpoint in inv.at:
+                self.by_checkpoint[checkpoint].append(inv)
+        self.max_per_invariant = max_per_invariant
+        self.stop_at_first = stop_at_first
+        self.snapshot_limit = snapshot_limit
+        self.violations: list[Violation] = []
+        self.suppressed: Counter[str] = Counter()
+        self.cost: defaultdict[str, float] = defaultdict(float)
+        self.checks: Counter[str] = Counter()
+        self._seen: Counter[str] = Counter()
+
+    # -- wiring ---------------------------------------------------------------------------
+
+    def hooks(self) -> SessionObserverHooks:
+        """Fresh hooks for one session (pass `engine.hooks` as the scheduler's hooks_factory)."""
+        state = _SessionState()
+        hooks = SessionObserverHooks()
+        hooks.on_session_open.append(lambda ssn: self._on_open(ssn, state))
+        hooks.on_operation.append(lambda ssn, op: self._on_operation(ssn, op, state))
+        hooks.on_statement_begin.append(lambda ssn, stmt: self._on_statement_begin(ssn, stmt, state))
+        hooks.on_statement_end.append(lambda ssn, kind, ops: self._on_statement_end(ssn, kind, ops, state))
+        hooks.on_action_end.append(lambda ssn, action: self._on_action_end(ssn, action, state))
+        hooks.on_session_closed.append(lambda ssn: self._on_closed(ssn, state))
+        return hooks
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.violations)
+
+    @property
+    def checks_run(self) -> int:
+        return sum(self.checks.values())
+
+    # -- hooks ------------------------------------------------------------------------------
+
+    def _on_open(self, ssn: Session, state: _SessionState) -> None:
+        state.active = {cp: [inv for inv in invs if _applies(inv, ssn)] for cp, invs in self.by_checkpoint.items()}
+        state.small = len(ssn.nodes) + sum(len(j.tasks) for j in ssn.jobs.values()) <= self.snapshot_limit
+        state.memory["cache_at_open"] = _cache_tasks(ssn)
+        state.memory["binds_at_open"] = len(ssn.cache.log.binds)
+        state.memory["evictions_at_open"] = len(ssn.cache.log.evictions)
+        events = state.events
+
+        def count(index: int):
+            def handler(event) -> None:
+                pair = events.setdefault(event.task.uid, [0, 0])
+                pair[index] += 1
+            return handler
+
+        ssn.add_event_handler(EventHandler(count(0), count(1)))
+
+    def _on_operation(self, ssn: Session, op: Operation, state: _SessionState) -> None:
+        if op.op in FORWARD_OPS:
+            state.forward[op.task_uid] = op
+        self._run(OPERATION, state, CheckContext(ssn, OPERATION, ssn.cycle, ssn.current_action, operation=op,
+                                                 session_state=state.memory))
+
+    def _on_statement_begin(self, ssn: Session, stmt: Any, state: _SessionState) -> None:
+        if state.small and self.by_checkpoint[STATEMENT]:
+            state.snapshots[stmt.id] = take_snapshot(ssn, state.events)
+
+    def _on_statement_end(self, ssn: Session, kind: str, ops: list, state: _SessionState) -> None:
+        records = [state.forward[op.task.uid] for op in ops if op.task.uid in state.forward]
+        before = None
+        if ops:
+            ids = {record.statement for record in records}
+            before = next((state.snapshots.pop(i) for i in sorted(ids) if i in state.snapshots), None)
+        ctx = CheckContext(ssn, STATEMENT, ssn.cycle, ssn.current_action, statement_kind=kind,
+                           statement_ops=ops, statement_records=records, before=before,
+                           session_state=state.memory)
+        self._run(STATEMENT, state, ctx)
+
+    def _on_action_end(self, ssn: Session, action: str, state: _SessionState) -> None:
+        self._run(ACTION, state, CheckContext(ssn, ACTION, ssn.cycle, action, session_state=state.memory))
+
+    def _on_closed(self, ssn: Session, state: _SessionState) -> None:
+        self._run(CLOSE, state, CheckContext(ssn, CLOSE, ssn.cycle, "", session_state=state.memory))
+        state.snapshots.clear()
+
+    # -- running checks ----------------------------------------------------------------------
+
+    def _run(self, checkpoint: str, state: _SessionState, ctx: CheckContext) -> None:
+        if self.stop_at_first and self.violations:
+            return
+        for inv in state.active.get(checkpoint, ()):
+            started = time.perf_counter()
+            found = list(inv.check(ctx))
+            self.cost[inv.id] += time.perf_counter() - started
+            self.checks[inv.id] += 1
+            for violation in found:
+                self._record(inv, ctx, violation)
+
+    def _record(self, inv: Invariant, ctx: CheckContext, violation: Violation) -> None:
+        violation.invariant = inv.id
+        violation.cycle = ctx.cycle
+        violation.action = ctx.action
+        violation.checkpoint = ctx.checkpoint
+        if ctx.operation is not None and not violation.operation:
+            op = ctx.operation
+            violation.operation = f"{op.op} {op.task} on {op.node or '-'}" + (
+                f" (statement {op.statement})" if op.statement else "")
+        elif ctx.statement_kind and not violation.operation:
+            violation.operation = f"{ctx.statement_kind} of a statement with {len(ctx.statement_ops)} operation(s)"
+        self._seen[inv.id] += 1
+        if self._seen[inv.id] > self.max_per_invariant:
+            self.suppressed[inv.id] += 1
+            return
+        violation.state = state_excerpt(ctx.ssn, violation.objects)
+        self.violations.append(violation)
+
+
+class _SessionState:
+    def __init__(self) -> None:
+        self.active: dict[str, list[Invariant]] = {}
+        self.small = True
+        self.forward: dict[str, Operation] = {}  # task uid -> its latest forward operation
+        self.snapshots: dict[int, StatementSnapshot] = {}
+        self.events: dict[str, list[int]] = {}
+        self.memory: dict[str, Any] = {"events": self.events}
+
+
+def _applies(inv: Invariant, ssn: Session) -> bool:
+    configured = {option.name for tier in ssn.tiers for option in tier.plugins}
+    return all(name in configured for name in inv.requires)
+
+
+def _cache_tasks(ssn: Session) -> dict[str, tuple[Any, str]]:
+    return {uid: (task.status, task.node_name)
+            for job in ssn.cache.jobs.values() for uid, task in job.tasks.items()}

@@ -1,0 +1,74 @@
+"""The invariant catalog: each rule a small pure function, registered with its metadata.
+
+An invariant declares where it runs (its checkpoints) and which plugins it
+needs; the engine dispatches on those declarations, never on invariant ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from invariants.context import CheckContext
+    from invariants.violation import Violation
+
+# Checkpoints, in the order they happen within a session.
+OPERATION = "operation"  # after every statement or session operation (allocate, pipeline, evict, undo, bind)
+STATEMENT = "statement"  # after a statement commits or discards
+ACTION = "action"  # after every action
+CLOSE = "close"  # after the session closes (PodGroup status written, cache updated)
+CHECKPOINTS = (OPERATION, STATEMENT, ACTION, CLOSE)
+
+SAFETY = "safety"  # must never fail, upstream included
+QUALITY = "quality"  # upstream itself may fail it (e.g. minimal evictions): a finding, not a crash
+
+CheckFn = Callable[["CheckContext"], Iterable["Violation"]]
+
+
+@dataclass(frozen=True)
+class Invariant:
+    id: str
+    statement: str  # the rule, one line
+    cls: str  # node | job | gang | queue | statement | session | victim | eviction | order
+    source: str  # seed section or upstream file
+    at: tuple[str, ...]
+    check: CheckFn = field(compare=False)
+    requires: tuple[str, ...] = ()  # plugins that must be configured for the rule to apply
+    severity: str = SAFETY
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "class": self.cls, "statement": self.statement, "source": self.source,
+                "checkpoints": list(self.at), "requires": list(self.requires), "severity": self.severity}
+
+
+_CATALOG: dict[str, Invariant] = {}
+
+
+def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...],
+              requires: tuple[str, ...] = (), severity: str = SAFETY) -> Callable[[CheckFn], CheckFn]:
+    """Register the decorated check function as an invariant."""
+    for checkpoint in at:
+        if checkpoint not in CHECKPOINTS:
+            raise ValueError(f"invariant {id}: unknown checkpoint {checkpoint}")
+
+    def register(fn: CheckFn) -> CheckFn:
+        if id in _CATALOG:
+            raise ValueError(f"invariant {id} registered twice")
+        _CATALOG[id] = Invariant(id, statement, cls, source, at, fn, requires, severity)
+        return fn
+
+    return register
+
+
+def catalog() -> list[Invariant]:
+    """Every registered invariant, in id order."""
+    import invariants.catalog  # noqa: F401  (registers on import)
+
+    return [_CATALOG[key] for key in sorted(_CATALOG)]
+
+
+def get(id: str) -> Invariant | None:
+    catalog()
+    return _CATALOG.get(id)

@@ -1,0 +1,47 @@
+"""A broken invariant, as a structured record a scheduler developer can act on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Violation:
+    invariant: str
+    message: str  # what went wrong, in scheduler terms
+    objects: list[str] = field(default_factory=list)  # e.g. ["node n1", "task ns/p1"]
+    expected: Any = None
+    found: Any = None
+    # Where it happened; filled in by the engine.
+    cycle: int = -1
+    action: str = ""
+    checkpoint: str = ""
+    operation: str = ""  # e.g. "pipeline ns/p1 -> n2 (statement 7)"
+    state: dict[str, Any] = field(default_factory=dict)  # excerpt of the objects at the time
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.invariant, "cycle": self.cycle, "action": self.action, "checkpoint": self.checkpoint,
+            "operation": self.operation, "objects": self.objects, "expected": _plain(self.expected),
+            "found": _plain(self.found), "message": self.message, "state": _plain(self.state),
+        }
+
+    def one_line(self) -> str:
+        where = f"cycle {self.cycle}" + (f", {self.action}" if self.action else "") + f", {self.checkpoint}"
+        if self.operation:
+            where += f" after {self.operation}"
+        return f"{self.invariant} ({where}): {self.message}"
+
+
+def _plain(value: Any) -> Any:
+    """JSON-friendly numbers and containers."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

@@ -1,0 +1,591 @@
+"""capacity: queue quotas from explicit spec.deserved, flat or hierarchical.
+
+Upstream: pkg/scheduler/plugins/capacity/capacity.go (volcano-semantics §9.5).
+
+Flat mode: queues with jobs get deserved = max(min_Infinity(spec.deserved, realCapability),
+guarantee), realCapability as in proportion, and share = max allocated / deserved (1 for a queue
+with empty deserved, a "best-effort" queue). QueueOrder: priority, then share, then a queue with
+deserved before a best-effort one. Allocatable checks allocated + request against realCapability
+(not deserved) on the requested dimensions; there is no Overused. Preemptive additionally needs one
+requested dimension still within deserved. Reclaimable walks the victims in victim order, skips
+those sharing no dimension with the reclaimer, keeps the queue's guarantee, and takes immediate
+victims (no dimension in common with deserved) or victims of queues above deserved on a relevant
+dimension. JobEnqueueable admits against realCapability.
+
+Hierarchical mode (`enableHierarchy: true` on capacity): every queue of the session is placed under
+the `root` queue through spec.parent (root must exist, or the session is "not ready" and the plugin
+rejects everything). Jobs must sit in leaf queues. Root's empty capability becomes infinite;
+children inherit unset cpu/memory/scalar capability from their parent; a child's realCapability is
+min_Infinity(ExceededPart(parent realCapability, Σ sibling guarantees) + own guarantee, capability);
+root's deserved and guarantee are the sums over its children. Allocatable and JobEnqueueable check
+the leaf and every ancestor; QueueOrder prefers leaves and compares at the level where two paths
+diverge; VictimQueueOrder evicts from the queue sharing the deeper ancestor with the preemptor first.
+
+Left out: DRA device-class quotas (capacity.DynamicResourceAllocationEnable and
+DRAConsumableCapacityEnable) and the ancestorReclaimLevel argument (reclaim and preemptive behave as
+with its default, 0). The SchedulingGatesQueueAdmission reservation cache is implemented but, like
+upstream's feature gate, off unless `SCHEDULING_GATES_QUEUE_ADMISSION` is set. Metrics are not
+reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from reference_impl.api.job_info import JobInfo
+from reference_impl.api.queue_info import QueueInfo
+from reference_impl.api.resource_info import (
+    MAX_INT,
+    PODS,
+    Infinity,
+    Resource,
+    Zero,
+    exceeded_part,
+    intersection,
+    res_max,
+)
+from reference_impl.api.task_info import QUEUE_ALLOCATION_GATE, TaskInfo
+from reference_impl.api.types import EvictionContext, EvictionKind, TaskStatus
+from reference_impl.framework.event import Event, EventHandler
+from reference_impl.framework.plugin import Plugin, register_plugin_builder
+from reference_impl.framework.session import PERMIT, REJECT, Session
+from reference_impl.plugins.drf import hierarchy_enabled
+from reference_impl.plugins.proportion import (
+    QUOTA_INSUFFICIENT,
+    UNSCHEDULABLE_REASON,
+    PodGroupEvent,
+    QueueAttr,
+    QueueAttrsState,
+    SnapshotCache,
+    accumulate_job,
+    as_task_list,
+    deduct_sch_gated_resources,
+    format_resource_names,
+    init_quota,
+    queue_is_open,
+    read_state,
+    record_pod_group_event,
+    summed_request,
+    total_guarantee,
+)
+
+PLUGIN_NAME = "capacity"
+STATE_KEY = PLUGIN_NAME
+ROOT_QUEUE = "root"
+SCHEDULING_GATES_QUEUE_ADMISSION = False  # upstream feature gate, default off
+
+
+class CapacityQueueAttr(QueueAttr):
+    """proportion's queue attributes plus the hierarchy links; share is 1 without deserved."""
+
+    __slots__ = ("ancestors", "children")
+
+    def __init__(self, queue: QueueInfo) -> None:
+        super().__init__(queue)
+        self.deserved = Resource.from_resource_list(queue.queue.deserved)
+        self.ancestors: list[str] = []
+        self.children: dict[str, CapacityQueueAttr] = {}
+
+    def clone(self) -> CapacityQueueAttr:
+        c = super().clone()
+        assert isinstance(c, CapacityQueueAttr)
+        c.ancestors = list(self.ancestors)
+        c.children = self.children  # links only; simulation never edits them
+        return c
+
+    def update_share(self) -> None:
+        if self.deserved.is_empty():
+            self.share = 1.0  # a best-effort queue goes after every queue still below deserved
+            return
+        super().update_share()
+
+
+def compare_share_with_deserved(left: CapacityQueueAttr, right: CapacityQueueAttr) -> int:
+    """Lower share first; on equal shares a queue with deserved before a best-effort one."""
+    if left.share == right.share:
+        left_has, right_has = not left.deserved.is_empty(), not right.deserved.is_empty()
+        if left_has == right_has:
+            return 0
+        return -1 if left_has else 1
+    return -1 if left.share < right.share else 1
+
+
+def queue_level(left: CapacityQueueAttr, right: CapacityQueueAttr) -> int:
+    """getQueueLevel: the index of the deepest common entry of the two ancestor lists."""
+    level = 0
+    for index in range(min(len(left.ancestors), len(right.ancestors))):
+        if left.ancestors[index] != right.ancestors[index]:
+            return level
+        level = index
+    return level
+
+
+def has_relevant_deserved(task: TaskInfo, deserved: Resource) -> bool:
+    return bool(intersection(task.resreq, deserved))
+
+
+def shares_dimension_with(reclaimee: TaskInfo, reclaimer: TaskInfo) -> bool:
+    """IntersectionWithIgnoredScalarResources(reclaimee.Resreq, reclaimer.InitResreq) is non-empty."""
+    return any(name != PODS for name in intersection(reclaimee.resreq, reclaimer.init_resreq))
+
+
+def has_queue_allocation_gate_annotation(task: TaskInfo) -> bool:
+    return task.pod.annotations.get(QUEUE_ALLOCATION_GATE) == "true"
+
+
+class CapacityPlugin(Plugin):
+    name = PLUGIN_NAME
+
+    def __init__(self, arguments: dict[str, Any]) -> None:
+        super().__init__(arguments)
+        self.total_resource = Resource()
+        self.total_guarantee = Resource()
+        self._queue_opts: dict[str, CapacityQueueAttr] = {}
+        self.reserved_tasks: dict[str, dict[str, TaskInfo]] = {}
+        self.hierarchy = False
+        self.ready = True
+        self.events: list[PodGroupEvent] = []
+        self._snapshots = SnapshotCache()
+
+    @property
+    def queue_attrs(self) -> Mapping[str, CapacityQueueAttr]:
+        """Read-only view: queue name -> its attributes."""
+        return MappingProxyType(self._queue_opts)
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.total_resource.add(ssn.total_resource)
+        if SCHEDULING_GATES_QUEUE_ADMISSION:
+            self._build_reserved_cache(ssn)
+        self.hierarchy = hierarchy_enabled(ssn, self.name)
+        if self.hierarchy:
+            self.ready = self._build_hierarchical_queue_attrs(ssn)
+        else:
+            self._build_queue_attrs(ssn)
+        self._register(ssn)
+
+    def _register(self, ssn: Session) -> None:
+        name = self.name
+        ssn.add_fn("reclaimable", name, self.reclaimable)
+        ssn.add_fn("unified_evictable", name, self.unified_evictable)
+        ssn.add_fn("preemptive", name, self.preemptive)
+        ssn.add_fn("allocatable", name, self.allocatable)
+        ssn.add_fn("job_enqueueable", name, self.job_enqueueable)
+        ssn.add_fn("job_enqueued", name, self.job_enqueued)
+        ssn.add_fn("pre_predicate", name, self.pre_predicate)
+        ssn.add_fn("simulate_add_task", name, self.simulate_add_task)
+        ssn.add_fn("simulate_remove_task", name, self.simulate_remove_task)
+        ssn.add_fn("simulate_allocatable", name, self.simulate_allocatable)
+        ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
+
+    # -- flat mode --------------------------------------------------------------------------------
+
+    def _build_queue_attrs(self, ssn: Session) -> None:
+        self.total_guarantee = total_guarantee(ssn.queues.values())
+        for job in ssn.jobs.values():
+            attr = self._queue_opts.get(job.queue)
+            if attr is None:
+                queue = ssn.queues.get(job.queue)
+                if queue is None:
+                    continue  # unreachable: the snapshot drops jobs whose queue is missing
+                attr = CapacityQueueAttr(queue)
+                init_quota(attr, queue, self.total_resource, self.total_guarantee)
+                self._queue_opts[job.queue] = attr
+            accumulate_job(attr, job)
+        for attr in self._queue_opts.values():
+            attr.deserved.min_dimension_resource(attr.real_capability, Infinity)
+            attr.deserved = res_max(attr.deserved, attr.guarantee)
+            attr.update_share()
+        ssn.add_fn("queue_order", self.name, self.flat_queue_order)
+
+    def flat_queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        if left.priority != right.priority:
+            return right.priority - left.priority
+        return compare_share_with_deserved(self._queue_opts[left.uid], self._queue_opts[right.uid])
+
+    # -- hierarchical mode ------------------------------------------------------------------------
+
+    def _new_hierarchical_attr(self, queue: QueueInfo) -> CapacityQueueAttr:
+        """No unlimited-cpu/memory substitution here: unset capability is inherited later."""
+        attr = CapacityQueueAttr(queue)
+        if queue.queue.capability:
+            attr.capability = Resource.from_resource_list(queue.queue.capability)
+        if queue.queue.guarantee:
+            attr.guarantee = Resource.from_resource_list(queue.queue.guarantee)
+        return attr
+
+    def _build_hierarchical_queue_attrs(self, ssn: Session) -> bool:
+        for queue in ssn.queues.values():
+            if queue.uid in self._queue_opts:
+                continue
+            self._queue_opts[queue.uid] = self._new_hierarchical_attr(queue)
+            if not self._link_ancestors(ssn, queue, set()):
+                return False
+        for job in ssn.jobs.values():
+            attr = self._queue_opts.get(job.queue)
+            if attr is None:
+                continue
+            if attr.children:
+                return False  # a job in a non-leaf queue: the whole session is not ready
+            self._add_job_to_branch(attr, job)
+        root = self._queue_opts.get(ROOT_QUEUE)
+        if root is None:
+            return False
+        if root.capability.is_empty():
+            root.capability = self._infinite_capability()
+        root.real_capability = root.capability
+        self._settle_children(root)
+        for attr in self._queue_opts.values():
+            attr.update_share()
+        ssn.add_fn("queue_order", self.name, self.hierarchical_queue_order)
+        ssn.add_fn("victim_queue_order", self.name, self.victim_queue_order)
+        return True
+
+    def _link_ancestors(self, ssn: Session, queue: QueueInfo, visited: set[str]) -> bool:
+        """updateAncestors: create missing parents, register the child, copy the parent's path.
+
+        As upstream, a cycle is only detected when the walk re-enters a queue it is still creating.
+        """
+        if queue.name == ROOT_QUEUE:
+            return True
+        if queue.uid in visited:
+            return False
+        visited.add(queue.uid)
+        try:
+            parent = ssn.queues.get(queue.queue.parent or ROOT_QUEUE)
+            if parent is None:
+                return False
+            if parent.uid not in self._queue_opts:
+                self._queue_opts[parent.uid] = self._new_hierarchical_attr(parent)
+                if not self._link_ancestors(ssn, parent, visited):
+                    return False
+            parent_attr = self._queue_opts[parent.uid]
+            parent_attr.children[queue.uid] = self._queue_opts[queue.uid]
+            self._queue_opts[queue.uid].ancestors = parent_attr.ancestors + [parent.uid]
+            return True
+        finally:
+            visited.discard(queue.uid)
+
+    def _add_job_to_branch(self, attr: CapacityQueueAttr, job: JobInfo) -> None:
+        """Accumulate the job into its leaf queue and carry the same deltas up to every ancestor."""
+        old = [attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone()]
+        accumulate_job(attr, job)
+        new = [attr.allocated, attr.request, attr.inqueue, attr.elastic]
+        deltas = [current.clone().sub(before) for current, before in zip(new, old)]
+        for ancestor_id in attr.ancestors:
+            ancestor = self._queue_opts[ancestor_id]
+            for total, delta in zip(
+                (ancestor.allocated, ancestor.request, ancestor.inqueue, ancestor.elastic), deltas
+            ):
+                total.add(delta)
+
+    def _infinite_capability(self) -> Resource:
+        infinite = Resource.infinite()
+        for name in self.total_resource.scalars or {}:
+            infinite.set_scalar(name, float(MAX_INT))
+        return infinite
+
+    def _settle_children(self, attr: CapacityQueueAttr) -> None:
+        """checkHierarchicalQueue: children's deserved, inherited capability and realCapability."""
+        guarantees, deserved = Resource(), Resource()
+        for child in attr.children.values():
+            child.deserved = res_max(child.deserved, child.guarantee)
+            deserved.add(child.deserved)
+            guarantees.add(child.guarantee)
+            _inherit_capability(child.capability, attr.capability)
+        if attr.name == ROOT_QUEUE:
+            attr.guarantee, attr.deserved = guarantees, deserved
+        for child in attr.children.values():
+            real = exceeded_part(attr.real_capability, guarantees).add(child.guarantee)
+            real.min_dimension_resource(child.capability, Infinity)
+            child.real_capability = real
+        for child in attr.children.values():
+            self._settle_children(child)
+
+    def is_leaf(self, queue_id: str) -> bool:
+        return not self._queue_opts[queue_id].children
+
+    def hierarchical_queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        """Priority; leaves first; two leaves compare the children of their deepest common ancestor."""
+        if left.priority != right.priority:
+            return right.priority - left.priority
+        left_leaf, right_leaf = self.is_leaf(left.uid), self.is_leaf(right.uid)
+        if left_leaf != right_leaf:
+            return -1 if left_leaf else 1
+        left_attr, right_attr = self._queue_opts[left.uid], self._queue_opts[right.uid]
+        if not left_leaf:
+            return compare_share_with_deserved(left_attr, right_attr)
+        level = queue_level(left_attr, right_attr)
+        left_id = left_attr.ancestors[level + 1] if level + 1 < len(left_attr.ancestors) else left_attr.queue_id
+        right_id = right_attr.ancestors[level + 1] if level + 1 < len(right_attr.ancestors) else right_attr.queue_id
+        return compare_share_with_deserved(self._queue_opts[left_id], self._queue_opts[right_id])
+
+    def victim_queue_order(self, left: QueueInfo, right: QueueInfo, preemptor: QueueInfo) -> int:
+        """The victim whose queue shares a deeper ancestor with the preemptor's queue first."""
+        preemptor_attr = self._queue_opts[preemptor.uid]
+        left_level = queue_level(self._queue_opts[left.uid], preemptor_attr)
+        right_level = queue_level(self._queue_opts[right.uid], preemptor_attr)
+        if left_level == right_level:
+            return 0
+        return -1 if left_level > right_level else 1
+
+    def _branch(self, queue_id: str) -> list[str]:
+        """The queue and its ancestors, leaf first (flat mode: the queue alone)."""
+        return [queue_id, *reversed(self._queue_opts[queue_id].ancestors)]
+
+    # -- allocation ---------------------------------------------------------------------------------
+
+    def _reserved(self, queue_id: str, candidate: TaskInfo) -> Resource | None:
+        tasks = self.reserved_tasks.get(queue_id)
+        if not tasks:
+            return None
+        reserved = Resource()
+        for uid, task in tasks.items():
+            if uid != candidate.uid:
+                reserved.add(task.resreq)
+        return reserved
+
+    def _queue_allocatable(self, attr: QueueAttr, candidate: TaskInfo) -> bool:
+        """allocated + reserved + request <= realCapability on the requested dimensions."""
+        future = attr.allocated.clone()
+        reserved = self._reserved(attr.queue_id, candidate)
+        if reserved is not None:
+            future.add(reserved)
+        future.add(candidate.resreq)
+        return future.less_equal_with_dimension_and_resources_name(attr.real_capability, candidate.resreq)[0]
+
+    def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        if not queue_is_open(queue) or not self.ready:
+            return False
+        if self.hierarchy and not self.is_leaf(queue.uid):
+            return False
+        ok = all(self._queue_allocatable(self._queue_opts[qid], task) for qid in self._branch(queue.uid))
+        if ok and SCHEDULING_GATES_QUEUE_ADMISSION and has_queue_allocation_gate_annotation(task):
+            self.reserved_tasks.setdefault(queue.uid, {})[task.uid] = task
+        return ok
+
+    def preemptive(self, queue: QueueInfo, candidates: TaskInfo | list[TaskInfo]) -> bool:
+        """Within realCapability, and some requested, non-zero dimension still within deserved."""
+        if not self.ready or not queue_is_open(queue):
+            return False
+        attr = self._queue_opts[queue.uid]
+        request = summed_request(as_task_list(candidates))
+        future = attr.allocated.clone().add(request)
+        if not future.less_equal_with_dimension_and_resources_name(attr.real_capability, request)[0]:
+            return False
+        return future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, request)[0]
+
+    # -- reclaim ------------------------------------------------------------------------------------
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        ssn = self.ssn
+        reclaimer_job = ssn.jobs.get(reclaimer.job)
+        if not self.ready or reclaimer_job is None or reclaimer_job.queue not in self._queue_opts:
+            return [], REJECT
+        victims: list[TaskInfo] = []
+        allocations: dict[str, Resource] = {}
+        ordered = ssn.build_victims_priority_queue(reclaimees, reclaimer)
+        while not ordered.empty():
+            reclaimee = ordered.pop()
+            if self._reclaim_one(reclaimer, reclaimee, allocations):
+                victims.append(reclaimee)
+        return victims, PERMIT
+
+    def _reclaim_one(self, reclaimer: TaskInfo, reclaimee: TaskInfo, allocations: dict[str, Resource]) -> bool:
+        job = self.ssn.jobs.get(reclaimee.job)
+        attr = self._queue_opts.get(job.queue) if job is not None else None
+        if job is None or attr is None or not shares_dimension_with(reclaimee, reclaimer):
+            return False
+        allocated = allocations.get(job.queue)
+        if allocated is None:
+            allocated = allocations[job.queue] = attr.allocated.clone()
+        if not self._keeps_guarantee(allocated, reclaimee, attr):
+            return False
+        if has_relevant_deserved(reclaimee, attr.deserved) and not allocated.greater_partly_with_relevant_dimensions(
+            attr.deserved, reclaimee.resreq
+        ):
+            return False
+        allocated.sub(reclaimee.resreq)
+        return True
+
+    @staticmethod
+    def _keeps_guarantee(allocated: Resource, reclaimee: TaskInfo, attr: QueueAttr) -> bool:
+        """guarantee <= allocated - reclaimee (the asserting Sub, as upstream)."""
+        return attr.guarantee.less_equal(allocated.clone().sub(reclaimee.resreq), Zero)
+
+    def unified_evictable(self, context: EvictionContext, candidates: list[TaskInfo]) -> tuple[list[TaskInfo] | None, int]:
+        """Gang preempt: every candidate. Gang reclaim: guarantee and deserved checks per queue."""
+        if context.kind == EvictionKind.GangPreempt:
+            return list(candidates), PERMIT
+        if not self.ready:
+            return None, REJECT
+        victims: list[TaskInfo] = []
+        allocations: dict[str, Resource] = {}
+        for reclaimee in candidates:
+            job = self.ssn.jobs[reclaimee.job]
+            attr = self._queue_opts[job.queue]
+            allocated = allocations.get(job.queue)
+            if allocated is None:
+                allocated = allocations[job.queue] = attr.allocated.clone()
+            if not self._keeps_guarantee(allocated, reclaimee, attr):
+                continue
+            if (not has_relevant_deserved(reclaimee, attr.deserved)
+                    or allocated.greater_partly_with_relevant_dimensions(attr.deserved, reclaimee.resreq)):
+                allocated.sub(reclaimee.resreq)
+                victims.append(reclaimee)
+        return victims, PERMIT
+
+    # -- admission ----------------------------------------------------------------------------------
+
+    def job_enqueueable(self, job: JobInfo) -> int:
+        if not self.ready:
+            return REJECT
+        if self.hierarchy and not self.is_leaf(job.queue):
+            return REJECT
+        queue = self.ssn.queues[job.queue]
+        if not queue_is_open(queue):
+            return REJECT
+        assert job.pod_group is not None
+        if job.pod_group.min_resources is None:
+            return PERMIT
+        for queue_id in self._branch(job.queue):
+            ok, names = self._job_fits(self._queue_opts[queue_id], job)
+            if not ok:
+                message = format_resource_names(QUOTA_INSUFFICIENT, "insufficient", names)
+                record_pod_group_event(self.ssn, self.events, job.pod_group, UNSCHEDULABLE_REASON, message)
+                return REJECT
+        return PERMIT
+
+    @staticmethod
+    def _job_fits(attr: QueueAttr, job: JobInfo) -> tuple[bool, list[str]]:
+        min_req = job.get_min_resources()
+        needed = min_req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
+        return needed.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
+
+    def job_enqueued(self, job: JobInfo) -> None:
+        attr = self._queue_opts.get(job.queue)
+        if attr is None or job.pod_group is None or job.pod_group.min_resources is None:
+            return
+        deducted = deduct_sch_gated_resources(job, job.get_min_resources())
+        attr.inqueue.add(deducted)
+        if self.hierarchy:
+            for ancestor_id in attr.ancestors:
+                self._queue_opts[ancestor_id].inqueue.add(deducted)
+        self._snapshots.bump()
+
+    # -- simulation ---------------------------------------------------------------------------------
+
+    def pre_predicate(self, task: TaskInfo) -> Exception | None:
+        snapshot = self._snapshots.snapshot(self._queue_opts)
+        self.ssn.get_cycle_state(task.uid)[STATE_KEY] = QueueAttrsState(snapshot)
+        return None
+
+    def simulate_allocatable(self, state: Mapping[str, Any], queue: QueueInfo, task: TaskInfo) -> bool:
+        snapshot = read_state(state, STATE_KEY)
+        if snapshot is None or not self.ready:
+            return False
+        if self.hierarchy and not self.is_leaf(queue.uid):
+            return False
+        leaf = snapshot.get(queue.uid)
+        if leaf is None:
+            return False
+        assert isinstance(leaf, CapacityQueueAttr)
+        for queue_id in [queue.uid, *reversed(leaf.ancestors)]:
+            attr = snapshot.get(queue_id)
+            if attr is None or not self._queue_allocatable(attr, task):
+                return False
+        return True
+
+    def simulate_add_task(self, state: Mapping[str, Any], task_to_schedule: TaskInfo, task_to_add: TaskInfo,
+                          node: Any) -> Exception | None:
+        return self._simulate(state, task_to_add, removing=False)
+
+    def simulate_remove_task(self, state: Mapping[str, Any], task_to_schedule: TaskInfo,
+                             task_to_remove: TaskInfo, node: Any) -> Exception | None:
+        return self._simulate(state, task_to_remove, removing=True)
+
+    def _simulate(self, state: Mapping[str, Any], task: TaskInfo, removing: bool) -> Exception | None:
+        snapshot = read_state(state, STATE_KEY)
+        if snapshot is None:
+            return LookupError(f"{self.name}: no {STATE_KEY} state in the cycle state")
+        job = self.ssn.jobs.get(task.job)
+        if job is None:
+            return LookupError(f"{self.name}: job {task.job} not found in session")
+        attr = snapshot.writable(job.queue)
+        if attr is None:
+            return LookupError(f"{self.name}: queue {job.queue} not found")
+        _move(attr.allocated, task.resreq, removing)
+        attr.update_share()
+        if self.hierarchy and isinstance(attr, CapacityQueueAttr):
+            for ancestor_id in attr.ancestors:
+                ancestor = snapshot.writable(ancestor_id)
+                if ancestor is not None:
+                    _move(ancestor.allocated, task.resreq, removing)
+        return None
+
+    # -- events and the queue-gate reservation cache ------------------------------------------------
+
+    def _build_reserved_cache(self, ssn: Session) -> None:
+        """Pending, ungated tasks that carry the queue-allocation-gate annotation keep their reservation."""
+        self.reserved_tasks = {}
+        for job in ssn.jobs.values():
+            for task in job.task_status_index.get(TaskStatus.Pending, {}).values():
+                if not task.sch_gated and has_queue_allocation_gate_annotation(task):
+                    self.reserved_tasks.setdefault(job.queue, {})[task.uid] = task
+
+    def _unreserve(self, task_uid: str) -> None:
+        for queue_id, tasks in self.reserved_tasks.items():
+            if task_uid in tasks:
+                del tasks[task_uid]
+                if not tasks:
+                    del self.reserved_tasks[queue_id]
+                return
+
+    def _on_allocate(self, event: Event) -> None:
+        self._apply(event.task, removing=False)
+        if SCHEDULING_GATES_QUEUE_ADMISSION:
+            self._unreserve(event.task.uid)
+
+    def _on_deallocate(self, event: Event) -> None:
+        job = self._apply(event.task, removing=True)
+        if job is not None and SCHEDULING_GATES_QUEUE_ADMISSION and has_queue_allocation_gate_annotation(event.task):
+            self.reserved_tasks.setdefault(job.queue, {})[event.task.uid] = event.task
+
+    def _apply(self, task: TaskInfo, removing: bool) -> JobInfo | None:
+        """The task's queue's allocated and share, and (hierarchy) every ancestor's allocated."""
+        job = self.ssn.jobs.get(task.job)
+        attr = self._queue_opts.get(job.queue) if job is not None else None
+        if job is None or attr is None:
+            return None
+        _move(attr.allocated, task.resreq, removing)
+        attr.update_share()
+        if self.hierarchy:
+            for ancestor_id in attr.ancestors:
+                _move(self._queue_opts[ancestor_id].allocated, task.resreq, removing)
+        self._snapshots.bump()
+        return job
+
+
+def _move(total: Resource, request: Resource, removing: bool) -> None:
+    if removing:
+        total.sub(request)
+    else:
+        total.add(request)
+
+
+def _inherit_capability(child: Resource, parent: Resource) -> None:
+    """Unset (<= 0) cpu/memory and missing scalars come from the parent's capability."""
+    if child.milli_cpu <= 0:
+        child.milli_cpu = parent.milli_cpu
+    if child.memory <= 0:
+        child.memory = parent.memory
+    if parent.scalars is not None:
+        if child.scalars is None:
+            child.scalars = {}
+        for name, value in parent.scalars.items():
+            child.scalars.setdefault(name, value)
+
+
+register_plugin_builder(CapacityPlugin.name, CapacityPlugin)

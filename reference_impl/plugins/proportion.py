@@ -1,0 +1,599 @@
+"""proportion: weighted fair sharing of the cluster between queues.
+
+Upstream: pkg/scheduler/plugins/proportion/proportion.go (volcano-semantics §9.4, seed 003).
+
+At session open every queue that has at least one job gets attributes: capability (unset cpu or
+memory means unlimited), guarantee, realCapability = min_Infinity(ExceededPart(total, Σ guarantee
+of ALL queues) + guarantee, capability), allocated (AllocatedStatus tasks), request (allocated +
+Pending), inqueue and elastic. The deserved share is then water-filled by weight (see
+`compute_deserved`). The plugin orders queues (priority, then share), reports Overused, gates
+Allocatable / Preemptive against deserved, picks reclaim victims from queues above deserved, admits
+jobs against realCapability, and keeps allocated up to date through event handlers (Pipelined tasks
+count as allocated, because Pipeline fires the allocate handler).
+
+Where seed 003 (an older revision of this file) and upstream master differ, this module follows
+master: the reclaimable check has no "allocated.LessPartly(reclaimer)" skip, the water-filling
+remaining is ExceededPart(remaining + decreased, increased) rather than an unclamped Sub/Add,
+JobEnqueueable no longer adds to inqueue on Permit (JobEnqueued does), Inqueue jobs reserve only
+the part of minResources not yet allocated, and Allocatable/JobEnqueueable refuse non-Open queues.
+
+Also here, shared with the capacity plugin: queue-attribute accumulation, upstream's
+GetInqueueResource / DeductSchGatedResources, `equality.Semantic.DeepEqual` on resources, the
+copy-on-write cycle-state snapshot used by the Simulate* extension points, and PodGroup events.
+
+Simplifications: metrics are not reported; the "orphaned task" guards upstream logs are kept as
+silent skips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from reference_impl.api.job_info import JobInfo
+from reference_impl.api.queue_info import QueueInfo
+from reference_impl.api.resource_info import (
+    CPU,
+    IGNORED_DEVICES,
+    MAX_FLOAT,
+    MEMORY,
+    PODS,
+    Infinity,
+    Resource,
+    Zero,
+    exceeded_part,
+    is_scalar_resource_name,
+    res_max,
+    share,
+)
+from reference_impl.api.task_info import QUEUE_ALLOCATION_GATE, TaskInfo
+from reference_impl.api.types import TaskStatus, allocated_status
+from reference_impl.framework.event import Event, EventHandler
+from reference_impl.framework.plugin import Plugin, register_plugin_builder
+from reference_impl.framework.session import PERMIT, REJECT, Session
+from reference_impl.k8s import Pod, PodGroup
+
+PLUGIN_NAME = "proportion"
+STATE_KEY = "proportionState"
+QUEUE_OPEN = "Open"
+EVENT_NORMAL = "Normal"
+UNSCHEDULABLE_REASON = "Unschedulable"  # scheduling.PodGroupUnschedulableType
+QUOTA_INSUFFICIENT = "queue resource quota insufficient"
+
+
+# -- shared helpers (also used by the capacity plugin) ---------------------------------------
+
+
+def semantic_deep_equal(left: Resource, right: Resource) -> bool:
+    """apimachinery's equality.Semantic.DeepEqual on two Resources: exact floats, nil map == empty map."""
+    return (
+        left.milli_cpu == right.milli_cpu
+        and left.memory == right.memory
+        and left.max_task_num == right.max_task_num
+        and (left.scalars or {}) == (right.scalars or {})
+    )
+
+
+def format_resource_names(prefix: str, verb: str, names: list[str]) -> str:
+    """plugins/util FormatResourceNames: "prefix: verb a, verb b"."""
+    if not names:
+        return prefix
+    return f"{prefix}: " + ", ".join(f"{verb} {name}" for name in names)
+
+
+def has_only_volcano_scheduling_gate(pod: Pod) -> bool:
+    return len(pod.scheduling_gates) == 1 and pod.scheduling_gates[0] == QUEUE_ALLOCATION_GATE
+
+
+def deduct_sch_gated_resources(job: JobInfo, res: Resource) -> Resource:
+    """JobInfo.DeductSchGatedResources: res minus the requests of gated tasks, floored at 0.
+
+    Tasks gated only by Volcano's queue-allocation gate are not deducted; scalars absent from
+    `res` are ignored. With nothing gated, `res` itself is returned (as upstream).
+    """
+    gated = Resource()
+    for task in job.tasks.values():
+        if task.sch_gated and not has_only_volcano_scheduling_gate(task.pod):
+            gated.add(task.resreq)
+    if gated.is_empty():
+        return res
+    result = res.clone()
+    result.milli_cpu = max(result.milli_cpu - gated.milli_cpu, 0.0)
+    result.memory = max(result.memory - gated.memory, 0.0)
+    gated_scalars = gated.scalars or {}
+    for name, value in (res.scalars or {}).items():
+        if name in gated_scalars:
+            result.scalars[name] = max(value - gated_scalars[name], 0.0)  # type: ignore[index]
+    return result
+
+
+def inqueue_resource(job: JobInfo, allocated: Resource) -> Resource:
+    """plugins/util GetInqueueResource: per dimension named in minResources, max(min - allocated, 0).
+
+    A scalar that `allocated` lacks keeps the full minimum; count quotas, non-scalar names
+    (e.g. ephemeral-storage) and ignored devices are skipped.
+    """
+    assert job.pod_group is not None and job.pod_group.min_resources is not None
+    names = job.pod_group.min_resources
+    minimum = Resource.from_resource_list(names)
+    out = Resource()
+    for name in names:
+        if name == CPU:
+            out.milli_cpu = max(minimum.milli_cpu - allocated.milli_cpu, 0.0)
+        elif name == MEMORY:
+            out.memory = max(minimum.memory - allocated.memory, 0.0)
+        elif name == PODS:
+            reserved = minimum.get(PODS) - allocated.get(PODS)
+            if reserved > 0:
+                out.set_scalar(PODS, reserved)
+        elif _reservable_scalar(name):
+            _reserve_scalar(out, name, minimum.get(name), allocated)
+    return out
+
+
+def _reservable_scalar(name: str) -> bool:
+    if name.startswith("count/") or not is_scalar_resource_name(name):
+        return False
+    return not any(device and device in name for device in IGNORED_DEVICES)
+
+
+def _reserve_scalar(out: Resource, name: str, minimum: float, allocated: Resource) -> None:
+    if out.scalars is None:
+        out.scalars = {}
+    if allocated.scalars is None or name not in allocated.scalars:
+        out.scalars[name] = minimum
+    elif minimum - allocated.scalars[name] > 0:
+        out.scalars[name] = minimum - allocated.scalars[name]
+
+
+def total_guarantee(queues: Iterable[QueueInfo]) -> Resource:
+    """Σ spec.guarantee.resource over every queue of the session, with or without jobs."""
+    total = Resource()
+    for queue in queues:
+        if queue.queue.guarantee:
+            total.add(Resource.from_resource_list(queue.queue.guarantee))
+    return total
+
+
+def queue_is_open(queue: QueueInfo) -> bool:
+    return queue.queue.state == QUEUE_OPEN
+
+
+@dataclass
+class PodGroupEvent:
+    """An event upstream records on a PodGroup (ssn.RecordPodGroupEvent)."""
+
+    pod_group: str  # namespace/name
+    type: str
+    reason: str
+    message: str
+
+
+def record_pod_group_event(ssn: Session, sink: list[PodGroupEvent], pod_group: PodGroup | None,
+                           reason: str, message: str) -> None:
+    """Keep the event on the plugin, and hand it to the session too once it can record events."""
+    if pod_group is None:
+        return
+    sink.append(PodGroupEvent(pod_group.key, EVENT_NORMAL, reason, message))
+    recorder = getattr(ssn, "record_pod_group_event", None)
+    if recorder is not None:
+        recorder(pod_group, EVENT_NORMAL, reason, message)
+
+
+class QueueAttr:
+    """Per-queue accounting of one session (upstream proportion queueAttr)."""
+
+    __slots__ = (
+        "allocated",
+        "capability",
+        "deserved",
+        "elastic",
+        "guarantee",
+        "inqueue",
+        "name",
+        "queue_id",
+        "real_capability",
+        "request",
+        "share",
+        "weight",
+    )
+
+    def __init__(self, queue: QueueInfo) -> None:
+        self.queue_id = queue.uid
+        self.name = queue.name
+        self.weight = queue.weight
+        self.share = 0.0
+        self.deserved = Resource()
+        self.allocated = Resource()
+        self.request = Resource()
+        self.elastic = Resource()
+        self.inqueue = Resource()
+        self.capability = Resource()
+        self.real_capability = Resource()
+        self.guarantee = Resource()
+
+    def clone(self) -> QueueAttr:
+        c = self.__class__.__new__(self.__class__)
+        for slot in QueueAttr.__slots__:
+            value = getattr(self, slot)
+            setattr(c, slot, value.clone() if isinstance(value, Resource) else value)
+        return c
+
+    def update_share(self) -> None:
+        """share = max over deserved's dimensions (pods included) of allocated / deserved."""
+        result = 0.0
+        allocated, deserved = self.allocated, self.deserved
+        for name in deserved.resource_names():
+            value = share(allocated.get(name), deserved.get(name))
+            result = max(result, value)
+        self.share = result
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain view for reports and the invariant engine."""
+        return {
+            "weight": self.weight, "share": self.share, "deserved": self.deserved.as_dict(),
+            "allocated": self.allocated.as_dict(), "request": self.request.as_dict(),
+            "elastic": self.elastic.as_dict(), "inqueue": self.inqueue.as_dict(),
+            "capability": self.capability.as_dict(), "realCapability": self.real_capability.as_dict(),
+            "guarantee": self.guarantee.as_dict(),
+        }
+
+
+def init_quota(attr: QueueAttr, queue: QueueInfo, total: Resource, guarantees: Resource) -> None:
+    """capability (cpu/memory <= 0 → unlimited), guarantee and realCapability, as proportion and flat capacity."""
+    spec = queue.queue
+    capability = None
+    if spec.capability:
+        capability = Resource.from_resource_list(spec.capability)
+        if capability.milli_cpu <= 0:
+            capability.milli_cpu = MAX_FLOAT
+        if capability.memory <= 0:
+            capability.memory = MAX_FLOAT
+    if spec.guarantee:
+        attr.guarantee = Resource.from_resource_list(spec.guarantee)
+    real = exceeded_part(total, guarantees).add(attr.guarantee)
+    if capability is None:
+        attr.capability = Resource()
+    else:
+        real.min_dimension_resource(capability, Infinity)
+        attr.capability = capability
+    attr.real_capability = real
+
+
+def accumulate_job(attr: QueueAttr, job: JobInfo) -> None:
+    """Add one job to its queue's allocated, request, inqueue and elastic."""
+    for status, tasks in job.task_status_index.items():
+        if allocated_status(status):
+            for task in tasks.values():
+                attr.allocated.add(task.resreq)
+                attr.request.add(task.resreq)
+        elif status == TaskStatus.Pending:
+            for task in tasks.values():
+                attr.request.add(task.resreq)
+    pod_group = job.pod_group
+    assert pod_group is not None
+    # Inqueue jobs, and Running jobs holding at least minMember allocated tasks, reserve the part
+    # of minResources that is not yet allocated.
+    reserving = pod_group.phase == "Inqueue" or (
+        pod_group.phase == "Running" and job.allocated_task_num() >= pod_group.min_member
+    )
+    if reserving and pod_group.min_resources is not None:
+        attr.inqueue.add(deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated)))
+    attr.elastic.add(job.get_elastic_resources())
+
+
+def as_task_list(candidates: TaskInfo | Iterable[TaskInfo | None]) -> list[TaskInfo]:
+    """Preemptive takes a list upstream; the reference session passes one task. Accept both."""
+    if isinstance(candidates, TaskInfo):
+        return [candidates]
+    return [task for task in candidates if task is not None]
+
+
+def summed_request(tasks: list[TaskInfo]) -> Resource:
+    total = Resource()
+    for task in tasks:
+        total.add(task.resreq)
+    return total
+
+
+class QueueAttrsState:
+    """A task's cycle-state snapshot of every queue's attributes (proportionState / capacityState).
+
+    The snapshot is copy-on-write: `base` is shared between tasks and never mutated; a queue's
+    attributes are cloned into `own` the first time a Simulate* function changes them.
+    """
+
+    __slots__ = ("base", "own")
+
+    def __init__(self, base: Mapping[str, QueueAttr]) -> None:
+        self.base = base
+        self.own: dict[str, QueueAttr] = {}
+
+    def get(self, queue_id: str) -> QueueAttr | None:
+        attr = self.own.get(queue_id)
+        return attr if attr is not None else self.base.get(queue_id)
+
+    def writable(self, queue_id: str) -> QueueAttr | None:
+        attr = self.own.get(queue_id)
+        if attr is None:
+            shared = self.base.get(queue_id)
+            if shared is None:
+                return None
+            attr = self.own[queue_id] = shared.clone()
+        return attr
+
+    def clone(self) -> QueueAttrsState:
+        copy = QueueAttrsState(self.base)
+        copy.own = {queue_id: attr.clone() for queue_id, attr in self.own.items()}
+        return copy
+
+
+class SnapshotCache:
+    """Clones of the live queue attributes, rebuilt only after they changed (a generation counter)."""
+
+    __slots__ = ("_built_at", "_snapshot", "generation")
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self._built_at = -1
+        self._snapshot: Mapping[str, QueueAttr] = {}
+
+    def bump(self) -> None:
+        self.generation += 1
+
+    def snapshot(self, live: Mapping[str, QueueAttr]) -> Mapping[str, QueueAttr]:
+        if self._built_at != self.generation:
+            self._snapshot = MappingProxyType({qid: attr.clone() for qid, attr in live.items()})
+            self._built_at = self.generation
+        return self._snapshot
+
+
+def read_state(state: Mapping[str, Any], key: str) -> QueueAttrsState | None:
+    value = state.get(key)
+    return value if isinstance(value, QueueAttrsState) else None
+
+
+# -- deserved water-filling -------------------------------------------------------------------
+
+
+def compute_deserved(total: Resource, attrs: list[QueueAttr], max_rounds: int = 100_000) -> int:
+    """Water-fill `total` into the queues' deserved by weight; returns the number of rounds.
+
+    Each round gives every unmet queue remaining * weight / Σ weight of unmet queues on top of its
+    deserved, then caps it by realCapability (Infinity: unnamed scalars unlimited) and by request
+    (Zero: scalars the queue does not request drop to 0), and raises it to guarantee. A queue is met
+    when request <= deserved or when its deserved stopped changing. Every queue of a round reads the
+    same `remaining`, so their order does not matter. The loop stops when no weight is left, when
+    remaining is empty (pods ignored) or when remaining did not change. `max_rounds` only guards
+    the harness against a runaway loop; upstream has no such bound.
+    """
+    remaining = total.clone()
+    meet: set[str] = set()
+    for rounds in range(1, max_rounds + 1):
+        unmet = [attr for attr in attrs if attr.queue_id not in meet]
+        total_weight = sum(attr.weight for attr in unmet)
+        if total_weight == 0:
+            return rounds
+        old_remaining = remaining.clone()
+        increased, decreased = Resource(), Resource()
+        for attr in unmet:
+            old = attr.deserved.clone()
+            _grow_deserved(attr, remaining, attr.weight / total_weight)
+            if attr.request.less_equal(attr.deserved, Zero) or semantic_deep_equal(attr.deserved, old):
+                meet.add(attr.queue_id)
+            inc, dec = attr.deserved.diff(old, Zero)
+            increased.add(inc)
+            decreased.add(dec)
+        remaining = exceeded_part(remaining.clone().add(decreased), increased)
+        if remaining.is_empty() or semantic_deep_equal(remaining, old_remaining):
+            return rounds
+    raise RuntimeError(f"proportion: deserved did not converge in {max_rounds} rounds")
+
+
+def _grow_deserved(attr: QueueAttr, remaining: Resource, fraction: float) -> None:
+    attr.deserved.add(remaining.clone().multi(fraction))
+    attr.deserved.min_dimension_resource(attr.real_capability, Infinity)
+    attr.deserved.min_dimension_resource(attr.request, Zero)
+    attr.deserved = res_max(attr.deserved, attr.guarantee)
+    attr.update_share()
+
+
+# -- the plugin -------------------------------------------------------------------------------
+
+
+class ProportionPlugin(Plugin):
+    name = PLUGIN_NAME
+
+    def __init__(self, arguments: dict[str, Any]) -> None:
+        super().__init__(arguments)
+        self.total_resource = Resource()
+        self.total_guarantee = Resource()
+        self._queue_opts: dict[str, QueueAttr] = {}
+        self._snapshots = SnapshotCache()
+        self.events: list[PodGroupEvent] = []
+        self.rounds = 0
+
+    @property
+    def queue_attrs(self) -> Mapping[str, QueueAttr]:
+        """Read-only view: queue name -> its attributes (deserved, allocated, share, ...)."""
+        return MappingProxyType(self._queue_opts)
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.total_resource.add(ssn.total_resource)
+        self.total_guarantee = total_guarantee(ssn.queues.values())
+        self._build_queue_attrs(ssn)
+        self.rounds = compute_deserved(self.total_resource, list(self._queue_opts.values()))
+        self._register(ssn)
+
+    def _build_queue_attrs(self, ssn: Session) -> None:
+        for job in ssn.jobs.values():
+            attr = self._queue_opts.get(job.queue)
+            if attr is None:
+                queue = ssn.queues.get(job.queue)
+                if queue is None:
+                    continue  # unreachable: the snapshot drops jobs whose queue is missing
+                attr = QueueAttr(queue)
+                init_quota(attr, queue, self.total_resource, self.total_guarantee)
+                self._queue_opts[job.queue] = attr
+            accumulate_job(attr, job)
+
+    def _register(self, ssn: Session) -> None:
+        name = self.name
+        ssn.add_fn("queue_order", name, self.queue_order)
+        ssn.add_fn("reclaimable", name, self.reclaimable)
+        ssn.add_fn("overused", name, self.overused)
+        ssn.add_fn("allocatable", name, self.allocatable)
+        ssn.add_fn("simulate_allocatable", name, self.simulate_allocatable)
+        ssn.add_fn("preemptive", name, self.preemptive)
+        ssn.add_fn("pre_predicate", name, self.pre_predicate)
+        ssn.add_fn("job_enqueueable", name, self.job_enqueueable)
+        ssn.add_fn("job_enqueued", name, self.job_enqueued)
+        ssn.add_fn("simulate_add_task", name, self.simulate_add_task)
+        ssn.add_fn("simulate_remove_task", name, self.simulate_remove_task)
+        ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
+
+    # -- ordering and queue checks ------------------------------------------------------------
+
+    def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        """Higher spec.priority first, then the lower share; 0 on an exact tie."""
+        if left.priority != right.priority:
+            return right.priority - left.priority
+        left_share = self._queue_opts[left.uid].share
+        right_share = self._queue_opts[right.uid].share
+        if left_share == right_share:
+            return 0
+        return -1 if left_share < right_share else 1
+
+    def overused(self, queue: QueueInfo) -> bool:
+        """Every dimension of deserved (pods included) is <= allocated."""
+        attr = self._queue_opts[queue.uid]
+        return attr.deserved.less_equal(attr.allocated, Zero)
+
+    def _queue_allocatable(self, queue: QueueInfo, request: Resource) -> bool:
+        if not queue_is_open(queue):
+            return False
+        attr = self._queue_opts[queue.uid]
+        future = attr.allocated.clone().add(request)
+        return future.less_equal_with_dimension_and_resources_name(attr.deserved, request)[0]
+
+    def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """Queue Open, and allocated + request <= deserved on the requested dimensions (strict, no pods)."""
+        return self._queue_allocatable(queue, task.resreq)
+
+    def preemptive(self, queue: QueueInfo, candidates: TaskInfo | list[TaskInfo]) -> bool:
+        """Allocatable with the candidates' summed request."""
+        return self._queue_allocatable(queue, summed_request(as_task_list(candidates)))
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """A reclaimee is a victim while its queue's running allocated is not <= deserved."""
+        victims: list[TaskInfo] = []
+        allocations: dict[str, Resource] = {}
+        for reclaimee in reclaimees:
+            job = self.ssn.jobs.get(reclaimee.job)
+            attr = self._queue_opts.get(job.queue) if job is not None else None
+            if job is None or attr is None:
+                continue
+            allocated = allocations.get(job.queue)
+            if allocated is None:
+                allocated = allocations[job.queue] = attr.allocated.clone()
+            if not allocated.less_equal(attr.deserved, Zero):
+                allocated.sub(reclaimee.resreq)
+                victims.append(reclaimee)
+        return victims, PERMIT
+
+    # -- admission ------------------------------------------------------------------------------
+
+    def job_enqueueable(self, job: JobInfo) -> int:
+        """minResources + allocated + inqueue - elastic <= realCapability on minResources' dimensions."""
+        queue = self.ssn.queues[job.queue]
+        if not queue_is_open(queue):
+            return REJECT
+        assert job.pod_group is not None
+        if job.pod_group.min_resources is None:
+            return PERMIT
+        attr = self._queue_opts[job.queue]
+        min_req = job.get_min_resources()
+        needed = min_req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
+        ok, names = needed.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
+        if ok:
+            return PERMIT
+        message = format_resource_names(QUOTA_INSUFFICIENT, "insufficient", names)
+        record_pod_group_event(self.ssn, self.events, job.pod_group, UNSCHEDULABLE_REASON, message)
+        return REJECT
+
+    def job_enqueued(self, job: JobInfo) -> None:
+        assert job.pod_group is not None
+        attr = self._queue_opts.get(job.queue)
+        if job.pod_group.min_resources is None or attr is None:
+            return
+        attr.inqueue.add(deduct_sch_gated_resources(job, job.get_min_resources()))
+        self._snapshots.bump()
+
+    # -- simulation over a cycle-state snapshot -----------------------------------------------
+
+    def pre_predicate(self, task: TaskInfo) -> Exception | None:
+        snapshot = self._snapshots.snapshot(self._queue_opts)
+        self.ssn.get_cycle_state(task.uid)[STATE_KEY] = QueueAttrsState(snapshot)
+        return None
+
+    def simulate_allocatable(self, state: Mapping[str, Any], queue: QueueInfo, task: TaskInfo) -> bool:
+        """As Allocatable over the snapshot, without the queue-state check (as upstream)."""
+        snapshot = read_state(state, STATE_KEY)
+        attr = snapshot.get(queue.uid) if snapshot is not None else None
+        if attr is None:
+            return False
+        future = attr.allocated.clone().add(task.resreq)
+        return future.less_equal_with_dimension_and_resources_name(attr.deserved, task.resreq)[0]
+
+    def simulate_add_task(self, state: Mapping[str, Any], task_to_schedule: TaskInfo, task_to_add: TaskInfo,
+                          node: Any) -> Exception | None:
+        return self._simulate(state, task_to_add, removing=False)
+
+    def simulate_remove_task(self, state: Mapping[str, Any], task_to_schedule: TaskInfo,
+                             task_to_remove: TaskInfo, node: Any) -> Exception | None:
+        return self._simulate(state, task_to_remove, removing=True)
+
+    def _simulate(self, state: Mapping[str, Any], task: TaskInfo, removing: bool) -> Exception | None:
+        snapshot = read_state(state, STATE_KEY)
+        if snapshot is None:
+            return LookupError(f"{self.name}: no {STATE_KEY} in the cycle state")
+        job = self.ssn.jobs.get(task.job)
+        if job is None:
+            return LookupError(f"{self.name}: job {task.job} not found in session")
+        attr = snapshot.writable(job.queue)
+        if attr is None:
+            return LookupError(f"{self.name}: queue {job.queue} not found")
+        if removing:
+            attr.allocated.sub(task.resreq)
+        else:
+            attr.allocated.add(task.resreq)
+        attr.update_share()
+        return None
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def _attr_of(self, task: TaskInfo) -> QueueAttr | None:
+        job = self.ssn.jobs.get(task.job)
+        return self._queue_opts.get(job.queue) if job is not None else None
+
+    def _on_allocate(self, event: Event) -> None:
+        attr = self._attr_of(event.task)
+        if attr is None:
+            return
+        attr.allocated.add(event.task.resreq)
+        attr.update_share()
+        self._snapshots.bump()
+
+    def _on_deallocate(self, event: Event) -> None:
+        attr = self._attr_of(event.task)
+        if attr is None:
+            return
+        attr.allocated.sub(event.task.resreq)
+        attr.update_share()
+        self._snapshots.bump()
+
+
+register_plugin_builder(ProportionPlugin.name, ProportionPlugin)

@@ -1,0 +1,56 @@
+"""Run a small cluster under the invariant engine, optionally corrupting state at a checkpoint first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from invariants.engine import InvariantEngine
+from reference_impl.k8s import ClusterObjects, PriorityClass
+from reference_impl.scheduler import Scheduler
+from tests.builders import node, pod, pod_group
+from tests.framework.helpers import conf
+
+TIERS = (["priority", "gang", "conformance"], ["predicates", "nodeorder"])
+# hook list name -> where a corruption runs (before the engine's own hook of that list)
+WHEN = {"open": "on_session_open", "operation": "on_operation", "statement": "on_statement_end",
+        "action": "on_action_end", "closed": "on_session_closed"}
+
+
+def cluster(kind: str = "basic") -> ClusterObjects:
+    """basic: one gang that fits and one that cannot; partial-gang: a gang only part of which fits;
+    preempt: a low-priority job to evict."""
+    if kind == "partial-gang":
+        return ClusterObjects(nodes=[node("n1", cpu="4")], pods=[pod(f"g-{i}", group="g", cpu="2") for i in range(3)],
+                              pod_groups=[pod_group("g", 3)])
+    if kind == "basic":
+        return ClusterObjects(
+            nodes=[node("n1", cpu="4"), node("n2", cpu="4")],
+            pods=[pod(f"fit-{i}", group="fit", cpu="2") for i in range(3)]
+            + [pod(f"big-{i}", group="big", cpu="3") for i in range(2)]
+            + [pod("run-0", group="run", cpu="1", node_name="n2", phase="Running")],
+            pod_groups=[pod_group("fit", 3), pod_group("big", 2), pod_group("run", 1, phase="Running")],
+        )
+    return ClusterObjects(
+        nodes=[node("n1", cpu="4")],
+        pods=[pod(f"low-{i}", group="low", cpu="2", node_name="n1", phase="Running") for i in range(2)]
+        + [pod("high-0", group="high", cpu="2")],
+        pod_groups=[pod_group("low", 1, phase="Running"), pod_group("high", 1, phase="Inqueue",
+                                                                      priority_class_name="high")],
+        priority_classes=[PriorityClass("high", 1000)],
+    )
+
+
+def check(invariant_id: str, objects: ClusterObjects | None = None, actions: str = "enqueue, allocate, backfill",
+          corrupt: tuple[str, Callable] | None = None, cycles: int = 1, tiers=TIERS) -> InvariantEngine:
+    engine = InvariantEngine(only=[invariant_id])
+
+    def hooks():
+        h = engine.hooks()
+        if corrupt is not None:
+            when, fn = corrupt
+            getattr(h, WHEN[when]).insert(0, fn)
+        return h
+
+    scheduler = Scheduler(objects or cluster(), conf(*tiers, actions=actions), hooks_factory=hooks)
+    scheduler.run(cycles)
+    return engine
