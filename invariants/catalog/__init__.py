@@ -1,3 +1,3 @@
 """The catalog, one module per class of rule; importing a module registers its invariants."""
 
-from invariants.catalog import gang, jobs, nodes, order, session, statements  # noqa: F401
+from invariants.catalog import evictions, gang, jobs, nodes, order, queues, session, statements, victims  # noqa: F401

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from invariants.engine import InvariantEngine
-from reference_impl.k8s import ClusterObjects, PriorityClass
+from reference_impl.k8s import ClusterObjects, PriorityClass, Queue
 from reference_impl.scheduler import Scheduler
-from tests.builders import node, pod, pod_group
+from tests.builders import node, pod, pod_group, rl
 from tests.framework.helpers import conf
 
 TIERS = (["priority", "gang", "conformance"], ["predicates", "nodeorder"])
+FAIR_TIERS = (["priority", "gang", "conformance"], ["drf", "predicates", "proportion", "nodeorder"])
 # hook list name -> where a corruption runs (before the engine's own hook of that list)
 WHEN = {"open": "on_session_open", "operation": "on_operation", "statement": "on_statement_end",
         "action": "on_action_end", "closed": "on_session_closed"}
@@ -19,6 +20,18 @@ WHEN = {"open": "on_session_open", "operation": "on_operation", "statement": "on
 def cluster(kind: str = "basic") -> ClusterObjects:
     """basic: one gang that fits and one that cannot; partial-gang: a gang only part of which fits;
     preempt: a low-priority job to evict."""
+    if kind == "capped-queue":
+        # queue "capped" deserves at most 2 cpu / 1Gi / 1 pod; job a (two 2-cpu tasks, min 2) wants more
+        capped = Queue("capped", "capped", capability=rl(cpu="2", memory="1Gi", pods="1"),
+                       guarantee=rl(cpu="1"))
+        return ClusterObjects(
+            nodes=[node("n1", cpu="8", memory="8Gi")],
+            pods=[pod(f"a-{i}", group="a", cpu="2", memory="1Gi") for i in range(2)]
+            + [pod("b-0", group="b", cpu="2", memory="1Gi"), pod("c-0", group="c", cpu="2", memory="1Gi")],
+            pod_groups=[pod_group("a", 2, queue="capped"), pod_group("b", 1, queue="capped"),
+                        pod_group("c", 1, queue="capped")],
+            queues=[capped],
+        )
     if kind == "partial-gang":
         return ClusterObjects(nodes=[node("n1", cpu="4")], pods=[pod(f"g-{i}", group="g", cpu="2") for i in range(3)],
                               pod_groups=[pod_group("g", 3)])

@@ -12,7 +12,7 @@ import pytest
 from invariants.registry import catalog
 from reference_impl.api.resource_info import Resource
 from reference_impl.api.types import TaskStatus
-from tests.invariants.harness import check, cluster
+from tests.invariants.harness import FAIR_TIERS, check, cluster
 
 
 def _node(ssn, name="n1"):
@@ -122,6 +122,45 @@ def _bad_order(point):
     return corrupt
 
 
+def _proportion_attr(ssn):
+    return ssn.plugins["proportion"]._queue_opts["capped"]
+
+
+def _break_proportion_allocated(ssn, *_):
+    _proportion_attr(ssn).allocated.milli_cpu += 500
+
+
+def _break_drf_allocated(ssn, *_):
+    next(iter(ssn.plugins["drf"].job_attrs.values())).allocated.milli_cpu += 500
+
+
+def _negative_accounting(ssn, *_):
+    _proportion_attr(ssn).allocated.milli_cpu = -1000
+
+
+def _deserved_below_guarantee(ssn, *_):
+    _proportion_attr(ssn).deserved.milli_cpu = 0
+
+
+def _deserved_too_large(ssn, *_):
+    _proportion_attr(ssn).deserved.milli_cpu = 1e9
+
+
+def _always_allocatable(monkeypatch):
+    from reference_impl.plugins.proportion import ProportionPlugin
+
+    monkeypatch.setattr(ProportionPlugin, "allocatable", lambda self, queue, task: True)
+
+
+def _never_overused(monkeypatch):
+    from reference_impl.plugins.proportion import ProportionPlugin
+
+    _always_allocatable(monkeypatch)
+    monkeypatch.setattr(ProportionPlugin, "overused", lambda self, queue: False)
+
+
+FAIR = {"objects": "capped-queue", "tiers": FAIR_TIERS}
+
 # id -> dict(corrupt=(when, fn)) | dict(patch=fn) and optional cluster/actions
 CASES = {
     "node.ledger": {"corrupt": ("action", _shift("idle"))},
@@ -146,6 +185,13 @@ CASES = {
     "order.job": {"corrupt": ("open", _bad_order("job_order"))},
     "order.task": {"corrupt": ("open", _bad_order("task_order"))},
     "order.queue": {"corrupt": ("open", _bad_order("queue_order"))},
+    "queue.proportion-allocated": {"corrupt": ("action", _break_proportion_allocated), **FAIR},
+    "queue.drf-allocated": {"corrupt": ("action", _break_drf_allocated), **FAIR},
+    "queue.accounting-non-negative": {"corrupt": ("closed", _negative_accounting), **FAIR},
+    "queue.deserved-bounds": {"corrupt": ("action", _deserved_below_guarantee), **FAIR},
+    "queue.deserved-total": {"corrupt": ("action", _deserved_too_large), **FAIR},
+    "queue.allocate-within-deserved": {"patch": _always_allocatable, **FAIR},
+    "queue.no-allocate-when-overused": {"patch": _never_overused, **FAIR},
 }
 
 

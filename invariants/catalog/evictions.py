@@ -1,0 +1,90 @@
+"""Eviction minimality: evict where the preemptor lands, only when needed, and no more than needed.
+
+Resource-level rules (FutureIdle and the preemptor's request, as preempt and reclaim test fit).
+They are quality rules: upstream evicts victims in priority order until the preemptor fits, which
+can evict more than the fewest needed (a known upstream behaviour), so a violation here is a
+finding about eviction quality, not a broken ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from invariants.catalog.victims import preemptions, task_of
+from invariants.context import CheckContext
+from invariants.registry import QUALITY, STATEMENT, invariant
+from invariants.violation import Violation
+from reference_impl.api.resource_info import Resource, Zero
+
+
+def _future_idle_before(ctx: CheckContext):
+    """For each preemption: (preemptor task, victim tasks, FutureIdle before its evictions), replayed backwards."""
+    found = preemptions(ctx)
+    if not found:
+        return []
+    by_node: dict[str, list] = {}
+    for p in found:
+        by_node.setdefault(p.preemptor.node, []).append(p)
+    results = []
+    for node_name, items in by_node.items():
+        node = ctx.ssn.nodes.get(node_name)
+        if node is None:
+            continue
+        future = node.future_idle()
+        for p in reversed(items):
+            preemptor = task_of(ctx, p.preemptor)
+            victims = [task_of(ctx, r) for r in p.victims]
+            if preemptor is None or any(v is None for v in victims):
+                continue
+            future.add(preemptor.resreq)  # undo the pipeline
+            for victim in victims:
+                future.sub_without_assert(victim.resreq)  # undo the eviction
+            results.append((preemptor, victims, future.clone(), node))
+    return results
+
+
+def _near_pod_limit(node) -> bool:
+    # Evicting can be needed for the pod-count predicate alone; leave such nodes to that predicate.
+    return len(node.tasks) >= node.allocatable.max_task_num - 1
+
+
+@invariant("eviction.same-node", "every eviction of a committed preempt or reclaim is on the node where its "
+           "preemptor is pipelined", "eviction", "preempt.go / reclaim.go (per-node statements)", (STATEMENT,))
+def eviction_same_node(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.statement_kind != "commit" or ctx.action not in ("preempt", "reclaim"):
+        return
+    pipelined_nodes = {r.node for r in ctx.statement_records if r.op == "pipeline"}
+    for record in ctx.statement_records:
+        if record.op == "evict" and record.node not in pipelined_nodes:
+            yield Violation("", f"{ctx.action} evicted {record.task} on {record.node}, where no preemptor of the "
+                                f"statement was placed", [f"task {record.task}", f"node {record.node}"],
+                            sorted(pipelined_nodes), record.node)
+
+
+@invariant("eviction.needed", "no eviction happens when FutureIdle already fits the preemptor", "eviction",
+           "preempt.go ValidateVictims / normalPreempt; semantics §8.4", (STATEMENT,), severity=QUALITY)
+def eviction_needed(ctx: CheckContext) -> Iterator[Violation]:
+    for preemptor, victims, before, node in _future_idle_before(ctx):
+        if victims and not _near_pod_limit(node) and preemptor.init_resreq.less_equal(before, Zero):
+            yield Violation("", f"{preemptor.key} fitted node {node.name} (FutureIdle <{before}>) before "
+                                f"{len(victims)} eviction(s)", [f"task {preemptor.key}", f"node {node.name}"]
+                            + [f"task {v.key}" for v in victims], 0, len(victims))
+
+
+@invariant("eviction.one-minimal", "no victim could have been spared: without any single victim the preemptor "
+           "would not fit", "eviction", "upstream issue on excess evictions; semantics §8.4 (reprieve in the "
+           "topology-aware path)", (STATEMENT,), severity=QUALITY)
+def eviction_one_minimal(ctx: CheckContext) -> Iterator[Violation]:
+    for preemptor, victims, before, node in _future_idle_before(ctx):
+        if len(victims) < 2 or _near_pod_limit(node):
+            continue
+        freed = Resource()
+        for victim in victims:
+            freed.add(victim.resreq)
+        for victim in victims:
+            without = before.clone().add(freed).sub_without_assert(victim.resreq)
+            if preemptor.init_resreq.less_equal(without, Zero):
+                yield Violation("", f"{victim.key} was evicted from {node.name} but {preemptor.key} fits without "
+                                    f"that eviction ({len(victims)} victims, FutureIdle before them <{before}>)",
+                                [f"task {victim.key}", f"task {preemptor.key}", f"node {node.name}"],
+                                len(victims) - 1, len(victims))

@@ -1,0 +1,170 @@
+"""Queue accounting and bounds (seed 001 queue model, seed 003 proportion; volcano-semantics §9.3-9.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from invariants.context import CheckContext
+from invariants.registry import ACTION, CLOSE, OPERATION, invariant
+from invariants.violation import Violation
+from reference_impl.api.resource_info import MIN_RESOURCE, Resource, Zero
+from reference_impl.api.types import TaskStatus, allocated_status
+
+
+def _accounted(status: TaskStatus) -> bool:
+    """What plugin event handlers count as allocated: allocated statuses and Pipelined."""
+    return allocated_status(status) or status == TaskStatus.Pipelined
+
+
+def _recomputed_by_queue(ctx: CheckContext) -> dict[str, Resource]:
+    totals: dict[str, Resource] = {}
+    for job in ctx.ssn.jobs.values():
+        total = totals.setdefault(job.queue, Resource())
+        for task in job.tasks.values():
+            if _accounted(task.status):
+                total.add(task.resreq)
+    return totals
+
+
+def _dims_differ(a: Resource, b: Resource) -> list[str]:
+    names = set(a.as_dict()) | set(b.as_dict())
+    return sorted(n for n in names if abs(a.get(n) - b.get(n)) > max(MIN_RESOURCE, 1e-9 * abs(b.get(n))))
+
+
+def _proportion(ctx: CheckContext):
+    return ctx.ssn.plugins.get("proportion")
+
+
+@invariant("queue.proportion-allocated", "proportion's allocated per queue equals a recomputation from the "
+           "queue's allocated and pipelined tasks", "queue", "proportion.go event handlers; semantics §9.4",
+           (OPERATION, ACTION, CLOSE), requires=("proportion",))
+def proportion_allocated(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = _proportion(ctx)
+    if plugin is None:
+        return
+    expected = _recomputed_by_queue(ctx)
+    for name, attr in plugin.queue_attrs.items():
+        want = expected.get(name, Resource())
+        wrong = _dims_differ(attr.allocated, want)
+        if wrong:
+            yield Violation("", f"queue {name}: proportion counts <{attr.allocated}> allocated but its tasks "
+                                f"hold <{want}> (dimensions {', '.join(wrong)}): the queue is charged wrongly",
+                            [f"queue {name}"], want.as_dict(), attr.allocated.as_dict())
+
+
+@invariant("queue.drf-allocated", "drf's allocated per job equals a recomputation from the job's allocated and "
+           "pipelined tasks", "queue", "drf.go event handlers; semantics §9.3", (OPERATION, ACTION, CLOSE),
+           requires=("drf",))
+def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = ctx.ssn.plugins.get("drf")
+    if plugin is None:
+        return
+    jobs = [ctx.ssn.jobs[ctx.operation.job]] if ctx.operation is not None and ctx.operation.job in ctx.ssn.jobs \
+        else list(ctx.ssn.jobs.values())
+    for job in jobs:
+        attr = plugin.job_attrs.get(job.uid)
+        if attr is None:
+            continue
+        want = Resource()
+        for task in job.tasks.values():
+            if _accounted(task.status):
+                want.add(task.resreq)
+        wrong = _dims_differ(attr.allocated, want)
+        if wrong:
+            yield Violation("", f"job {job.uid}: drf counts <{attr.allocated}> allocated but its tasks hold "
+                                f"<{want}>", [f"job {job.uid}"], want.as_dict(), attr.allocated.as_dict())
+
+
+@invariant("queue.accounting-non-negative", "plugin accounting (proportion per queue, drf per job) is never "
+           "negative", "queue", "seed 004 (no negative plugin accounting under churn)", (OPERATION, ACTION, CLOSE))
+def accounting_non_negative(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = _proportion(ctx)
+    for name, attr in (plugin.queue_attrs.items() if plugin is not None else ()):
+        for dim, value in attr.allocated.as_dict().items():
+            if value < -MIN_RESOURCE:
+                yield Violation("", f"queue {name}: proportion allocated on {dim} is {value:g}", [f"queue {name}"],
+                                ">= 0", value)
+    drf = ctx.ssn.plugins.get("drf")
+    for uid, attr in (drf.job_attrs.items() if drf is not None else ()):
+        for dim, value in attr.allocated.as_dict().items():
+            if value < -MIN_RESOURCE:
+                yield Violation("", f"job {uid}: drf allocated on {dim} is {value:g}", [f"job {uid}"], ">= 0", value)
+
+
+@invariant("queue.deserved-bounds", "guarantee <= deserved <= realCapability for every queue whose guarantee "
+           "fits its realCapability", "queue", "seed 001 (Deserved formula); proportion.go water-filling",
+           (ACTION,), requires=("proportion",))
+def deserved_bounds(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = _proportion(ctx)
+    if plugin is None:
+        return
+    for name, attr in plugin.queue_attrs.items():
+        if not attr.guarantee.less_equal(attr.real_capability, Zero):
+            continue  # a guarantee above the capability: upstream's Max(deserved, guarantee) wins by design
+        if not attr.guarantee.less_equal(attr.deserved, Zero):
+            yield Violation("", f"queue {name}: deserved <{attr.deserved}> is below its guarantee "
+                                f"<{attr.guarantee}>", [f"queue {name}"], attr.guarantee.as_dict(),
+                            attr.deserved.as_dict())
+        if not attr.deserved.less_equal(attr.real_capability, Zero):
+            yield Violation("", f"queue {name}: deserved <{attr.deserved}> exceeds its realCapability "
+                                f"<{attr.real_capability}>", [f"queue {name}"], attr.real_capability.as_dict(),
+                            attr.deserved.as_dict())
+
+
+@invariant("queue.deserved-total", "the queues' deserved shares add up to no more than the cluster's resources "
+           "(when the guarantees do)", "queue", "proportion.go (remaining never negative)", (ACTION,),
+           requires=("proportion",))
+def deserved_total(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = _proportion(ctx)
+    if plugin is None:
+        return
+    total_deserved, total_guarantee = Resource(), Resource()
+    for attr in plugin.queue_attrs.values():
+        total_deserved.add(attr.deserved)
+        total_guarantee.add(attr.guarantee)
+    cluster = ctx.ssn.total_resource
+    if not total_guarantee.less_equal(cluster, Zero):
+        return
+    ok, names = total_deserved.less_equal_with_resources_name(cluster, Zero)
+    if not ok:
+        yield Violation("", f"the queues deserve <{total_deserved}> in all, more than the cluster's <{cluster}> "
+                            f"on {', '.join(names)}", [f"queue {q}" for q in sorted(plugin.queue_attrs)],
+                        cluster.as_dict(), total_deserved.as_dict())
+
+
+@invariant("queue.allocate-within-deserved", "allocate never places a task that takes its queue past deserved on "
+           "the dimensions the task requests", "queue", "proportion.go Allocatable; allocate.go", (OPERATION,),
+           requires=("proportion",))
+def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
+    op, plugin = ctx.operation, _proportion(ctx)
+    if plugin is None or op is None or op.action != "allocate" or op.op not in ("allocate", "pipeline"):
+        return
+    job = ctx.ssn.jobs.get(op.job)
+    attr = plugin.queue_attrs.get(job.queue) if job is not None else None
+    task = job.tasks.get(op.task_uid) if job is not None else None
+    if attr is None or task is None:
+        return
+    ok, names = attr.allocated.less_equal_with_dimension_and_resources_name(attr.deserved, task.resreq)
+    if not ok:
+        yield Violation("", f"queue {job.queue}: after {op.op} of {op.task} its allocated <{attr.allocated}> "
+                            f"exceeds deserved <{attr.deserved}> on {', '.join(names)}",
+                        [f"queue {job.queue}", f"task {op.task}"], attr.deserved.as_dict(), attr.allocated.as_dict())
+
+
+@invariant("queue.no-allocate-when-overused", "allocate places nothing in a queue that was overused before the "
+           "placement", "queue", "allocate.go (Overused queues are dropped); proportion.go Overused", (OPERATION,),
+           requires=("proportion",))
+def no_allocate_when_overused(ctx: CheckContext) -> Iterator[Violation]:
+    op, plugin = ctx.operation, _proportion(ctx)
+    if plugin is None or op is None or op.action != "allocate" or op.op not in ("allocate", "pipeline"):
+        return
+    job = ctx.ssn.jobs.get(op.job)
+    attr = plugin.queue_attrs.get(job.queue) if job is not None else None
+    task = job.tasks.get(op.task_uid) if job is not None else None
+    if attr is None or task is None:
+        return
+    before = attr.allocated.clone().sub_without_assert(task.resreq)
+    if attr.deserved.less_equal(before, Zero):
+        yield Violation("", f"queue {job.queue} was overused (allocated <{before}> >= deserved <{attr.deserved}>) "
+                            f"yet allocate placed {op.task}", [f"queue {job.queue}", f"task {op.task}"],
+                        "no placement", op.op)

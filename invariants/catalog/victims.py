@@ -1,0 +1,197 @@
+"""Victim rules for committed preempt and reclaim statements (seed 000; volcano-semantics §8.4-8.5, §9)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from invariants.context import CheckContext
+from invariants.registry import QUALITY, STATEMENT, invariant
+from invariants.violation import Violation
+from reference_impl.api.resource_info import Resource, Zero
+from reference_impl.api.task_info import TaskInfo
+from reference_impl.api.types import TaskStatus
+from reference_impl.framework.session import Operation
+
+EVICTING_ACTIONS = ("preempt", "reclaim")
+
+
+@dataclass
+class Preemption:
+    """One preemptor pipelined onto a node, with the evictions on that node that made room for it."""
+
+    preemptor: Operation
+    victims: list[Operation] = field(default_factory=list)
+
+
+def preemptions(ctx: CheckContext) -> list[Preemption]:
+    """Pair each pipeline of a committed statement with the evictions before it on the same node."""
+    if ctx.statement_kind != "commit" or ctx.action not in EVICTING_ACTIONS:
+        return []
+    pending: dict[str, list[Operation]] = {}
+    found = []
+    for record in ctx.statement_records:
+        if record.op == "evict":
+            pending.setdefault(record.node, []).append(record)
+        elif record.op == "pipeline":
+            found.append(Preemption(record, pending.pop(record.node, [])))
+    return found
+
+
+def task_of(ctx: CheckContext, record: Operation) -> TaskInfo | None:
+    job = ctx.ssn.jobs.get(record.job)
+    return job.tasks.get(record.task_uid) if job is not None else None
+
+
+def _victims(ctx: CheckContext):
+    for p in preemptions(ctx):
+        preemptor = task_of(ctx, p.preemptor)
+        for record in p.victims:
+            victim = task_of(ctx, record)
+            if preemptor is not None and victim is not None:
+                yield p, preemptor, record, victim
+
+
+@invariant("victim.status", "preempt evicts only Bound or Running tasks, reclaim only Running ones", "victim",
+           "preempt.go / reclaim.go victim filters; semantics §8.4-8.5", (STATEMENT,))
+def victim_status(ctx: CheckContext) -> Iterator[Violation]:
+    allowed = {"preempt": {TaskStatus.Bound, TaskStatus.Running}, "reclaim": {TaskStatus.Running}}[ctx.action] \
+        if ctx.action in EVICTING_ACTIONS else set()
+    for _, preemptor, record, victim in _victims(ctx):
+        if record.from_status not in allowed:
+            yield Violation("", f"{ctx.action} evicted {victim.key}, which was "
+                                f"{record.from_status.name if record.from_status else '?'}",
+                            [f"task {victim.key}", f"task {preemptor.key}"], sorted(s.name for s in allowed),
+                            record.from_status.name if record.from_status else None)
+
+
+@invariant("victim.preemptable", "no task marked volcano.sh/preemptable=false is ever evicted", "victim",
+           "preempt.go / reclaim.go (task.Preemptable); semantics §2.4", (STATEMENT,))
+def victim_preemptable(ctx: CheckContext) -> Iterator[Violation]:
+    for _, preemptor, _, victim in _victims(ctx):
+        if not victim.preemptable:
+            yield Violation("", f"{ctx.action} evicted {victim.key}, which is not preemptable",
+                            [f"task {victim.key}", f"task {preemptor.key}"], "preemptable", "not preemptable")
+
+
+@invariant("victim.best-effort", "a BestEffort preemptor never evicts a task that is not BestEffort", "victim",
+           "preempt.go victim filter; semantics §8.4", (STATEMENT,))
+def victim_best_effort(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.action != "preempt":
+        return
+    for _, preemptor, _, victim in _victims(ctx):
+        if preemptor.best_effort and not victim.best_effort:
+            yield Violation("", f"BestEffort {preemptor.key} evicted {victim.key}, which requests resources",
+                            [f"task {victim.key}", f"task {preemptor.key}"], "BestEffort victim", "guaranteed victim")
+
+
+@invariant("victim.preempt-scope", "preempt evicts only within the preemptor's queue: lower-priority jobs, or "
+           "lower-priority tasks of the same job", "victim", "preempt.go; priority.go Preemptable; seed 000 §9.1",
+           (STATEMENT,), requires=("priority",))
+def victim_preempt_scope(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.action != "preempt":
+        return
+    for _, preemptor, _, victim in _victims(ctx):
+        p_job, v_job = ctx.ssn.jobs.get(preemptor.job), ctx.ssn.jobs.get(victim.job)
+        if p_job is None or v_job is None:
+            continue
+        if p_job.queue != v_job.queue:
+            yield Violation("", f"preempt crossed queues: {preemptor.key} (queue {p_job.queue}) evicted "
+                                f"{victim.key} (queue {v_job.queue})", [f"task {victim.key}", f"task {preemptor.key}"],
+                            p_job.queue, v_job.queue)
+        elif p_job.uid != v_job.uid and not v_job.priority < p_job.priority:
+            yield Violation("", f"{preemptor.key} (job priority {p_job.priority}) evicted {victim.key} of a job "
+                                f"with priority {v_job.priority}", [f"task {victim.key}", f"task {preemptor.key}"],
+                            f"< {p_job.priority}", v_job.priority)
+        elif p_job.uid == v_job.uid and not victim.priority < preemptor.priority:
+            yield Violation("", f"{preemptor.key} (task priority {preemptor.priority}) evicted {victim.key} of its "
+                                f"own job with task priority {victim.priority}",
+                            [f"task {victim.key}", f"task {preemptor.key}"], f"< {preemptor.priority}",
+                            victim.priority)
+
+
+@invariant("victim.reclaim-scope", "reclaim takes only from other queues that are reclaimable", "victim",
+           "reclaim.go reclaimees; queue_info.go Reclaimable; semantics §8.5", (STATEMENT,))
+def victim_reclaim_scope(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.action != "reclaim":
+        return
+    for _, preemptor, _, victim in _victims(ctx):
+        p_job, v_job = ctx.ssn.jobs.get(preemptor.job), ctx.ssn.jobs.get(victim.job)
+        if p_job is None or v_job is None:
+            continue
+        queue = ctx.ssn.queues.get(v_job.queue)
+        if v_job.queue == p_job.queue:
+            yield Violation("", f"reclaim took {victim.key} from the reclaimer's own queue {p_job.queue}",
+                            [f"task {victim.key}", f"queue {p_job.queue}"], "another queue", v_job.queue)
+        elif queue is not None and not queue.reclaimable():
+            yield Violation("", f"reclaim took {victim.key} from queue {v_job.queue}, which is not reclaimable",
+                            [f"task {victim.key}", f"queue {v_job.queue}"], "reclaimable queue", "reclaimable: false")
+
+
+def _by_queue(ctx: CheckContext, preemption_list: list[Preemption]) -> dict[str, list[TaskInfo]]:
+    victims: dict[str, list[TaskInfo]] = {}
+    for p in preemption_list:
+        for record in p.victims:
+            victim = task_of(ctx, record)
+            job = ctx.ssn.jobs.get(record.job)
+            if victim is not None and job is not None:
+                victims.setdefault(job.queue, []).append(victim)
+    return victims
+
+
+@invariant("victim.reclaim-over-deserved", "reclaim takes from a queue only while that queue is above its "
+           "deserved share", "victim", "proportion.go Reclaimable; seed 001 (Reclaimable)", (STATEMENT,),
+           requires=("proportion",))
+def victim_reclaim_over_deserved(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = ctx.ssn.plugins.get("proportion")
+    if ctx.action != "reclaim" or plugin is None:
+        return
+    for queue, victims in _by_queue(ctx, preemptions(ctx)).items():
+        attr = plugin.queue_attrs.get(queue)
+        if attr is None:
+            continue
+        allocated = attr.allocated.clone()
+        for victim in victims:
+            allocated.add(victim.resreq)  # back to the state before the evictions
+        for victim in victims:
+            if allocated.less_equal(attr.deserved, Zero):
+                yield Violation("", f"reclaim took {victim.key} from queue {queue} while its allocated <{allocated}> "
+                                    f"was within deserved <{attr.deserved}>", [f"task {victim.key}", f"queue {queue}"],
+                                "allocated above deserved", allocated.as_dict())
+            allocated.sub_without_assert(victim.resreq)
+
+
+@invariant("victim.reclaimer-not-overused", "a queue that is overused never reclaims", "victim",
+           "reclaim.go (Overused queues are dropped); proportion.go Overused", (STATEMENT,), requires=("proportion",))
+def reclaimer_not_overused(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = ctx.ssn.plugins.get("proportion")
+    if ctx.action != "reclaim" or plugin is None:
+        return
+    pipelined: dict[str, Resource] = {}
+    for p in preemptions(ctx):
+        task = task_of(ctx, p.preemptor)
+        job = ctx.ssn.jobs.get(p.preemptor.job)
+        if task is not None and job is not None and p.victims:
+            pipelined.setdefault(job.queue, Resource()).add(task.resreq)
+    for queue, placed in pipelined.items():
+        attr = plugin.queue_attrs.get(queue)
+        if attr is None:
+            continue
+        before = attr.allocated.clone().sub_without_assert(placed)
+        if attr.deserved.less_equal(before, Zero):
+            yield Violation("", f"queue {queue} reclaimed although it was overused (allocated <{before}>, "
+                                f"deserved <{attr.deserved}>)", [f"queue {queue}"], "not overused", before.as_dict())
+
+
+@invariant("victim.gang-min", "a committed eviction never cuts a victim job below its MinAvailable", "victim",
+           "gang.go Preemptable/Reclaimable; semantics §9.1", (STATEMENT,), requires=("gang",), severity=QUALITY)
+def victim_gang_min(ctx: CheckContext) -> Iterator[Violation]:
+    # Quality, not safety: the tiered intersection lets a later tier decide alone when gang's tier
+    # yields no victims (semantics §6.2 quirk 1), so upstream itself can cut a gang.
+    jobs = {record.job for p in preemptions(ctx) for record in p.victims}
+    for uid in sorted(jobs):
+        job = ctx.ssn.jobs.get(uid)
+        if job is not None and job.ready_task_num() < job.min_available:
+            yield Violation("", f"job {uid} was cut to {job.ready_task_num()} ready tasks, below its minAvailable "
+                                f"{job.min_available}", [f"job {uid}"], f">= {job.min_available}",
+                            job.ready_task_num())
