@@ -15,7 +15,7 @@ from typing import Any
 
 from invariants.context import CheckContext
 from invariants.snapshot import state_excerpt, take_snapshot
-from invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, STATEMENT, Invariant, catalog
+from invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, QUALITY, STATEMENT, Invariant, catalog
 from invariants.violation import Violation
 from reference_impl.framework.event import EventHandler
 from reference_impl.framework.session import Operation, Session, SessionObserverHooks
@@ -52,7 +52,8 @@ class InvariantEngine:
         self.max_per_invariant = max_per_invariant
         self.stop_at_first = stop_at_first
         self.snapshot_limit = snapshot_limit
-        self.violations: list[Violation] = []
+        self.violations: list[Violation] = []  # safety rules broken: the run fails
+        self.findings: list[Violation] = []  # quality rules broken (upstream may do the same): reported only
         self.suppressed: Counter[str] = Counter()
         self.cost: defaultdict[str, float] = defaultdict(float)
         self.checks: Counter[str] = Counter()
@@ -155,7 +156,7 @@ class InvariantEngine:
             self.suppressed[inv.id] += 1
             return
         violation.state = state_excerpt(ctx.ssn, violation.objects)
-        self.violations.append(violation)
+        (self.findings if inv.severity == QUALITY else self.violations).append(violation)
 
 
 class _SessionState:

@@ -50,7 +50,9 @@ def render_run(scenario: Scenario, result: RunResult, with_trace: bool = False) 
         out.append(table(["cycle", "action", "op", "task", "node"],
                          [[str(t["cycle"]), t["action"], t["op"], t["task"], t["node"]] for t in result.trace]))
     for violation in result.violations:
-        out.append(f"VIOLATION {violation['id']} (cycle {violation['cycle']}): {violation['found']}\n")
+        out.append(f"VIOLATION {violation['id']} (cycle {violation['cycle']}): {violation.get('message') or violation['found']}\n")
+    for finding in result.findings:
+        out.append(f"finding {finding['id']} (cycle {finding['cycle']}): {finding['message']}\n")
     if scenario.expect.is_empty():
         out.append("no expectations given\n")
     elif result.expectation_failures:
@@ -74,6 +76,10 @@ def render_check(scenario: Scenario, result: RunResult, engine, folder) -> str:
             out.append(f"({count} more {inv_id} violation(s) not listed)")
     else:
         out.append("no invariant violated")
+    if result.findings:
+        out.append(f"{len(result.findings)} quality finding(s) (rules upstream may break too; not failures):")
+        out += [f"  - {f['id']} (cycle {f['cycle']}, {f.get('action') or '-'}): {f['message'][:110]}"
+                for f in result.findings]
     if result.expectation_failures:
         out.append(f"{len(result.expectation_failures)} expectation(s) failed (see the report)")
     out.append(f"report: {folder}/report.md")

@@ -36,11 +36,13 @@ def write_report(parent: Path, name: str, payload: dict[str, Any]) -> Path:
 
 def render_markdown(payload: dict[str, Any]) -> str:
     violations = payload.get("violations", [])
+    findings = payload.get("findings", [])
     lines = [f"# schedcheck report: {payload.get('scenario', '?')}", "",
              f"- source: `{payload.get('source', '?')}`", f"- seed: {payload.get('seed')}",
              f"- cycles: {payload.get('cycles')}", f"- invariants checked: {payload.get('invariantsChecked', 0)} "
              f"checks over {len(payload.get('invariants', []))} invariants",
-             f"- result: **{'violated' if violations else 'clean'}**", ""]
+             f"- result: **{'violated' if violations else 'clean'}**"
+             + (f", {len(findings)} quality finding(s)" if findings else ""), ""]
     if violations:
         counts: dict[str, list[dict[str, Any]]] = {}
         for v in violations:
@@ -62,6 +64,11 @@ def render_markdown(payload: dict[str, Any]) -> str:
             if v.get("state"):
                 lines += ["", "State at the time:", "", "```json", json.dumps(v["state"], indent=2), "```"]
             lines.append("")
+    if findings:
+        lines += ["## Quality findings", "",
+                  "Rules upstream itself may break (for example minimal evictions); reported, not failed.", ""]
+        lines += [f"- `{f['id']}` (cycle {f['cycle']}, {f.get('action') or '-'}): {f['message']}" for f in findings]
+        lines.append("")
     if payload.get("expectations", {}).get("failures"):
         lines += ["## Expectations that failed", ""]
         lines += [f"- {f}" for f in payload["expectations"]["failures"]]

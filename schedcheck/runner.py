@@ -26,6 +26,7 @@ class RunResult:
     pod_group_phases: dict[str, str] = field(default_factory=dict)
     task_status_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[dict[str, Any]] = field(default_factory=list)  # quality invariants (not failures)
     expectation_failures: list[str] = field(default_factory=list)
     ties: list[dict[str, Any]] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
@@ -47,6 +48,7 @@ class RunResult:
             "podGroupPhases": self.pod_group_phases,
             "taskStatusCounts": self.task_status_counts,
             "violations": self.violations,
+            "findings": self.findings,
             "expectations": {"met": not self.expectation_failures, "failures": self.expectation_failures},
             "ties": self.ties,
         }
@@ -87,6 +89,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
         })
     if engine is not None:
         result.violations.extend(v.to_json() for v in engine.violations)
+        result.findings.extend(v.to_json() for v in engine.findings)
     log = scheduler.cache.log
     result.binds = {record.task: record.node for record in log.binds}
     result.evicted = [record.task for record in log.evictions]

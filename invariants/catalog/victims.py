@@ -188,6 +188,10 @@ def reclaimer_not_overused(ctx: CheckContext) -> Iterator[Violation]:
 def victim_gang_min(ctx: CheckContext) -> Iterator[Violation]:
     # Quality, not safety: the tiered intersection lets a later tier decide alone when gang's tier
     # yields no victims (semantics §6.2 quirk 1), so upstream itself can cut a gang.
+    gang = next((o for tier in ctx.ssn.tiers for o in tier.plugins if o.name == "gang"), None)
+    flag = "enablePreemptable" if ctx.action == "preempt" else "enableReclaimable"
+    if gang is None or not gang.enabled(flag):
+        return  # gang does not vote on victims here, so nothing protects the gang
     jobs = {record.job for p in preemptions(ctx) for record in p.victims}
     for uid in sorted(jobs):
         job = ctx.ssn.jobs.get(uid)

@@ -58,8 +58,7 @@ class GangReclaim(GangEvictionAction):
     skip_overused_queues = True
 
     def admits(self, queue: QueueInfo, pending: list[TaskInfo]) -> bool:
-        # Upstream's PreemptiveFn takes the candidate list, so the pending tasks go in as one list.
-        return self.ssn.preemptive(queue, pending)  # type: ignore[arg-type]
+        return self.ssn.preemptive(queue, pending)  # all pending tasks at once, as upstream
 
     def is_candidate(self, job: JobInfo, task: TaskInfo) -> bool:
         """Running, preemptable, another queue, a job that allows it, a reclaimable queue."""

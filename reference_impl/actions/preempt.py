@@ -21,7 +21,10 @@ scheduler sharding (one node group; upstream's second, other-shard group is then
 from __future__ import annotations
 
 from reference_impl.actions.base import Action, register_action
-from reference_impl.actions.preempt_topology import TopologySettings, topology_aware_preempt
+from reference_impl.actions.preempt_topology import (
+    TopologySettings,
+    topology_aware_preempt,
+)
 from reference_impl.actions.victims import (
     TaskFilter,
     clone_filtered_tasks,
@@ -41,7 +44,11 @@ from reference_impl.framework.arguments import as_arguments
 from reference_impl.framework.session import Session
 from reference_impl.framework.statement import Statement, StatementError
 from reference_impl.util.priority_queue import PriorityQueue
-from reference_impl.util.scheduler_helper import PredicateHelper, prioritize_nodes, sort_nodes
+from reference_impl.util.scheduler_helper import (
+    PredicateHelper,
+    prioritize_nodes,
+    sort_nodes,
+)
 
 PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
 ENABLE_TOPOLOGY_AWARE_PREEMPTION_KEY = "enableTopologyAwarePreemption"
@@ -124,7 +131,9 @@ class Preempt(Action):
             max_candidate_nodes_absolute=args.get_int(MAX_CANDIDATE_NODES_ABSOLUTE_KEY, 100),
         )
 
-    def _collect_preemptors(self):
+    def _collect_preemptors(
+        self,
+    ) -> tuple[dict[str, PriorityQueue], dict[str, PriorityQueue], dict[str, list[JobInfo]]]:
         """Starving, valid, non-pending jobs with a queue: per-queue job heaps and task heaps."""
         ssn = self.ssn
         jobs_by_queue: dict[str, PriorityQueue] = {}

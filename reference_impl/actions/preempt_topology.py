@@ -15,7 +15,12 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from reference_impl.actions.victims import TaskFilter, clone_filtered_tasks, pod_priority, validate_victims
+from reference_impl.actions.victims import (
+    TaskFilter,
+    clone_filtered_tasks,
+    pod_priority,
+    validate_victims,
+)
 from reference_impl.api.node_info import NodeError, NodeInfo
 from reference_impl.api.queue_info import QueueInfo
 from reference_impl.api.resource_info import Zero

@@ -57,7 +57,8 @@ class Reclaim(Action):
                 if not jobs.empty():
                     queues.push(queue)
 
-    def _build_context(self):
+    def _build_context(self) -> tuple[PriorityQueue, dict[str, PriorityQueue], dict[str, PriorityQueue]]:
+        """Queues of non-pending valid jobs; starving jobs per queue; their pending tasks."""
         ssn = self.ssn
         queues: PriorityQueue = PriorityQueue(ssn.queue_order_fn)
         seen: set[str] = set()

@@ -122,7 +122,10 @@ class NodeInfo:
         c = NodeInfo(self.node, self.name)
         c.state = self.state
         for task in self.tasks.values():
-            c.add_task(task)
+            try:
+                c.add_task(task)
+            except NodeError:
+                pass  # upstream logs the failed re-add and carries on
         return c
 
     def pods(self) -> list[TaskInfo]:

@@ -109,6 +109,12 @@ class SchedulerCache:
             return classes[class_name].value
         return self.default_priority
 
+    def _preemption_policy_of_class(self, class_name: str) -> str:
+        for pc in self.world.priority_classes:
+            if (class_name and pc.name == class_name) or (not class_name and pc.global_default):
+                return pc.preemption_policy
+        return ""
+
     @property
     def default_priority(self) -> int:
         for pc in self.world.priority_classes:
@@ -133,8 +139,11 @@ class SchedulerCache:
 
     def _add_pod(self, pod: Pod) -> None:
         if pod.priority is None and pod.priority_class_name:
-            # The Priority admission plugin resolves the class into spec.priority.
+            # The Priority admission plugin resolves the class into spec.priority ...
             pod.priority = self._priority_of_class(pod.priority_class_name)
+        if not pod.preemption_policy:
+            # ... and into spec.preemptionPolicy (the named class, else the global default).
+            pod.preemption_policy = self._preemption_policy_of_class(pod.priority_class_name)
         if not pod.node_name and pod.scheduler_name not in self.scheduler_names:
             return  # a pending pod of another scheduler is not this scheduler's business
         task = TaskInfo(pod)

@@ -430,8 +430,9 @@ class Session:
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
         return all(fn(queue, task) for fn in self._flat("allocatable"))
 
-    def preemptive(self, queue: QueueInfo, task: TaskInfo) -> bool:
-        return all(fn(queue, task) for fn in self._flat("preemptive"))
+    def preemptive(self, queue: QueueInfo, candidates: TaskInfo | list[TaskInfo]) -> bool:
+        """All must pass. Upstream passes a list of candidate tasks; plugins sum their requests."""
+        return all(fn(queue, candidates) for fn in self._flat("preemptive"))
 
     def job_ready(self, job: JobInfo) -> bool:
         return all(fn(job) for fn in self._flat("job_ready"))

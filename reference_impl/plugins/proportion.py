@@ -216,9 +216,11 @@ class QueueAttr:
 
     def clone(self) -> QueueAttr:
         c = self.__class__.__new__(self.__class__)
-        for slot in QueueAttr.__slots__:
-            value = getattr(self, slot)
-            setattr(c, slot, value.clone() if isinstance(value, Resource) else value)
+        c.queue_id, c.name, c.weight, c.share = self.queue_id, self.name, self.weight, self.share
+        c.deserved, c.allocated = self.deserved.clone(), self.allocated.clone()
+        c.request, c.elastic, c.inqueue = self.request.clone(), self.elastic.clone(), self.inqueue.clone()
+        c.capability, c.real_capability = self.capability.clone(), self.real_capability.clone()
+        c.guarantee = self.guarantee.clone()
         return c
 
     def update_share(self) -> None:

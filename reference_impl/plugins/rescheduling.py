@@ -4,7 +4,8 @@
 Registers VictimTasks (used by the shuffle action), one function per configured strategy; only
 `lowNodeUtilization` exists upstream.
 
-Arguments:
+Arguments (upstream parses the first `rescheduling` entry of every tier, in tier order, into one
+configuration):
 - `interval` (Go duration string, default 5m; unparsable -> 5m): the strategies are registered only
   in a session where `lastRescheduleTime + interval` is strictly before the session clock, and that
   session then becomes the last reschedule time. Upstream keeps lastRescheduleTime in a process
@@ -36,7 +37,9 @@ YAML ints; default 100 each):
    status.capacity, its usage.
 
 Reference notes: upstream panics on a non-string `interval` or `metricsPeriod` or on a non-integer
-threshold; the reference then keeps the default instead. QoS is computed from requests only (limits
+threshold; the reference then keeps the default instead. Upstream walks the session's node map and
+sorts nodes and pods with an unstable sort, so ties come out in random order; the reference keeps
+the session's node order and each node's task order among equals. QoS is computed from requests only (limits
 are not in the scenario format), so a pod is BestEffort without cpu/memory requests, else Burstable.
 """
 
@@ -67,25 +70,25 @@ MIN_INT64 = -(2**63)
 
 
 @dataclass
-class _ProcessState:
+class ProcessState:
     """What upstream keeps in package globals for the life of the scheduler process."""
 
     last_reschedule_ns: int
     metrics_period: str = DEFAULT_METRICS_PERIOD
 
 
-_PROCESS: weakref.WeakKeyDictionary[Any, _ProcessState] = weakref.WeakKeyDictionary()
+_PROCESS: weakref.WeakKeyDictionary[Any, ProcessState] = weakref.WeakKeyDictionary()
 
 
-def process_state(ssn: Session) -> _ProcessState:
+def process_state(ssn: Session) -> ProcessState:
     state = _PROCESS.get(ssn.cache)
     if state is None:
-        state = _ProcessState(seconds_to_ns(ssn.now) - 1)
+        state = ProcessState(seconds_to_ns(ssn.now) - 1)
         _PROCESS[ssn.cache] = state
     return state
 
 
-def time_to_run(state: _ProcessState, interval_ns: int, now_ns: int) -> bool:
+def time_to_run(state: ProcessState, interval_ns: int, now_ns: int) -> bool:
     if state.last_reschedule_ns + interval_ns < now_ns:
         state.last_reschedule_ns = now_ns
         return True
@@ -108,7 +111,7 @@ class ReschedulingConfig:
 
 
 def parse_rescheduling_arguments(config: ReschedulingConfig, arguments: dict[str, Any],
-                                 state: _ProcessState) -> None:
+                                 state: ProcessState) -> None:
     """Configs.parseArguments: the interval is always re-read (absent -> 5m); strategies only if given."""
     interval = arguments.get("interval")
     try:
@@ -125,7 +128,7 @@ def parse_rescheduling_arguments(config: ReschedulingConfig, arguments: dict[str
         config.strategies = [s for s in (_decode_strategy(item) for item in strategies) if s is not None]
 
 
-def rescheduling_config(ssn: Session, state: _ProcessState) -> ReschedulingConfig:
+def rescheduling_config(ssn: Session, state: ProcessState) -> ReschedulingConfig:
     """Upstream parses the first `rescheduling` entry of EVERY tier, in order, into one config."""
     config = ReschedulingConfig()
     for tier in ssn.tiers:
@@ -326,7 +329,7 @@ def low_node_utilization_victims(ssn: Session, period: str, params: dict[str, An
     return victims
 
 
-VictimFn = Callable[[Session, str, "dict[str, Any] | None", list[TaskInfo]], list[TaskInfo]]
+VictimFn = Callable[[Session, str, dict[str, Any] | None, list[TaskInfo]], list[TaskInfo]]
 VICTIM_FNS: dict[str, VictimFn] = {LOW_NODE_UTILIZATION: low_node_utilization_victims}
 
 

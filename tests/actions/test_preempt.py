@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from reference_impl.actions.preempt import Preempt, between_jobs_filter, within_job_filter
+from reference_impl.actions.preempt import (
+    Preempt,
+    between_jobs_filter,
+    within_job_filter,
+)
 from reference_impl.actions.preempt_topology import (
     Candidate,
     TopologySettings,
@@ -11,6 +15,7 @@ from reference_impl.actions.preempt_topology import (
     select_victims_on_node,
 )
 from reference_impl.actions.victims import validate_victims
+from reference_impl.api.task_info import TaskInfo
 from reference_impl.api.types import TaskStatus
 from reference_impl.framework.session import Session
 from reference_impl.k8s import ClusterObjects, PodCondition, PriorityClass, Queue
@@ -398,10 +403,7 @@ def test_normal_preemption_evicts_both_for_the_same_cluster():
 
 
 def _candidate(name: str, *priorities: int) -> Candidate:
-    objects = cluster([], [pod(f"{name}-{i}", priority=p) for i, p in enumerate(priorities)], [])
-    from reference_impl.api.task_info import TaskInfo
-
-    return Candidate(name, [TaskInfo(p) for p in objects.pods])
+    return Candidate(name, [TaskInfo(pod(f"{name}-{i}", priority=p)) for i, p in enumerate(priorities)])
 
 
 def test_select_candidate_orders_by_highest_priority_then_sum_then_count():
@@ -433,3 +435,39 @@ def _topology_conf():
     scheduler_conf = conf(*TIERS, actions=ACTIONS)
     scheduler_conf.configurations["preempt"] = dict(TOPOLOGY)
     return scheduler_conf
+
+
+def test_arguments_use_upstream_names_and_defaults():
+    ssn = open_only(cluster([node("n1")], [], []))
+    action = Preempt()
+    action.ssn = ssn
+    action._parse_arguments()
+    assert action.enable_predicate_error_cache and not action.enable_topology_aware_preemption
+    assert action.topology == TopologySettings(16, 10, 1, 100)
+    ssn.conf.configurations["preempt"] = {"enableTopologyAwarePreemption": "true", "minCandidateNodesPercentage": 50,
+                                          "minCandidateNodesAbsolute": 2, "maxCandidateNodesAbsolute": 7,
+                                          "predicateErrorCacheEnable": False}
+    action._parse_arguments()
+    assert action.enable_topology_aware_preemption and not action.enable_predicate_error_cache
+    assert action.topology == TopologySettings(16, 50, 2, 7)
+
+
+def test_pre_predicate_failure_prevents_preemption():
+    objects = cluster([node("n1", cpu="2")], [running("low-0", "low", cpu="2"), pod("high-0", group="high", cpu="2")],
+                      [running_group("low", 0), waiting_group("high", 1)])
+    ssn = open_only(objects)
+    ssn.add_fn("pre_predicate", "gang", lambda task: Exception("volume not bound"))
+    Preempt().execute(ssn)
+    assert not ssn.operations
+
+
+def test_a_dry_run_that_needs_no_eviction_is_not_a_candidate():
+    # n1 has 2 idle cpu: removing the first victim already fits, and the reprieve puts it back.
+    objects = cluster([node("n1", cpu="4")], [running("low-0", "low", cpu="2"), pod("high-0", group="high", cpu="2")],
+                      [running_group("low", 0), waiting_group("high", 1)])
+    ssn = open_only(objects)
+    job = ssn.jobs["default/high"]
+    task = next(iter(job.tasks.values()))
+    victims = select_victims_on_node(ssn, {}, task, ssn.queues["default"], ssn.nodes["n1"].clone(),
+                                     between_jobs_filter(ssn, job, task))
+    assert victims == []

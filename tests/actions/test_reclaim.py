@@ -202,3 +202,10 @@ def test_every_starving_job_of_a_queue_is_tried():
     assert len(scheduler.cache.log.evictions) == 2
     assert status(ssn, "want", "want-0") == TaskStatus.Pipelined
     assert status(ssn, "also", "also-0") == TaskStatus.Pipelined
+
+
+def test_pre_predicate_failure_skips_the_task():
+    ssn = open_only(basic())
+    ssn.add_fn("pre_predicate", "gang", lambda task: Exception("volume not bound"))
+    Reclaim().execute(ssn)
+    assert not ssn.operations

@@ -32,6 +32,42 @@ def cluster(kind: str = "basic") -> ClusterObjects:
                         pod_group("c", 1, queue="capped")],
             queues=[capped],
         )
+    if kind == "preempt-gang-min":  # the victim job sits exactly at its minAvailable
+        objects = cluster("preempt")
+        objects.pod_groups[0].min_member = 2
+        return objects
+    if kind == "reclaim-own-queue":  # n1 holds a task of the reclaimer's own queue, n2 one of qb
+        return ClusterObjects(
+            nodes=[node("n1", cpu="2"), node("n2", cpu="2")],
+            pods=[pod("mate-0", group="mate", cpu="1", node_name="n1", phase="Running"),
+                  pod("hog-0", group="hog", cpu="2", node_name="n2", phase="Running"),
+                  pod("want-0", group="want", cpu="2")],
+            pod_groups=[pod_group("mate", 0, queue="qa", phase="Running"),
+                        pod_group("hog", 0, queue="qb", phase="Running"),
+                        pod_group("want", 1, queue="qa", phase="Inqueue")],
+            queues=[Queue("qa", "qa", weight=3), Queue("qb", "qb")],
+        )
+    if kind == "preempt-fits":  # room is already free: preempt must pipeline without evicting
+        objects = cluster("preempt")
+        objects.nodes = [node("n1", cpu="6")]
+        return objects
+    if kind == "preempt-equal":  # the victim job has the same priority: no preemption is allowed
+        objects = cluster("preempt")
+        objects.pod_groups[0].priority_class_name = "high"
+        return objects
+    if kind == "preempt-two-victims":  # the lower-priority small victim goes first though the big one suffices
+        return ClusterObjects(
+            nodes=[node("n1", cpu="4")],
+            pods=[pod("small-0", group="small", cpu="1", node_name="n1", phase="Running"),
+                  pod("big-0", group="big", cpu="3", node_name="n1", phase="Running"),
+                  pod("new-0", group="new", cpu="3")],
+            pod_groups=[pod_group("small", 0, phase="Running", priority_class_name="p1"),
+                        pod_group("big", 0, phase="Running", priority_class_name="p2"),
+                        pod_group("new", 1, phase="Inqueue", priority_class_name="p100")],
+            priority_classes=[PriorityClass("p1", 1), PriorityClass("p2", 2), PriorityClass("p100", 100)],
+        )
+    if kind in ("reclaim", "reclaim-within-deserved", "reclaim-overused"):
+        return _reclaim_cluster(kind)
     if kind == "partial-gang":
         return ClusterObjects(nodes=[node("n1", cpu="4")], pods=[pod(f"g-{i}", group="g", cpu="2") for i in range(3)],
                               pod_groups=[pod_group("g", 3)])
@@ -51,6 +87,23 @@ def cluster(kind: str = "basic") -> ClusterObjects:
                                                                       priority_class_name="high")],
         priority_classes=[PriorityClass("high", 1000)],
     )
+
+
+def _reclaim_cluster(kind: str) -> ClusterObjects:
+    """Two queues on two nodes; queue qb's job "hog" holds a 2-cpu pod on each node; qa wants 2 cpu."""
+    qa, qb = Queue("qa", "qa"), Queue("qb", "qb")
+    nodes = [node("n1", cpu="3"), node("n2", cpu="3")]
+    pods = [pod("hog-0", group="hog", cpu="2", node_name="n1", phase="Running"),
+            pod("hog-1", group="hog", cpu="2", node_name="n2", phase="Running"),
+            pod("want-0", group="want", cpu="2")]
+    groups = [pod_group("hog", 0, queue="qb", phase="Running"), pod_group("want", 1, queue="qa", phase="Inqueue")]
+    if kind == "reclaim":  # n1 and n2 are full; qb is over its deserved share
+        nodes = [node("n1", cpu="2"), node("n2", cpu="2")]
+    if kind == "reclaim-overused":  # qa is capped at what it already runs, so it is overused
+        qa = Queue("qa", "qa", capability=rl(cpu="1", memory="1Gi", pods="1"))
+        pods.append(pod("run-0", group="run", cpu="1", memory="1Gi", node_name="n1", phase="Running"))
+        groups.append(pod_group("run", 1, queue="qa", phase="Running"))
+    return ClusterObjects(nodes=nodes, pods=pods, pod_groups=groups, queues=[qa, qb])
 
 
 def check(invariant_id: str, objects: ClusterObjects | None = None, actions: str = "enqueue, allocate, backfill",

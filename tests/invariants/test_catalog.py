@@ -160,6 +160,99 @@ def _never_overused(monkeypatch):
 
 
 FAIR = {"objects": "capped-queue", "tiers": FAIR_TIERS}
+PREEMPT = {"objects": "preempt", "actions": "enqueue, allocate, preempt"}
+RECLAIM = {"objects": "reclaim", "actions": "enqueue, allocate, reclaim", "tiers": FAIR_TIERS}
+
+
+def _on_evict(change):
+    def corrupt(ssn, op):
+        if op.op == "evict":
+            change(ssn, op)
+    return corrupt
+
+
+def _on_pipeline(change):
+    def corrupt(ssn, op):
+        if op.op == "pipeline":
+            change(ssn, op)
+    return corrupt
+
+
+def _record_pending(ssn, op):
+    op.from_status = TaskStatus.Pending  # as if a pending task had been "evicted"
+
+
+def _victim_not_preemptable(ssn, op):
+    ssn.jobs[op.job].tasks[op.task_uid].preemptable = False
+
+
+def _preemptor_best_effort(ssn, op):
+    ssn.jobs[op.job].tasks[op.task_uid].best_effort = True
+
+
+def _evict_elsewhere(ssn, op):
+    op.node = "some-other-node"
+
+
+def _priority_ignored(monkeypatch):
+    """The bug: priority's Preemptable offers every preemptee, whatever its priority."""
+    from reference_impl.plugins import priority
+
+    original = priority.PriorityPlugin.on_session_open
+
+    def open_session(self, ssn):
+        original(self, ssn)
+        ssn.add_fn("preemptable", self.name, lambda preemptor, preemptees: (list(preemptees), 1))
+    monkeypatch.setattr(priority.PriorityPlugin, "on_session_open", open_session)
+
+
+def _gang_ignored(monkeypatch):
+    """The bug: gang's Preemptable no longer protects MinAvailable."""
+    from reference_impl.plugins import gang
+
+    original = gang.GangPlugin.on_session_open
+
+    def open_session(self, ssn):
+        original(self, ssn)
+        ssn.add_fn("preemptable", self.name, lambda preemptor, preemptees: (list(preemptees), 1))
+    monkeypatch.setattr(gang.GangPlugin, "on_session_open", open_session)
+
+
+def _reclaim_own_queue(monkeypatch):
+    """The bug: reclaim also offers tasks of the reclaimer's own queue."""
+    from reference_impl.actions.reclaim import Reclaim
+
+    def reclaimees(self, node, job):
+        return [t.clone() for t in node.tasks.values() if t.status == TaskStatus.Running and t.preemptable]
+    monkeypatch.setattr(Reclaim, "_reclaimees", reclaimees)
+
+
+def _proportion_reclaims_all(monkeypatch):
+    """The bug: proportion's Reclaimable offers every reclaimee, even from a queue within its deserved share."""
+    from reference_impl.plugins.proportion import ProportionPlugin
+
+    monkeypatch.setattr(ProportionPlugin, "reclaimable", lambda self, reclaimer, reclaimees: (list(reclaimees), 1))
+
+
+def _overused_reclaims(monkeypatch):
+    """The bug: reclaim neither drops overused queues nor asks Preemptive."""
+    from reference_impl.plugins.proportion import ProportionPlugin
+
+    monkeypatch.setattr(ProportionPlugin, "overused", lambda self, queue: False)
+    monkeypatch.setattr(ProportionPlugin, "preemptive", lambda self, queue, candidates: True)
+
+
+def _evict_before_checking(monkeypatch):
+    """The bug (seed 000's reclaimForTask sketch): evict the first victim before testing the fit."""
+    from reference_impl.actions.preempt import Preempt
+
+    original = Preempt._evict_until_fits
+
+    def evict_until_fits(self, node_stmt, queue, preemptor, node, victims):
+        if victims:
+            node_stmt.evict(self.ssn.build_victims_priority_queue(victims, preemptor).pop(), "preempt")
+        return original(self, node_stmt, queue, preemptor, node, victims[1:] if victims else victims)
+    monkeypatch.setattr(Preempt, "_evict_until_fits", evict_until_fits)
 
 # id -> dict(corrupt=(when, fn)) | dict(patch=fn) and optional cluster/actions
 CASES = {
@@ -192,6 +285,21 @@ CASES = {
     "queue.deserved-total": {"corrupt": ("action", _deserved_too_large), **FAIR},
     "queue.allocate-within-deserved": {"patch": _always_allocatable, **FAIR},
     "queue.no-allocate-when-overused": {"patch": _never_overused, **FAIR},
+    "victim.status": {"corrupt": ("operation", _on_evict(_record_pending)), **PREEMPT},
+    "victim.preemptable": {"corrupt": ("operation", _on_evict(_victim_not_preemptable)), **PREEMPT},
+    "victim.best-effort": {"corrupt": ("operation", _on_pipeline(_preemptor_best_effort)), **PREEMPT},
+    "victim.preempt-scope": {"patch": _priority_ignored, "fires_with": "preempt-equal", **PREEMPT},
+    "victim.gang-min": {"patch": _gang_ignored, **PREEMPT, "fires_with": "preempt-gang-min"},
+    "victim.reclaim-scope": {"patch": _reclaim_own_queue, **RECLAIM, "fires_with": "reclaim-own-queue"},
+    "victim.reclaim-over-deserved": {"patch": _proportion_reclaims_all, **RECLAIM,
+                                     "fires_with": "reclaim-within-deserved",
+                                     "tiers": (["priority", "gang", "conformance", "proportion"],
+                                               ["predicates", "nodeorder"])},
+    "victim.reclaimer-not-overused": {"patch": _overused_reclaims, **RECLAIM, "fires_with": "reclaim-overused"},
+    "eviction.same-node": {"corrupt": ("operation", _on_evict(_evict_elsewhere)), **PREEMPT},
+    "eviction.needed": {"patch": _evict_before_checking, **PREEMPT, "actions": "enqueue, preempt",
+                        "fires_with": "preempt-fits"},
+    "eviction.one-minimal": {"fires_with": "preempt-two-victims", **PREEMPT},
 }
 
 
@@ -206,7 +314,7 @@ def _kwargs(case):
 def test_invariant_passes_on_a_good_run(invariant_id):
     engine = check(invariant_id, **_kwargs(CASES[invariant_id]))
     assert engine.checks[invariant_id] > 0, f"{invariant_id} never ran: the good case does not exercise it"
-    assert not engine.violations, [v.one_line() for v in engine.violations]
+    assert not engine.violations and not engine.findings, [v.one_line() for v in engine.violations + engine.findings]
 
 
 @pytest.mark.parametrize("invariant_id", sorted(CASES))
@@ -214,9 +322,13 @@ def test_invariant_fires_on_a_broken_state(invariant_id, monkeypatch):
     case = CASES[invariant_id]
     if "patch" in case:
         case["patch"](monkeypatch)
-    engine = check(invariant_id, corrupt=case.get("corrupt"), **_kwargs(case))
-    assert engine.violations, f"{invariant_id} did not fire on its broken state"
-    violation = engine.violations[0]
+    kwargs = _kwargs(case)
+    if "fires_with" in case:
+        kwargs["objects"] = cluster(case["fires_with"])
+    engine = check(invariant_id, corrupt=case.get("corrupt"), **kwargs)
+    found = engine.violations + engine.findings
+    assert found, f"{invariant_id} did not fire on its broken state"
+    violation = found[0]
     assert violation.invariant == invariant_id and violation.message and violation.cycle == 0
 
 

@@ -41,7 +41,8 @@ def test_factor_argument(arguments, expected):
 
 
 def test_idle_is_total_times_factor_minus_used_including_pods():
-    objects = ClusterObjects(nodes=[node("n1", cpu="4", memory="8Gi", pods="10"), node("n2", cpu="2", memory="4Gi", pods="10")],
+    nodes = [node("n1", cpu="4", memory="8Gi", pods="10"), node("n2", cpu="2", memory="4Gi", pods="10")]
+    objects = ClusterObjects(nodes=nodes,
                              pods=[running("r-0", "run", cpu="3", memory="2Gi")],
                              pod_groups=[pod_group("run", 1, phase="Running")])
     _, plugin = open_ssn(objects, {"overcommit-factor": 1.5})
@@ -148,9 +149,10 @@ def test_get_inqueue_resource_dimension_rules():
 
 
 def test_enqueue_action_end_to_end():
+    groups = [pod_group(name, 1, min_resources=rl(cpu="3"), creation_timestamp=f"2026-01-01T00:00:0{i}Z")
+              for i, name in enumerate("ab")]
     objects = ClusterObjects(nodes=[node("n1", cpu="4")], pods=[pod("a-0", group="a"), pod("b-0", group="b")],
-                             pod_groups=[pod_group("a", 1, min_resources=rl(cpu="3"), creation_timestamp="2026-01-01T00:00:00Z"),
-                                         pod_group("b", 1, min_resources=rl(cpu="3"), creation_timestamp="2026-01-01T00:00:01Z")])
+                             pod_groups=groups)
     option = PluginOption("overcommit")
     apply_plugin_conf_defaults(option)
     ssn = Scheduler(objects, SchedulerConf(actions=["enqueue"], tiers=[Tier([option])])).run_once().session

@@ -70,7 +70,8 @@ def test_every_quota_of_the_namespace_must_admit():
 
 def test_enqueued_jobs_count_as_pending_usage_for_the_session():
     quota = ResourceQuota("q", "team-a", hard=rl(cpu="4"), used=rl(cpu="1"))
-    ssn, plugin = _plugin(_objects([quota], pod_group("a", 1, namespace="team-a", min_resources=rl(cpu="2", memory="1Gi")),
+    ssn, plugin = _plugin(_objects([quota],
+                                   pod_group("a", 1, namespace="team-a", min_resources=rl(cpu="2", memory="1Gi")),
                                    pod_group("b", 1, namespace="team-a", min_resources=rl(cpu="2"))))
     a, b = ssn.jobs["team-a/a"], ssn.jobs["team-a/b"]
     assert plugin.job_enqueueable(b) == PERMIT  # 1 + 2 <= 4
@@ -87,9 +88,9 @@ def test_enqueued_ignores_namespaces_without_quotas():
 
 def test_enqueue_action_rejects_the_job_that_would_exceed():
     quota = ResourceQuota("q", "team-a", hard=rl(cpu="5"))
-    objects = _objects([quota],
-                       pod_group("a", 1, namespace="team-a", min_resources=rl(cpu="3"), creation_timestamp="2026-01-01T00:00:00Z"),
-                       pod_group("b", 1, namespace="team-a", min_resources=rl(cpu="3"), creation_timestamp="2026-01-01T00:00:01Z"))
+    groups = [pod_group(name, 1, namespace="team-a", min_resources=rl(cpu="3"),
+                        creation_timestamp=f"2026-01-01T00:00:0{i}Z") for i, name in enumerate("ab")]
+    objects = _objects([quota], *groups)
     option = PluginOption("resourcequota")
     apply_plugin_conf_defaults(option)
     ssn = Scheduler(objects, SchedulerConf(actions=["enqueue"], tiers=[Tier([option])])).run_once().session
