@@ -34,6 +34,15 @@ class CheckContext:
     statement_records: list[Operation] = field(default_factory=list)  # the recorded forward ops
     before: StatementSnapshot | None = None
     session_state: dict[str, Any] = field(default_factory=dict)  # per-session memory of the engine
+    _ledger: Any = field(default=None, repr=False)
+
+    def ledger(self):
+        """The numpy ledger of `nodes()`, built once per checkpoint and shared by the node invariants."""
+        if self._ledger is None:
+            from invariants.ledger import build_ledger
+
+            self._ledger = build_ledger(self.nodes())
+        return self._ledger
 
     def nodes(self) -> list[NodeInfo]:
         """The nodes to check here: the operation's node at an operation, every node otherwise."""

@@ -2,6 +2,9 @@
 
 A cluster of N nodes carries 10xN pods: half already running (spread over the
 nodes), half pending in gangs of 5 spread over four weighted queues. The
+scheduler runs upstream's default configuration (enqueue, allocate, backfill;
+priority, gang, conformance | overcommit, drf, predicates, proportion,
+nodeorder). Each size is timed without and with every invariant checked. The
 figures are measured, printed and never asserted: machines are shared and noisy.
 """
 
@@ -11,7 +14,7 @@ import random
 import time
 from typing import IO, Any
 
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from reference_impl.framework.conf import DEFAULT_ACTIONS, DEFAULT_TIERS, SchedulerConf, default_scheduler_conf
 from reference_impl.k8s import (
     GROUP_NAME_ANNOTATION,
     ClusterObjects,
@@ -22,22 +25,18 @@ from reference_impl.k8s import (
     Queue,
 )
 from reference_impl.quantity import Quantity
+from invariants.engine import InvariantEngine
+from reference_impl.cache.cache import SchedulerCache
 from reference_impl.scheduler import Scheduler
 
 GANG_SIZE = 5
 QUEUES = 4
-BENCH_ACTIONS = ["enqueue", "allocate"]
-BENCH_TIERS = [["priority", "gang", "conformance"], ["predicates", "nodeorder"]]
+BENCH_ACTIONS = list(DEFAULT_ACTIONS)  # upstream's default configuration, as a cluster without a conf runs
+BENCH_TIERS = [list(t) for t in DEFAULT_TIERS]
 
 
 def bench_conf() -> SchedulerConf:
-    tiers = []
-    for names in BENCH_TIERS:
-        options = [PluginOption(name) for name in names]
-        for option in options:
-            apply_plugin_conf_defaults(option)
-        tiers.append(Tier(options))
-    return SchedulerConf(actions=list(BENCH_ACTIONS), tiers=tiers)
+    return default_scheduler_conf()
 
 
 def _requests(cpu: str, memory: str) -> dict[str, Quantity]:
@@ -81,18 +80,35 @@ def _add_gang(objects: ClusterObjects, name: str, queue: str, phase: str, rng: r
         ))
 
 
-def measure(num_nodes: int, seed: int) -> dict[str, Any]:
+def _timed_session(objects: ClusterObjects, seed: int, engine: InvariantEngine | None):
+    scheduler = Scheduler(objects, bench_conf(), seed=seed, hooks_factory=engine.hooks if engine else None)
+    started = time.perf_counter()
+    report = scheduler.run_once()
+    return report.session, time.perf_counter() - started
+
+
+def measure(num_nodes: int, seed: int, with_invariants: bool = True) -> dict[str, Any]:
     started = time.perf_counter()
     objects = build_cluster(num_nodes, seed)
     built = time.perf_counter()
-    scheduler = Scheduler(objects, bench_conf(), seed=seed)
+    SchedulerCache(objects)
     cache_ready = time.perf_counter()
-    report = scheduler.run_once()
-    finished = time.perf_counter()
-    ssn = report.session
+    ssn, session_seconds = _timed_session(objects, seed, None)
     binds = sum(1 for op in ssn.operations if op.op == "bind")
     pipelined = sum(1 for op in ssn.operations if op.op == "pipeline")
-    session_seconds = finished - cache_ready
+    checked: dict[str, Any] = {}
+    if with_invariants:
+        engine = InvariantEngine()
+        checked_ssn, checked_seconds = _timed_session(objects, seed, engine)
+        costliest = sorted(engine.cost.items(), key=lambda kv: -kv[1])[:3]
+        checked = {
+            "sessionSecondsWithInvariants": round(checked_seconds, 4),
+            "invariantOverhead": round(checked_seconds / session_seconds - 1, 3) if session_seconds else None,
+            "invariantChecks": engine.checks_run,
+            "violations": len(engine.violations),
+            "findings": len(engine.findings),
+            "costliestInvariants": {k: round(v, 4) for k, v in costliest},
+        }
     return {
         "nodes": num_nodes,
         "pods": len(objects.pods),
@@ -103,23 +119,32 @@ def measure(num_nodes: int, seed: int) -> dict[str, Any]:
         "binds": binds,
         "pipelined": pipelined,
         "podsPlacedPerSecond": round(binds / session_seconds, 1) if session_seconds > 0 else None,
+        **checked,
     }
 
 
-def run_bench(sizes: list[int], seed: int = 0, progress: IO[str] | None = None) -> dict[str, Any]:
+def run_bench(sizes: list[int], seed: int = 0, progress: IO[str] | None = None,
+              with_invariants: bool = True) -> dict[str, Any]:
     results = []
     for size in sizes:
         if progress is not None and progress.isatty():
             progress.write(f"measuring {size} nodes ...\n")
-        results.append(measure(size, seed))
+        results.append(measure(size, seed, with_invariants))
     return {"seed": seed, "actions": BENCH_ACTIONS, "tiers": BENCH_TIERS, "sizes": results}
 
 
 def render_bench(figures: dict[str, Any]) -> str:
     from schedcheck.render import table
 
-    rows = [[str(r["nodes"]), str(r["pods"]), str(r["pendingPods"]), f"{r['sessionSeconds']:.3f}",
-             str(r["binds"]), str(r["podsPlacedPerSecond"])] for r in figures["sizes"]]
+    rows = []
+    for r in figures["sizes"]:
+        with_checks = r.get("sessionSecondsWithInvariants")
+        rows.append([str(r["nodes"]), str(r["pods"]), str(r["pendingPods"]), f"{r['sessionSeconds']:.3f}",
+                     str(r["binds"]), str(r["podsPlacedPerSecond"]),
+                     f"{with_checks:.3f}" if with_checks is not None else "-",
+                     f"{100 * r['invariantOverhead']:.0f}%" if r.get("invariantOverhead") is not None else "-",
+                     str(r.get("invariantChecks", "-"))])
     header = (f"one session ({', '.join(figures['actions'])}; plugins "
               f"{' | '.join(', '.join(t) for t in figures['tiers'])}), seed {figures['seed']}\n")
-    return header + table(["nodes", "pods", "pending", "session s", "binds", "pods placed/s"], rows)
+    return header + table(["nodes", "pods", "pending", "session s", "binds", "pods placed/s",
+                           "with invariants s", "overhead", "checks"], rows)

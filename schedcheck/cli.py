@@ -91,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--sizes", default="100,1000", help="comma-separated node counts (default 100,1000)")
     bench.add_argument("--seed", type=int, default=0, help="seed for the synthetic cluster (default 0)")
+    bench.add_argument("--no-invariants", action="store_true", help="skip the run with every invariant checked")
     return parser
 
 
@@ -216,7 +217,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         print(f"schedcheck: bench: --sizes: expected positive integers separated by commas, got {args.sizes!r}",
               file=sys.stderr)
         return EXIT_USAGE
-    figures = run_bench(sizes, seed=args.seed, progress=None if args.json else sys.stderr)
+    figures = run_bench(sizes, seed=args.seed, progress=None if args.json else sys.stderr,
+                        with_invariants=not args.no_invariants)
     if args.json:
         json.dump(figures, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -40,9 +40,10 @@ def gang_commit_ready(ctx: CheckContext) -> Iterator[Violation]:
            "minimum) is placed", "gang", "gang.go; volcano-semantics §9.1", (CLOSE,), requires=("gang",))
 def gang_session_atomic(ctx: CheckContext) -> Iterator[Violation]:
     start = ctx.session_state.get("binds_at_open", 0)
+    job_of = {op.task: op.job for op in ctx.ssn.operations if op.op == "bind"}
     bound_jobs: dict[str, int] = {}
     for record in ctx.ssn.cache.log.binds[start:]:
-        job_uid = next((op.job for op in reversed(ctx.ssn.operations) if op.task == record.task), "")
+        job_uid = job_of.get(record.task, "")
         if job_uid:
             bound_jobs[job_uid] = bound_jobs.get(job_uid, 0) + 1
     for uid, count in sorted(bound_jobs.items()):
@@ -53,3 +54,20 @@ def gang_session_atomic(ctx: CheckContext) -> Iterator[Violation]:
         if short:
             yield Violation("", f"job {uid} got {count} bind(s) this session but has only {short}: the gang is "
                                 f"half-bound", [f"job {uid}"], f">= {job.min_available} ready", short)
+
+
+@invariant("gang.no-stranded-placement", "a job left with Allocated or Pipelined tasks at session close is ready "
+           "or pipelined: every other statement was discarded", "gang",
+           "allocate.go / preempt.go (a statement survives only if JobReady or JobPipelined); semantics §8.2",
+           (CLOSE,))
+def gang_no_stranded_placement(ctx: CheckContext) -> Iterator[Violation]:
+    from reference_impl.api.types import TaskStatus
+
+    for job in ctx.ssn.jobs.values():
+        stranded = [t for status in (TaskStatus.Allocated, TaskStatus.Pipelined)
+                    for t in job.tasks_with_status(status) if not t.best_effort]  # backfill may strand BestEffort
+        if stranded and not ctx.ssn.job_ready(job) and not ctx.ssn.job_pipelined(job):
+            yield Violation("", f"job {job.uid} ends the session with {len(stranded)} task(s) placed "
+                                f"({', '.join(sorted(t.key for t in stranded)[:3])}) but is neither ready nor "
+                                f"pipelined: a discard did not undo them", [f"job {job.uid}"],
+                            "no placed tasks", len(stranded))

@@ -18,7 +18,7 @@ def _fmt(dim: str, value: float) -> str:
 
 
 def _sum_violations(ctx: CheckContext, left_name: str, right_name: str, what: str) -> Iterator[Violation]:
-    ledger = build_ledger(ctx.nodes())
+    ledger = ctx.ledger()
     left, right = getattr(ledger, left_name), getattr(ledger, right_name)
     for node, dim, found, expected in mismatches(ledger, left, right):
         yield Violation("", f"node {node}: {what} on {dim} is {_fmt(dim, found)}, expected {_fmt(dim, expected)}",
@@ -28,7 +28,7 @@ def _sum_violations(ctx: CheckContext, left_name: str, right_name: str, what: st
 @invariant("node.ledger", "Idle + Used = Allocatable on every node and dimension", "node",
            "seed 001 (resource identities); pkg/scheduler/api/node_info.go", EVERYWHERE)
 def node_ledger(ctx: CheckContext) -> Iterator[Violation]:
-    ledger = build_ledger(ctx.nodes())
+    ledger = ctx.ledger()
     for node, dim, found, expected in mismatches(ledger, ledger.idle + ledger.used, ledger.allocatable):
         yield Violation("", f"node {node}: Idle + Used on {dim} is {_fmt(dim, found)} but Allocatable is "
                             f"{_fmt(dim, expected)}: a task was added or removed without moving its request "
@@ -56,7 +56,7 @@ def node_pipelined_sum(ctx: CheckContext) -> Iterator[Violation]:
 @invariant("node.future-idle", "FutureIdle = Idle + Releasing - Pipelined", "node",
            "seed 001 (FutureIdle); node_info.go FutureIdle", EVERYWHERE)
 def node_future_idle(ctx: CheckContext) -> Iterator[Violation]:
-    ledger = build_ledger(ctx.nodes())
+    ledger = ctx.ledger()
     expected = ledger.idle + ledger.releasing - ledger.pipelined
     for node, dim, found, want in mismatches(ledger, ledger.future_idle, expected):
         yield Violation("", f"node {node}: FutureIdle on {dim} is {_fmt(dim, found)}, but Idle + Releasing - "
@@ -66,7 +66,7 @@ def node_future_idle(ctx: CheckContext) -> Iterator[Violation]:
 @invariant("node.non-negative", "Used, Releasing and Pipelined are never negative", "node",
            "volcano-semantics §3.3 (the asserting Sub in RemoveTask)", EVERYWHERE)
 def node_non_negative(ctx: CheckContext) -> Iterator[Violation]:
-    ledger = build_ledger(ctx.nodes())
+    ledger = ctx.ledger()
     for label, values in (("Used", ledger.used), ("Releasing", ledger.releasing), ("Pipelined", ledger.pipelined)):
         for node, dim, found in negatives(ledger, values):
             yield Violation("", f"node {node}: {label} on {dim} went negative ({_fmt(dim, found)}): a task was "

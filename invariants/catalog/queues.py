@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from invariants.context import CheckContext
-from invariants.registry import ACTION, CLOSE, OPERATION, invariant
+from invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, invariant
 from invariants.violation import Violation
 from reference_impl.api.resource_info import MIN_RESOURCE, Resource, Zero
 from reference_impl.api.types import TaskStatus, allocated_status
@@ -16,9 +16,11 @@ def _accounted(status: TaskStatus) -> bool:
     return allocated_status(status) or status == TaskStatus.Pipelined
 
 
-def _recomputed_by_queue(ctx: CheckContext) -> dict[str, Resource]:
+def _recomputed_by_queue(ctx: CheckContext, queues: set[str] | None = None) -> dict[str, Resource]:
     totals: dict[str, Resource] = {}
     for job in ctx.ssn.jobs.values():
+        if queues is not None and job.queue not in queues:
+            continue
         total = totals.setdefault(job.queue, Resource())
         for task in job.tasks.values():
             if _accounted(task.status):
@@ -37,13 +39,18 @@ def _proportion(ctx: CheckContext):
 
 @invariant("queue.proportion-allocated", "proportion's allocated per queue equals a recomputation from the "
            "queue's allocated and pipelined tasks", "queue", "proportion.go event handlers; semantics §9.4",
-           (OPERATION, ACTION, CLOSE), requires=("proportion",))
+           (STATEMENT, ACTION, CLOSE), requires=("proportion",))
 def proportion_allocated(ctx: CheckContext) -> Iterator[Violation]:
     plugin = _proportion(ctx)
     if plugin is None:
         return
-    expected = _recomputed_by_queue(ctx)
+    touched = None
+    if ctx.statement_kind:  # after a statement, only the queues it touched can have drifted
+        touched = {ctx.ssn.jobs[r.job].queue for r in ctx.statement_records if r.job in ctx.ssn.jobs}
+    expected = _recomputed_by_queue(ctx, touched)
     for name, attr in plugin.queue_attrs.items():
+        if touched is not None and name not in touched:
+            continue
         want = expected.get(name, Resource())
         wrong = _dims_differ(attr.allocated, want)
         if wrong:
@@ -79,13 +86,18 @@ def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
            "negative", "queue", "seed 004 (no negative plugin accounting under churn)", (OPERATION, ACTION, CLOSE))
 def accounting_non_negative(ctx: CheckContext) -> Iterator[Violation]:
     plugin = _proportion(ctx)
+    job = ctx.ssn.jobs.get(ctx.operation.job) if ctx.operation is not None else None
     for name, attr in (plugin.queue_attrs.items() if plugin is not None else ()):
+        if job is not None and name != job.queue:
+            continue  # at an operation only the operation's queue and job can have changed
         for dim, value in attr.allocated.as_dict().items():
             if value < -MIN_RESOURCE:
                 yield Violation("", f"queue {name}: proportion allocated on {dim} is {value:g}", [f"queue {name}"],
                                 ">= 0", value)
     drf = ctx.ssn.plugins.get("drf")
     for uid, attr in (drf.job_attrs.items() if drf is not None else ()):
+        if job is not None and uid != job.uid:
+            continue
         for dim, value in attr.allocated.as_dict().items():
             if value < -MIN_RESOURCE:
                 yield Violation("", f"job {uid}: drf allocated on {dim} is {value:g}", [f"job {uid}"], ">= 0", value)

@@ -16,6 +16,10 @@ master: the reclaimable check has no "allocated.LessPartly(reclaimer)" skip, the
 remaining is ExceededPart(remaining + decreased, increased) rather than an unclamped Sub/Add,
 JobEnqueueable no longer adds to inqueue on Permit (JobEnqueued does), Inqueue jobs reserve only
 the part of minResources not yet allocated, and Allocatable/JobEnqueueable refuse non-Open queues.
+Seed 001's closed formula, deserved = min(capability, max(guarantee, weight share)), is only the
+first round of the loop: upstream caps by realCapability (which also subtracts the other queues'
+guarantees) and by request before raising to guarantee, then redistributes what is left; its
+"Overused: allocated > deserved" is really "deserved <= allocated on every dimension, pods included".
 
 Also here, shared with the capacity plugin: queue-attribute accumulation, upstream's
 GetInqueueResource / DeductSchGatedResources, `equality.Semantic.DeepEqual` on resources, the

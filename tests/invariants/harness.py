@@ -47,6 +47,26 @@ def cluster(kind: str = "basic") -> ClusterObjects:
                         pod_group("want", 1, queue="qa", phase="Inqueue")],
             queues=[Queue("qa", "qa", weight=3), Queue("qb", "qb")],
         )
+    if kind == "preempt-gang-discard":  # the first task preempts, the second cannot: the gang is discarded
+        return ClusterObjects(
+            nodes=[node("n1", cpu="4")],
+            pods=[pod(f"low-{i}", group="low", cpu="2", node_name="n1", phase="Running") for i in range(2)]
+            + [pod(f"high-{i}", group="high", cpu="3") for i in range(2)],
+            pod_groups=[pod_group("low", 0, phase="Running"),
+                        pod_group("high", 2, phase="Inqueue", priority_class_name="high")],
+            priority_classes=[PriorityClass("high", 1000)],
+        )
+    if kind == "preempt-insufficient":  # evicting the only allowed victim is not enough: discarded
+        return ClusterObjects(
+            nodes=[node("n1", cpu="4")],
+            pods=[pod("small-0", group="small", cpu="1", node_name="n1", phase="Running"),
+                  pod("big-0", group="big", cpu="3", node_name="n1", phase="Running"),
+                  pod("new-0", group="new", cpu="2")],
+            pod_groups=[pod_group("small", 0, phase="Running", priority_class_name="p1"),
+                        pod_group("big", 0, phase="Running", priority_class_name="p100"),
+                        pod_group("new", 1, phase="Inqueue", priority_class_name="p50")],
+            priority_classes=[PriorityClass("p1", 1), PriorityClass("p50", 50), PriorityClass("p100", 100)],
+        )
     if kind == "preempt-fits":  # room is already free: preempt must pipeline without evicting
         objects = cluster("preempt")
         objects.nodes = [node("n1", cpu="6")]
@@ -106,9 +126,11 @@ def _reclaim_cluster(kind: str) -> ClusterObjects:
     return ClusterObjects(nodes=nodes, pods=pods, pod_groups=groups, queues=[qa, qb])
 
 
-def check(invariant_id: str, objects: ClusterObjects | None = None, actions: str = "enqueue, allocate, backfill",
-          corrupt: tuple[str, Callable] | None = None, cycles: int = 1, tiers=TIERS) -> InvariantEngine:
-    engine = InvariantEngine(only=[invariant_id])
+def check(invariant_id: str | None, objects: ClusterObjects | None = None,
+          actions: str = "enqueue, allocate, backfill", corrupt: tuple[str, Callable] | None = None,
+          cycles: int = 1, tiers=TIERS) -> InvariantEngine:
+    """Run under the engine with one invariant (or, with None, the whole catalog)."""
+    engine = InvariantEngine(only=[invariant_id] if invariant_id else None)
 
     def hooks():
         h = engine.hooks()

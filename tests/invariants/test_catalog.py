@@ -99,6 +99,14 @@ def _discard_forgets_node(monkeypatch):
     monkeypatch.setattr(Statement, "_unallocate", unallocate)
 
 
+def _discard_does_nothing(monkeypatch):
+    from reference_impl.framework.statement import Statement
+
+    def discard(self):
+        self.operations = []
+    monkeypatch.setattr(Statement, "discard", discard)
+
+
 def _discard_keeps_status(monkeypatch):
     from reference_impl.framework.statement import Statement
 
@@ -271,6 +279,7 @@ CASES = {
     "job.counters": {"corrupt": ("action", _break_counters)},
     "gang.commit-ready": {"patch": _gang_always_ready},
     "gang.session-atomic": {"patch": _gang_always_ready, "objects": "partial-gang"},
+    "gang.no-stranded-placement": {"patch": _discard_does_nothing, "objects": "partial-gang"},
     "statement.discard-restores": {"patch": _discard_forgets_node, "objects": "partial-gang"},
     "statement.discard-no-trace": {"patch": _discard_keeps_status, "objects": "partial-gang"},
     "statement.events-balanced": {"patch": _no_deallocate_events, "objects": "partial-gang"},

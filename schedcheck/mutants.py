@@ -1,0 +1,183 @@
+"""Deliberate bugs for the harness's self-test: each one a believable accounting or rule mistake.
+
+`with mutant("discard-not-reversing"): ...` runs the reference with that bug in
+place and restores the clean code afterwards. The invariant engine must catch
+every mutant on at least one scenario; the test suite and (later) the gate
+prove it. A mutant is only ever active inside its `with` block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from reference_impl.api.types import TaskStatus
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    description: str
+    patches: Callable[[], list[tuple[Any, str, Any]]]  # (owner, attribute, replacement) triples
+
+
+def _remove_task_forgets_releasing() -> list[tuple[Any, str, Any]]:
+    from reference_impl.api.node_info import NodeInfo
+
+    original = NodeInfo.remove_task
+
+    def remove_task(self, task):
+        stored = self.tasks.get(task.key)
+        if stored is not None and stored.status == TaskStatus.Releasing and self.node is not None:
+            self.idle.add(stored.resreq)  # the bug: Releasing and Used are left as they were
+            del self.tasks[task.key]
+            self._future_idle = None
+            return
+        original(self, task)
+    return [(NodeInfo, "remove_task", remove_task)]
+
+
+def _discard_not_reversing() -> list[tuple[Any, str, Any]]:
+    from reference_impl.framework.statement import Statement
+
+    def discard(self):
+        self.operations = []  # the bug: the operations are dropped, not undone
+        self._begun = False
+    return [(Statement, "discard", discard)]
+
+
+def _unallocate_keeps_node() -> list[tuple[Any, str, Any]]:
+    from reference_impl.framework.statement import Statement
+
+    def unallocate(self, task):
+        self.ssn.jobs[task.job].update_task_status(task, TaskStatus.Pending)
+        self.ssn.fire_deallocate(task)
+        task.node_name = ""  # the bug: the node keeps the task and its resources
+    return [(Statement, "_unallocate", unallocate)]
+
+
+def _no_deallocate_events() -> list[tuple[Any, str, Any]]:
+    from reference_impl.framework.session import Session
+
+    return [(Session, "fire_deallocate", lambda self, task: None)]
+
+
+def _gang_commit_too_few() -> list[tuple[Any, str, Any]]:
+    import reference_impl.plugins.gang as gang
+
+    return [(gang, "job_ready", lambda job: True)]
+
+
+def _preempt_ignores_priority() -> list[tuple[Any, str, Any]]:
+    from reference_impl.plugins.priority import PriorityPlugin
+
+    original = PriorityPlugin.on_session_open
+
+    def on_session_open(self, ssn):
+        original(self, ssn)
+        ssn.add_fn("preemptable", self.name, lambda preemptor, preemptees: (list(preemptees), 1))
+    return [(PriorityPlugin, "on_session_open", on_session_open)]
+
+
+def _reclaim_from_under_deserved() -> list[tuple[Any, str, Any]]:
+    from reference_impl.plugins.proportion import ProportionPlugin
+
+    return [(ProportionPlugin, "reclaimable", lambda self, reclaimer, reclaimees: (list(reclaimees), 1))]
+
+
+def _allocate_ignores_deserved() -> list[tuple[Any, str, Any]]:
+    from reference_impl.plugins.proportion import ProportionPlugin
+
+    return [(ProportionPlugin, "allocatable", lambda self, queue, task: True)]
+
+
+def _reclaim_own_queue() -> list[tuple[Any, str, Any]]:
+    from reference_impl.actions.reclaim import Reclaim
+
+    def reclaimees(self, node, job):
+        return [t.clone() for t in node.tasks.values() if t.status == TaskStatus.Running and t.preemptable]
+    return [(Reclaim, "_reclaimees", reclaimees)]
+
+
+def _evict_before_fit() -> list[tuple[Any, str, Any]]:
+    from reference_impl.actions.preempt import Preempt
+
+    original = Preempt._evict_until_fits
+
+    def evict_until_fits(self, node_stmt, queue, preemptor, node, victims):
+        if victims:
+            node_stmt.evict(self.ssn.build_victims_priority_queue(victims, preemptor).pop(), "preempt")
+        return original(self, node_stmt, queue, preemptor, node, victims[1:] if victims else victims)
+    return [(Preempt, "_evict_until_fits", evict_until_fits)]
+
+
+def _binding_not_allocated() -> list[tuple[Any, str, Any]]:
+    from reference_impl.api.job_info import JobInfo
+
+    original = JobInfo.add_task_info
+
+    def add_task_info(self, task):
+        original(self, task)
+        if task.status == TaskStatus.Binding:
+            self.allocated.sub_without_assert(task.resreq)  # the bug: Binding is not counted as allocated
+    return [(JobInfo, "add_task_info", add_task_info)]
+
+
+def _pipeline_not_reserved() -> list[tuple[Any, str, Any]]:
+    from reference_impl.api.node_info import NodeInfo
+
+    original = NodeInfo.add_task
+
+    def add_task(self, task):
+        original(self, task)
+        if task.status == TaskStatus.Pipelined and self.node is not None:
+            self.pipelined.sub_without_assert(task.resreq)  # the bug: a pipeline reserves nothing
+            self._future_idle = None
+    return [(NodeInfo, "add_task", add_task)]
+
+
+MUTANTS: dict[str, Mutant] = {m.name: m for m in (
+    Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
+           _remove_task_forgets_releasing),
+    Mutant("discard-not-reversing", "Statement.Discard drops its operations without undoing them",
+           _discard_not_reversing),
+    Mutant("unallocate-keeps-node", "unallocate sets the task Pending but leaves it on its node",
+           _unallocate_keeps_node),
+    Mutant("no-deallocate-events", "deallocate events never reach the plugins", _no_deallocate_events),
+    Mutant("gang-commit-too-few", "gang's JobReady always holds, so partial gangs are committed",
+           _gang_commit_too_few),
+    Mutant("preempt-ignores-priority", "priority's Preemptable offers every preemptee", _preempt_ignores_priority),
+    Mutant("reclaim-from-under-deserved", "proportion's Reclaimable offers tasks of queues within deserved",
+           _reclaim_from_under_deserved),
+    Mutant("allocate-ignores-deserved", "proportion's Allocatable always holds", _allocate_ignores_deserved),
+    Mutant("reclaim-own-queue", "reclaim also takes tasks of the reclaimer's own queue", _reclaim_own_queue),
+    Mutant("evict-before-fit", "preempt evicts a victim before checking whether the preemptor already fits",
+           _evict_before_fit),
+    Mutant("binding-not-allocated", "a task added as Binding is not counted in its job's Allocated",
+           _binding_not_allocated),
+    Mutant("pipeline-not-reserved", "a pipelined task reserves nothing on its node", _pipeline_not_reserved),
+)}
+
+
+@contextlib.contextmanager
+def mutant(name: str) -> Iterator[Mutant]:
+    """Run the enclosed code with the named bug in place; the clean code is restored on exit."""
+    chosen = MUTANTS[name]
+    saved = []
+    try:
+        for owner, attribute, replacement in chosen.patches():
+            saved.append((owner, attribute, owner.__dict__.get(attribute, _MISSING)
+                          if isinstance(owner, type) else getattr(owner, attribute)))
+            setattr(owner, attribute, replacement)
+        yield chosen
+    finally:
+        for owner, attribute, value in reversed(saved):
+            if value is _MISSING:
+                delattr(owner, attribute)
+            else:
+                setattr(owner, attribute, value)
+
+
+_MISSING = object()

@@ -1,0 +1,63 @@
+"""The harness's self-test: every deliberate bug is caught on a fixed scenario, and the clean
+reference passes those same scenarios without a single violation or finding."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedcheck.mutants import MUTANTS, mutant
+from tests.invariants.harness import FAIR_TIERS, TIERS, check, cluster
+
+PREEMPT = "enqueue, allocate, preempt"
+RECLAIM = "enqueue, allocate, reclaim"
+TIER1_PROPORTION = (["priority", "gang", "conformance", "proportion"], ["predicates", "nodeorder"])
+
+# mutant -> (cluster, actions, tiers, the invariant expected to catch it)
+CASES = {
+    "remove-task-forgets-releasing": ("preempt-gang-discard", PREEMPT, TIERS, "node.releasing-sum"),
+    "discard-not-reversing": ("partial-gang", "enqueue, allocate", TIERS, "gang.no-stranded-placement"),
+    "unallocate-keeps-node": ("partial-gang", "enqueue, allocate", TIERS, "statement.discard-no-trace"),
+    "no-deallocate-events": ("partial-gang", "enqueue, allocate", FAIR_TIERS, "statement.events-balanced"),
+    "gang-commit-too-few": ("partial-gang", "enqueue, allocate", TIERS, "gang.commit-ready"),
+    "preempt-ignores-priority": ("preempt-equal", PREEMPT, TIERS, "victim.preempt-scope"),
+    "reclaim-from-under-deserved": ("reclaim-within-deserved", RECLAIM, TIER1_PROPORTION,
+                                    "victim.reclaim-over-deserved"),
+    "allocate-ignores-deserved": ("capped-queue", "enqueue, allocate", FAIR_TIERS, "queue.allocate-within-deserved"),
+    "reclaim-own-queue": ("reclaim-own-queue", RECLAIM, FAIR_TIERS, "victim.reclaim-scope"),
+    "evict-before-fit": ("preempt-fits", "enqueue, preempt", TIERS, "eviction.needed"),
+    "binding-not-allocated": ("basic", "enqueue, allocate", TIERS, "job.allocated-sum"),
+    "pipeline-not-reserved": ("preempt", PREEMPT, TIERS, "node.pipelined-sum"),
+}
+
+
+def _run(case):
+    kind, actions, tiers, _ = case
+    return check(None, objects=cluster(kind), actions=actions, tiers=tiers)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_mutant_is_caught(name):
+    with mutant(name):
+        engine = _run(CASES[name])
+    caught = {v.invariant for v in engine.violations + engine.findings}
+    expected = CASES[name][3]
+    assert expected in caught, f"{name}: expected {expected} to catch it, got {sorted(caught) or 'nothing'}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_clean_reference_passes_the_same_scenario(name):
+    engine = _run(CASES[name])
+    assert not engine.violations and not engine.findings, [v.one_line() for v in engine.violations + engine.findings]
+
+
+def test_at_least_ten_mutants_each_with_a_case():
+    assert len(MUTANTS) >= 10 and set(CASES) == set(MUTANTS)
+
+
+def test_mutant_is_undone_after_its_block():
+    from reference_impl.framework.statement import Statement
+
+    clean = Statement.discard
+    with mutant("discard-not-reversing"):
+        assert Statement.discard is not clean
+    assert Statement.discard is clean
