@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from invariants.context import CheckContext
+from invariants.context import CheckContext, StatementSnapshot
 from invariants.snapshot import state_excerpt, take_snapshot
 from invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, QUALITY, STATEMENT, Invariant, catalog
 from invariants.violation import Violation

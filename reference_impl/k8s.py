@@ -121,6 +121,7 @@ class Pod:
     scheduling_gates: list[str] = field(default_factory=list)
     phase: str = "Pending"  # Pending | Running | Succeeded | Failed | Unknown
     nominated_node_name: str = ""
+    start_time: str = ""  # status.startTime (RFC 3339), "" if the pod has not started
     conditions: list[PodCondition] = field(default_factory=list)
 
     @property

@@ -10,9 +10,12 @@ from invariants.violation import Violation
 from reference_impl.api.job_info import JobInfo
 
 
-def _short_of_minimum(job: JobInfo) -> str:
-    """Why the job is not gang-ready, or "" when it is (MinAvailable and every per-role minimum)."""
-    ready = job.ready_task_num()
+def _short_of_minimum(job: JobInfo, evicted: int = 0) -> str:
+    """Why the job is not gang-ready, or "" when it is (MinAvailable and every per-role minimum).
+
+    `evicted` counts tasks a later action of the session deliberately evicted after they were placed.
+    """
+    ready = job.ready_task_num() + evicted
     if ready + job.pending_best_effort_task_num() < job.min_available:
         return f"{ready} ready of minAvailable {job.min_available}"
     if not job.check_task_ready():
@@ -46,11 +49,19 @@ def gang_session_atomic(ctx: CheckContext) -> Iterator[Violation]:
         job_uid = job_of.get(record.task, "")
         if job_uid:
             bound_jobs[job_uid] = bound_jobs.get(job_uid, 0) + 1
+    # A gang* action may evict a just-bound gang on purpose (a "whole" bundle): those tasks
+    # were placed atomically, so they still count here; the victim rules judge the eviction.
+    evicted: dict[str, int] = {}
+    for op in ctx.ssn.operations:
+        if op.op == "evict" and op.job in bound_jobs:
+            evicted[op.job] = evicted.get(op.job, 0) + 1
+        elif op.op == "unevict" and op.job in bound_jobs:
+            evicted[op.job] = evicted.get(op.job, 0) - 1
     for uid, count in sorted(bound_jobs.items()):
         job = ctx.ssn.jobs.get(uid)
         if job is None:
             continue
-        short = _short_of_minimum(job)
+        short = _short_of_minimum(job, evicted.get(uid, 0))
         if short:
             yield Violation("", f"job {uid} got {count} bind(s) this session but has only {short}: the gang is "
                                 f"half-bound", [f"job {uid}"], f">= {job.min_available} ready", short)

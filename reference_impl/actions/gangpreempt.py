@@ -62,7 +62,13 @@ from reference_impl.api.types import (
 from reference_impl.api.unschedule_info import FitError, Status, StatusCode
 from reference_impl.framework.arguments import as_arguments
 from reference_impl.framework.session import Session
-from reference_impl.framework.statement import ALLOCATE, EVICT, PIPELINE, Statement, StatementError, StatementOp
+from reference_impl.framework.statement import (
+    Statement,
+    StatementError,
+    StatementOp,
+    recover_operations,
+    save_operations,
+)
 from reference_impl.k8s import PREEMPTABLE_KEY
 from reference_impl.util.priority_queue import PriorityQueue
 from reference_impl.util.scheduler_helper import PredicateHelper, prioritize_nodes, select_best_node_and_score
@@ -364,32 +370,6 @@ def run_simulate_trial(ssn: Session, queue: QueueInfo | None, job: JobInfo, work
         trial.discard()
         return None
     return trial
-
-
-def save_operations(statements: list[Statement]) -> list[StatementOp]:
-    """SaveOperations: the operations, each on a clone of its task as it is now."""
-    saved = []
-    for stmt in statements:
-        for op in stmt.operations:
-            task = op.task.clone()
-            task.eviction_occurred = op.task.eviction_occurred
-            saved.append(StatementOp(op.name, task, op.reason))
-    return saved
-
-
-def recover_operations(stmt: Statement, plan: list[StatementOp]) -> bool:
-    """RecoverOperations: replay a saved plan; stops (keeping what was replayed) at a failure."""
-    for op in plan:
-        try:
-            if op.name == EVICT:
-                stmt.evict(op.task, op.reason)
-            elif op.name == PIPELINE:
-                stmt.pipeline(op.task, op.task.node_name, op.task.eviction_occurred)
-            elif op.name == ALLOCATE:
-                stmt.allocate(op.task, stmt.ssn.nodes[op.task.node_name])
-        except StatementError:
-            return False
-    return True
 
 
 def build_nomination_plan(ssn: Session, queue: QueueInfo | None, job: JobInfo, victims: list[TaskInfo],

@@ -219,7 +219,5 @@ def earliest_start_time_of_highest_priority(victims: list[TaskInfo], now: float)
 
 
 def pod_start_time(task: TaskInfo, now: float) -> float:
-    """GetPodStartTime: status.startTime, else the current time. The scenario format carries no
-    startTime, so every victim reads as started at the session clock (a tie on this key)."""
-    start = getattr(task.pod, "start_time", None)
-    return parse_timestamp(start) if start else now
+    """GetPodStartTime: status.startTime, else the current time."""
+    return parse_timestamp(task.pod.start_time) if task.pod.start_time else now

@@ -93,7 +93,7 @@ class Reclaim(Action):
             task = tasks.pop()
             if preemption_policy_never(task):
                 continue
-            if not ssn.preemptive(queue, task):
+            if not ssn.preemptive(queue, [task]):  # upstream passes the candidates as a list
                 continue
             if ssn.pre_predicate_fn(task) is not None:
                 continue

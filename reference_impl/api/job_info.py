@@ -216,6 +216,31 @@ class JobInfo:
     def get_elastic_resources(self) -> Resource:
         return exceeded_part(self.allocated, self.get_min_resources())
 
+    def sch_gated_pod_resources(self) -> Resource:
+        """GetSchGatedPodResources: requests of gated tasks, except those held only by Volcano's queue gate."""
+        total = Resource()
+        for task in self.tasks.values():
+            if task.sch_gated and task.is_sch_gated_by_others():
+                total.add(task.resreq)
+        return total
+
+    def deduct_sch_gated_resources(self, res: Resource) -> Resource:
+        """DeductSchGatedResources: res minus the gated requests, each dimension floored at 0.
+
+        Only scalars present in `res` are touched; with nothing gated, `res` itself is returned.
+        """
+        gated = self.sch_gated_pod_resources()
+        if gated.is_empty():
+            return res
+        result = res.clone()
+        result.milli_cpu = max(result.milli_cpu - gated.milli_cpu, 0.0)
+        result.memory = max(result.memory - gated.memory, 0.0)
+        gated_scalars = gated.scalars or {}
+        for name, value in (res.scalars or {}).items():
+            if name in gated_scalars:
+                result.set_scalar(name, max(value - gated_scalars[name], 0.0))
+        return result
+
     def record_fit_errors(self, task: TaskInfo, fit_errors: FitErrors) -> None:
         self.nodes_fit_errors[task.uid] = fit_errors
 

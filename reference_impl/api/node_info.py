@@ -28,7 +28,7 @@ class NodeInfo:
         self.name = node.name if node is not None else name
         if node is not None:
             self.allocatable = Resource.from_resource_list(node.allocatable)
-            self.capacity = Resource.from_resource_list(node.capacity or node.allocatable)
+            self.capacity = Resource.from_resource_list(node.capacity)
             # Upstream's setNodeState ignores the node's Ready condition: every known node is Ready.
             self.state = NodePhase.Ready
         else:

@@ -520,6 +520,16 @@ def res_max(left: Resource, right: Resource) -> Resource:
     return out
 
 
+def semantic_deep_equal(left: Resource, right: Resource) -> bool:
+    """apimachinery's equality.Semantic.DeepEqual on Resources: exact floats, a nil map equals an empty one."""
+    return (
+        left.milli_cpu == right.milli_cpu
+        and left.memory == right.memory
+        and left.max_task_num == right.max_task_num
+        and (left.scalars or {}) == (right.scalars or {})
+    )
+
+
 def share(left: float, right: float) -> float:
     if right == 0:
         return 0.0 if left == 0 else 1.0

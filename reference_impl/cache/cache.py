@@ -256,6 +256,7 @@ class SchedulerCache:
                 if key in self._bound_this_cycle:
                     pod.node_name = self._bound_this_cycle[key]
                     pod.phase = "Running"
+                    pod.start_time = pod.start_time or format_timestamp(self.clock)
                 kept.append(pod)
         self.world.pods = kept
         self._bound_this_cycle.clear()

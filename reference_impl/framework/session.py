@@ -572,18 +572,20 @@ class Session:
             job.update_task_status(task, TaskStatus.Binding)
         self.record("bind", task, task.node_name, from_status)
 
-    def evict(self, task: TaskInfo, reason: str) -> None:
-        """ssn.Evict (shuffle): the cache first, then the session."""
+    def evict(self, task: TaskInfo, reason: str) -> Exception | None:
+        """ssn.Evict (shuffle): the cache first (a refusal raises CacheError), then the session."""
         self.cache.evict(task, reason)
         from_status = task.status
         job = self.jobs.get(task.job)
-        if job is not None:
-            job.update_task_status(task, TaskStatus.Releasing)
+        if job is None:
+            return LookupError(f"failed to find job {task.job}")
+        job.update_task_status(task, TaskStatus.Releasing)
         node = self.nodes.get(task.node_name)
         if node is not None:
             node.update_task(task)
         self.fire_deallocate(task)
         self.record("evict", task, task.node_name, from_status)
+        return None
 
     def action_arguments(self, action: str) -> dict[str, Any]:
         return self.conf.action_arguments(action)

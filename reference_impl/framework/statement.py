@@ -213,3 +213,29 @@ class Statement:
 
     def has_evictions(self) -> bool:
         return any(op.name == EVICT for op in self.operations)
+
+
+def save_operations(statements: list[Statement]) -> list[StatementOp]:
+    """SaveOperations: the operations, each on a clone of its task as it is now."""
+    saved = []
+    for stmt in statements:
+        for op in stmt.operations:
+            task = op.task.clone()
+            task.eviction_occurred = op.task.eviction_occurred
+            saved.append(StatementOp(op.name, task, op.reason))
+    return saved
+
+
+def recover_operations(stmt: Statement, plan: list[StatementOp]) -> bool:
+    """RecoverOperations: replay a saved plan; stops (keeping what was replayed) at a failure."""
+    for op in plan:
+        try:
+            if op.name == EVICT:
+                stmt.evict(op.task, op.reason)
+            elif op.name == PIPELINE:
+                stmt.pipeline(op.task, op.task.node_name, op.task.eviction_occurred)
+            elif op.name == ALLOCATE:
+                stmt.allocate(op.task, stmt.ssn.nodes[op.task.node_name])
+        except StatementError:
+            return False
+    return True

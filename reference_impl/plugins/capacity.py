@@ -52,6 +52,7 @@ from reference_impl.framework.event import Event, EventHandler
 from reference_impl.framework.plugin import Plugin, register_plugin_builder
 from reference_impl.framework.session import PERMIT, REJECT, Session
 from reference_impl.plugins.drf import hierarchy_enabled
+from reference_impl.plugins.util import format_resource_names
 from reference_impl.plugins.proportion import (
     QUOTA_INSUFFICIENT,
     UNSCHEDULABLE_REASON,
@@ -61,8 +62,6 @@ from reference_impl.plugins.proportion import (
     SnapshotCache,
     accumulate_job,
     as_task_list,
-    deduct_sch_gated_resources,
-    format_resource_names,
     init_quota,
     queue_is_open,
     read_state,
@@ -468,7 +467,7 @@ class CapacityPlugin(Plugin):
         attr = self._queue_opts.get(job.queue)
         if attr is None or job.pod_group is None or job.pod_group.min_resources is None:
             return
-        deducted = deduct_sch_gated_resources(job, job.get_min_resources())
+        deducted = job.deduct_sch_gated_resources(job.get_min_resources())
         attr.inqueue.add(deducted)
         if self.hierarchy:
             for ancestor_id in attr.ancestors:

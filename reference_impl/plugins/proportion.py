@@ -21,9 +21,8 @@ first round of the loop: upstream caps by realCapability (which also subtracts t
 guarantees) and by request before raising to guarantee, then redistributes what is left; its
 "Overused: allocated > deserved" is really "deserved <= allocated on every dimension, pods included".
 
-Also here, shared with the capacity plugin: queue-attribute accumulation, upstream's
-GetInqueueResource / DeductSchGatedResources, `equality.Semantic.DeepEqual` on resources, the
-copy-on-write cycle-state snapshot used by the Simulate* extension points, and PodGroup events.
+Also here, shared with the capacity plugin: queue-attribute accumulation, the copy-on-write
+cycle-state snapshot used by the Simulate* extension points, and PodGroup events.
 
 Simplifications: metrics are not reported; the "orphaned task" guards upstream logs are kept as
 silent skips.
@@ -39,25 +38,22 @@ from typing import Any
 from reference_impl.api.job_info import JobInfo
 from reference_impl.api.queue_info import QueueInfo
 from reference_impl.api.resource_info import (
-    CPU,
-    IGNORED_DEVICES,
     MAX_FLOAT,
-    MEMORY,
-    PODS,
     Infinity,
     Resource,
     Zero,
     exceeded_part,
-    is_scalar_resource_name,
     res_max,
+    semantic_deep_equal,
     share,
 )
-from reference_impl.api.task_info import QUEUE_ALLOCATION_GATE, TaskInfo
+from reference_impl.api.task_info import TaskInfo
 from reference_impl.api.types import TaskStatus, allocated_status
 from reference_impl.framework.event import Event, EventHandler
 from reference_impl.framework.plugin import Plugin, register_plugin_builder
 from reference_impl.framework.session import PERMIT, REJECT, Session
-from reference_impl.k8s import Pod, PodGroup
+from reference_impl.k8s import PodGroup
+from reference_impl.plugins.util import format_resource_names, inqueue_resource
 
 PLUGIN_NAME = "proportion"
 STATE_KEY = "proportionState"
@@ -68,88 +64,6 @@ QUOTA_INSUFFICIENT = "queue resource quota insufficient"
 
 
 # -- shared helpers (also used by the capacity plugin) ---------------------------------------
-
-
-def semantic_deep_equal(left: Resource, right: Resource) -> bool:
-    """apimachinery's equality.Semantic.DeepEqual on two Resources: exact floats, nil map == empty map."""
-    return (
-        left.milli_cpu == right.milli_cpu
-        and left.memory == right.memory
-        and left.max_task_num == right.max_task_num
-        and (left.scalars or {}) == (right.scalars or {})
-    )
-
-
-def format_resource_names(prefix: str, verb: str, names: list[str]) -> str:
-    """plugins/util FormatResourceNames: "prefix: verb a, verb b"."""
-    if not names:
-        return prefix
-    return f"{prefix}: " + ", ".join(f"{verb} {name}" for name in names)
-
-
-def has_only_volcano_scheduling_gate(pod: Pod) -> bool:
-    return len(pod.scheduling_gates) == 1 and pod.scheduling_gates[0] == QUEUE_ALLOCATION_GATE
-
-
-def deduct_sch_gated_resources(job: JobInfo, res: Resource) -> Resource:
-    """JobInfo.DeductSchGatedResources: res minus the requests of gated tasks, floored at 0.
-
-    Tasks gated only by Volcano's queue-allocation gate are not deducted; scalars absent from
-    `res` are ignored. With nothing gated, `res` itself is returned (as upstream).
-    """
-    gated = Resource()
-    for task in job.tasks.values():
-        if task.sch_gated and not has_only_volcano_scheduling_gate(task.pod):
-            gated.add(task.resreq)
-    if gated.is_empty():
-        return res
-    result = res.clone()
-    result.milli_cpu = max(result.milli_cpu - gated.milli_cpu, 0.0)
-    result.memory = max(result.memory - gated.memory, 0.0)
-    gated_scalars = gated.scalars or {}
-    for name, value in (res.scalars or {}).items():
-        if name in gated_scalars:
-            result.scalars[name] = max(value - gated_scalars[name], 0.0)  # type: ignore[index]
-    return result
-
-
-def inqueue_resource(job: JobInfo, allocated: Resource) -> Resource:
-    """plugins/util GetInqueueResource: per dimension named in minResources, max(min - allocated, 0).
-
-    A scalar that `allocated` lacks keeps the full minimum; count quotas, non-scalar names
-    (e.g. ephemeral-storage) and ignored devices are skipped.
-    """
-    assert job.pod_group is not None and job.pod_group.min_resources is not None
-    names = job.pod_group.min_resources
-    minimum = Resource.from_resource_list(names)
-    out = Resource()
-    for name in names:
-        if name == CPU:
-            out.milli_cpu = max(minimum.milli_cpu - allocated.milli_cpu, 0.0)
-        elif name == MEMORY:
-            out.memory = max(minimum.memory - allocated.memory, 0.0)
-        elif name == PODS:
-            reserved = minimum.get(PODS) - allocated.get(PODS)
-            if reserved > 0:
-                out.set_scalar(PODS, reserved)
-        elif _reservable_scalar(name):
-            _reserve_scalar(out, name, minimum.get(name), allocated)
-    return out
-
-
-def _reservable_scalar(name: str) -> bool:
-    if name.startswith("count/") or not is_scalar_resource_name(name):
-        return False
-    return not any(device and device in name for device in IGNORED_DEVICES)
-
-
-def _reserve_scalar(out: Resource, name: str, minimum: float, allocated: Resource) -> None:
-    if out.scalars is None:
-        out.scalars = {}
-    if allocated.scalars is None or name not in allocated.scalars:
-        out.scalars[name] = minimum
-    elif minimum - allocated.scalars[name] > 0:
-        out.scalars[name] = minimum - allocated.scalars[name]
 
 
 def total_guarantee(queues: Iterable[QueueInfo]) -> Resource:
@@ -286,7 +200,7 @@ def accumulate_job(attr: QueueAttr, job: JobInfo) -> None:
         pod_group.phase == "Running" and job.allocated_task_num() >= pod_group.min_member
     )
     if reserving and pod_group.min_resources is not None:
-        attr.inqueue.add(deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated)))
+        attr.inqueue.add(job.deduct_sch_gated_resources(inqueue_resource(job, job.allocated)))
     attr.elastic.add(job.get_elastic_resources())
 
 
@@ -535,7 +449,7 @@ class ProportionPlugin(Plugin):
         attr = self._queue_opts.get(job.queue)
         if job.pod_group.min_resources is None or attr is None:
             return
-        attr.inqueue.add(deduct_sch_gated_resources(job, job.get_min_resources()))
+        attr.inqueue.add(job.deduct_sch_gated_resources(job.get_min_resources()))
         self._snapshots.bump()
 
     # -- simulation over a cycle-state snapshot -----------------------------------------------

@@ -354,7 +354,7 @@ class UsagePlugin(Plugin):
             return True
         if task.status != TaskStatus.Running:
             return False
-        start = getattr(task.pod, "start_time", None)  # not in the scenario format yet
+        start = task.pod.start_time
         if not start:
             return True
         started = seconds_to_ns(parse_timestamp(start))

@@ -85,7 +85,7 @@ _SCHEMAS: dict[str, Schema] = {
                 }
             },
         },
-        "status": {"phase": LEAF, "nominatedNodeName": LEAF, "conditions": [_CONDITION]},
+        "status": {"phase": LEAF, "nominatedNodeName": LEAF, "startTime": LEAF, "conditions": [_CONDITION]},
     },
     "PodGroup": {
         "metadata": _META,
@@ -234,10 +234,13 @@ def _read_node(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, uid: str,
                 value=f.string(taint.get("value"), f"{field}.value"),
             )
         )
+    # A kubelet always reports both; hand-written scenarios often give one, so each stands in for the other.
     capacity = f.resources(status.get("capacity"), "status.capacity")
     allocatable = capacity
     if status.get("allocatable") is not None:
         allocatable = f.resources(status.get("allocatable"), "status.allocatable")
+    if status.get("capacity") is None:
+        capacity = allocatable
     ready = True  # only a Ready condition that is not "True" makes the node not ready
     for i, cond in enumerate(f.sequence(status.get("conditions"), "status.conditions")):
         condition = _condition(f, cond, f"status.conditions[{i}]")
@@ -393,6 +396,7 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
         scheduler_name=f.string(spec.get("schedulerName"), "spec.schedulerName", default=k8s.DEFAULT_SCHEDULER_NAME),
         scheduling_gates=gates,
         phase=f.string(status.get("phase"), "status.phase", default="Pending"),
+        start_time=f.timestamp(status.get("startTime"), "status.startTime") or "",
         nominated_node_name=f.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
         conditions=[
             _condition(f, c, f"status.conditions[{i}]")
@@ -491,12 +495,13 @@ def _read_resource_quota(
 ) -> None:
     spec = f.mapping(doc.get("spec"), "spec")
     status = f.mapping(doc.get("status"), "status")
-    f.resources(status.get("hard"), "status.hard")
+    # The scheduler reads status.hard (the quota controller copies spec.hard there); fall back to spec.
+    hard = f.resources(status.get("hard"), "status.hard") if status.get("hard") is not None else None
     out.resource_quotas.append(
         k8s.ResourceQuota(
             name=name,
             namespace=ns,
-            hard=f.resources(spec.get("hard"), "spec.hard"),
+            hard=hard if hard is not None else f.resources(spec.get("hard"), "spec.hard"),
             used=f.resources(status.get("used"), "status.used"),
         )
     )

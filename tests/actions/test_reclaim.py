@@ -135,10 +135,10 @@ def test_overused_queue_cannot_reclaim():
 def test_preemptive_false_skips_the_task():
     ssn = open_only(basic())
     seen = []
-    ssn.add_fn("preemptive", "gang", lambda q, task: seen.append((q.name, task.name)) or False)
+    ssn.add_fn("preemptive", "gang", lambda q, tasks: seen.append((q.name, [t.name for t in tasks])) or False)
     Reclaim().execute(ssn)
     assert not ssn.operations
-    assert seen == [("q1", "want-0")]
+    assert seen == [("q1", ["want-0"])]  # upstream passes the candidates as a list
 
 
 def test_job_not_pipelined_discards_its_evictions():

@@ -9,12 +9,12 @@ from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, app
 from reference_impl.framework.framework import open_session
 from reference_impl.framework.session import PERMIT, REJECT, Session
 from reference_impl.k8s import ClusterObjects, Container
-from reference_impl.plugins.overcommit import (
-    DEFAULT_OVERCOMMIT_FACTOR,
-    deduct_sch_gated_resources,
-    get_inqueue_resource,
-    overcommit_factor,
-)
+from reference_impl.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR, overcommit_factor
+from reference_impl.plugins.util import inqueue_resource as get_inqueue_resource
+
+
+def deduct_sch_gated_resources(job, res):
+    return job.deduct_sch_gated_resources(res)
 from reference_impl.scheduler import Scheduler
 from tests.builders import GI, node, pod, pod_group, res, rl
 

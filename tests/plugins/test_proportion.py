@@ -12,13 +12,16 @@ from reference_impl.api.task_info import TaskInfo
 from reference_impl.framework.session import PERMIT, REJECT
 from reference_impl.framework.statement import Statement
 from reference_impl.k8s import ClusterObjects, Queue
+from reference_impl.api.resource_info import semantic_deep_equal
+from reference_impl.plugins.util import inqueue_resource
+
+
+def deduct_sch_gated_resources(job, res):
+    return job.deduct_sch_gated_resources(res)
 from reference_impl.plugins.proportion import (
     STATE_KEY,
     QueueAttr,
     compute_deserved,
-    deduct_sch_gated_resources,
-    inqueue_resource,
-    semantic_deep_equal,
 )
 from reference_impl.scheduler import Scheduler
 from reference_impl.util.assertion import AssertionViolation
