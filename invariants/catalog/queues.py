@@ -144,18 +144,28 @@ def deserved_total(ctx: CheckContext) -> Iterator[Violation]:
                         cluster.as_dict(), total_deserved.as_dict())
 
 
-@invariant("queue.allocate-within-deserved", "allocate never places a task that takes its queue past deserved on "
-           "the dimensions the task requests", "queue", "proportion.go Allocatable; allocate.go", (OPERATION,),
-           requires=("proportion",))
-def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
+def _allocate_placement(ctx: CheckContext):
+    """(job, queue attributes, task) of an allocate or pipeline made by the allocate action, else None."""
     op, plugin = ctx.operation, _proportion(ctx)
     if plugin is None or op is None or op.action != "allocate" or op.op not in ("allocate", "pipeline"):
-        return
+        return None
     job = ctx.ssn.jobs.get(op.job)
     attr = plugin.queue_attrs.get(job.queue) if job is not None else None
     task = job.tasks.get(op.task_uid) if job is not None else None
     if attr is None or task is None:
+        return None
+    return job, attr, task
+
+
+@invariant("queue.allocate-within-deserved", "allocate never places a task that takes its queue past deserved on "
+           "the dimensions the task requests", "queue", "proportion.go Allocatable; allocate.go", (OPERATION,),
+           requires=("proportion",))
+def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
+    placement = _allocate_placement(ctx)
+    if placement is None:
         return
+    job, attr, task = placement
+    op = ctx.operation
     ok, names = attr.allocated.less_equal_with_dimension_and_resources_name(attr.deserved, task.resreq)
     if not ok:
         yield Violation("", f"queue {job.queue}: after {op.op} of {op.task} its allocated <{attr.allocated}> "
@@ -167,14 +177,11 @@ def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
            "placement", "queue", "allocate.go (Overused queues are dropped); proportion.go Overused", (OPERATION,),
            requires=("proportion",))
 def no_allocate_when_overused(ctx: CheckContext) -> Iterator[Violation]:
-    op, plugin = ctx.operation, _proportion(ctx)
-    if plugin is None or op is None or op.action != "allocate" or op.op not in ("allocate", "pipeline"):
+    placement = _allocate_placement(ctx)
+    if placement is None:
         return
-    job = ctx.ssn.jobs.get(op.job)
-    attr = plugin.queue_attrs.get(job.queue) if job is not None else None
-    task = job.tasks.get(op.task_uid) if job is not None else None
-    if attr is None or task is None:
-        return
+    job, attr, task = placement
+    op = ctx.operation
     before = attr.allocated.clone().sub_without_assert(task.resreq)
     if attr.deserved.less_equal(before, Zero):
         yield Violation("", f"queue {job.queue} was overused (allocated <{before}> >= deserved <{attr.deserved}>) "

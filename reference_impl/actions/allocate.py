@@ -22,11 +22,7 @@ from reference_impl.framework.arguments import as_arguments
 from reference_impl.framework.session import Session
 from reference_impl.framework.statement import Statement, StatementError
 from reference_impl.util.priority_queue import PriorityQueue
-from reference_impl.util.scheduler_helper import (
-    PredicateHelper,
-    prioritize_nodes,
-    select_best_node_and_score,
-)
+from reference_impl.util.scheduler_helper import PredicateHelper, best_node_by_idle_then_future_idle
 
 PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
 
@@ -168,26 +164,7 @@ class Allocate(Action):
 
     def prioritize_nodes(self, task: TaskInfo, candidates: list[NodeInfo]) -> NodeInfo | None:
         """Idle-fitting nodes first, then FutureIdle-fitting ones; score only when several remain."""
-        ssn = self.ssn
-        idle_fit: list[NodeInfo] = []
-        future_fit: list[NodeInfo] = []
-        for node in candidates:
-            if task.init_resreq.less_equal(node.idle, Zero):
-                idle_fit.append(node)
-            elif task.init_resreq.less_equal(node.future_idle_view(), Zero):
-                future_fit.append(node)
-        for group in (idle_fit, future_fit):
-            if not group:
-                continue
-            if len(group) == 1:
-                return group[0]
-            scores = prioritize_nodes(ssn, task, group)
-            best = ssn.best_node_fn(task, scores)
-            if best is None:
-                best, _ = select_best_node_and_score(ssn, task, scores)
-            if best is not None:
-                return best
-        return None
+        return best_node_by_idle_then_future_idle(self.ssn, task, candidates)
 
     def allocate_resources_for_task(self, stmt: Statement, task: TaskInfo, node: NodeInfo) -> None:
         if task.init_resreq.less_equal(node.idle, Zero):

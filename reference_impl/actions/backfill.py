@@ -15,11 +15,7 @@ from reference_impl.framework.arguments import as_arguments
 from reference_impl.framework.session import Session
 from reference_impl.framework.statement import Statement
 from reference_impl.util.priority_queue import PriorityQueue
-from reference_impl.util.scheduler_helper import (
-    PredicateHelper,
-    prioritize_nodes,
-    select_best_node_and_score,
-)
+from reference_impl.util.scheduler_helper import PredicateHelper, best_scored_node
 
 
 class Backfill(Action):
@@ -43,12 +39,9 @@ class Backfill(Action):
             if not candidates:
                 job.nodes_fit_errors[task.uid] = fit_errors
                 continue
-            node = candidates[0]
-            if len(candidates) > 1:
-                scores = prioritize_nodes(ssn, task, candidates)
-                node = ssn.best_node_fn(task, scores) or select_best_node_and_score(ssn, task, scores)[0]
-                if node is None:
-                    continue
+            node = candidates[0] if len(candidates) == 1 else best_scored_node(ssn, task, candidates)
+            if node is None:
+                continue
             err = ssn.allocate(task, node)
             if err is not None:
                 fit_errors = FitErrors()

@@ -71,7 +71,7 @@ from reference_impl.framework.statement import (
 )
 from reference_impl.k8s import PREEMPTABLE_KEY
 from reference_impl.util.priority_queue import PriorityQueue
-from reference_impl.util.scheduler_helper import PredicateHelper, prioritize_nodes, select_best_node_and_score
+from reference_impl.util.scheduler_helper import PredicateHelper, best_node_by_idle_then_future_idle
 
 MAX_DOMAINS_KEY = "maxDomains"
 ALLOW_WHOLE_BUNDLE_KEY = "allowWholeBundle"
@@ -306,25 +306,6 @@ def simulate_predicate(ssn: Session, task: TaskInfo, node: NodeInfo) -> Exceptio
     return ssn.predicate_for_preempt_action(task, node)
 
 
-def prioritize_nodes_for_simulate(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
-    """Idle-fitting nodes first, then FutureIdle-fitting ones, scored when several remain."""
-    idle_fit = [n for n in nodes if task.init_resreq.less_equal(n.idle, Zero)]
-    future_fit = [n for n in nodes if not task.init_resreq.less_equal(n.idle, Zero)
-                  and task.init_resreq.less_equal(n.future_idle(), Zero)]
-    for group in (idle_fit, future_fit):
-        if not group:
-            continue
-        if len(group) == 1:
-            return group[0]
-        scores = prioritize_nodes(ssn, task, group)
-        best = ssn.best_node_fn(task, scores)
-        if best is None:
-            best, _ = select_best_node_and_score(ssn, task, scores)
-        if best is not None:
-            return best
-    return None
-
-
 def _intersect_by_name(primary: list[NodeInfo], allowed: list[NodeInfo]) -> list[NodeInfo]:
     if not allowed:
         return primary
@@ -341,7 +322,7 @@ def _place_task(ssn: Session, trial: Statement, helper: PredicateHelper, queue: 
     if not nodes or ssn.pre_predicate_fn(task) is not None:
         return False
     feasible, _ = helper.predicate_nodes(task, nodes, lambda t, n: simulate_predicate(ssn, t, n), enable_cache)
-    best = prioritize_nodes_for_simulate(ssn, task, feasible) if feasible else None
+    best = best_node_by_idle_then_future_idle(ssn, task, feasible) if feasible else None
     if best is None or not task.init_resreq.less_equal(best.future_idle(), Zero):
         return False
     try:

@@ -7,6 +7,7 @@ is a no-op at commit: nothing of it outlives the session.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -67,44 +68,25 @@ class Statement:
     def pipeline(self, task: TaskInfo, hostname: str, eviction_occurred: bool) -> None:
         """Raises StatementError after rolling back if any step failed."""
         self._begin()
-        ssn = self.ssn
-        errors: list[str] = []
         from_status = task.status
-        job = ssn.jobs.get(task.job)
-        if job is not None:
-            job.update_task_status(task, TaskStatus.Pipelined)
-        else:
-            errors.append(f"job {task.job} not in session")
-        task.node_name = hostname
         task.eviction_occurred = eviction_occurred
-        node = ssn.nodes.get(hostname)
-        if node is not None:
-            try:
-                node.add_task(task)
-            except NodeError as exc:
-                errors.append(str(exc))
-        else:
-            errors.append(f"node {hostname} not in session")
-        err = ssn.fire_allocate(task)
-        if err is not None:
-            errors.append(str(err))
-        if errors:
-            self._un_pipeline(task)
-            raise StatementError(f"pipeline {task.key} to {hostname} rolled back: {'; '.join(errors)}")
-        self.operations.append(StatementOp(PIPELINE, task))
-        ssn.record("pipeline", task, hostname, from_status, self.id)
+        self._place(task, hostname, TaskStatus.Pipelined, PIPELINE, self._un_pipeline, from_status)
 
     def allocate(self, task: TaskInfo, node_info: NodeInfo) -> None:
         """Raises StatementError after rolling back if any step failed."""
         self._begin()
+        from_status = task.status
+        task.pod.node_name = node_info.name  # upstream writes the shared pod's spec.nodeName
+        self._place(task, node_info.name, TaskStatus.Allocated, ALLOCATE, self._unallocate, from_status)
+
+    def _place(self, task: TaskInfo, hostname: str, status: TaskStatus, name: str,
+               rollback: Callable[[TaskInfo], None], from_status: TaskStatus) -> None:
+        """Job status, node accounting, allocate event; every failure is collected, then rolled back."""
         ssn = self.ssn
         errors: list[str] = []
-        from_status = task.status
-        hostname = node_info.name
-        task.pod.node_name = hostname
         job = ssn.jobs.get(task.job)
         if job is not None:
-            job.update_task_status(task, TaskStatus.Allocated)
+            job.update_task_status(task, status)
         else:
             errors.append(f"job {task.job} not in session")
         task.node_name = hostname
@@ -120,10 +102,10 @@ class Statement:
         if err is not None:
             errors.append(str(err))
         if errors:
-            self._unallocate(task)
-            raise StatementError(f"allocate {task.key} to {hostname} rolled back: {'; '.join(errors)}")
-        self.operations.append(StatementOp(ALLOCATE, task))
-        ssn.record("allocate", task, hostname, from_status, self.id)
+            rollback(task)
+            raise StatementError(f"{name} {task.key} to {hostname} rolled back: {'; '.join(errors)}")
+        self.operations.append(StatementOp(name, task))
+        ssn.record(name, task, hostname, from_status, self.id)
 
     def un_pipeline(self, task: TaskInfo) -> None:
         """Public UnPipeline: undoes the session effects; does not drop a recorded Pipeline."""

@@ -126,6 +126,38 @@ def select_best_node_and_score(ssn: Session, task: TaskInfo, node_scores: dict[f
     return chosen, best_score
 
 
+def best_scored_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
+    """Score the nodes; a BestNodeFn answer wins, else the highest score (seeded choice among ties)."""
+    scores = prioritize_nodes(ssn, task, nodes)
+    best = ssn.best_node_fn(task, scores)
+    if best is None:
+        best, _ = select_best_node_and_score(ssn, task, scores)
+    return best
+
+
+def best_node_by_idle_then_future_idle(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
+    """Nodes where the task fits Idle first, then those where it fits only FutureIdle; a lone node
+    in a group is taken without scoring (allocate.go prioritizeNodes, classic path)."""
+    from reference_impl.api.resource_info import Zero
+
+    request = task.init_resreq
+    idle_fit: list[NodeInfo] = []
+    future_fit: list[NodeInfo] = []
+    for node in nodes:
+        if request.less_equal(node.idle, Zero):
+            idle_fit.append(node)
+        elif request.less_equal(node.future_idle_view(), Zero):
+            future_fit.append(node)
+    for group in (idle_fit, future_fit):
+        if len(group) == 1:
+            return group[0]
+        if group:
+            best = best_scored_node(ssn, task, group)
+            if best is not None:
+                return best
+    return None
+
+
 def sort_nodes(node_scores: dict[float, list[NodeInfo]]) -> list[NodeInfo]:
     ordered: list[NodeInfo] = []
     for score in sorted(node_scores, reverse=True):
