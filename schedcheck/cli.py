@@ -29,6 +29,7 @@ CHECK_EXAMPLE = """examples:
 INVARIANTS_EXAMPLE = """examples:
   schedcheck invariants
   schedcheck invariants --json
+  schedcheck invariants --markdown > docs/invariants.md
 """
 BENCH_EXAMPLE = """examples:
   schedcheck bench
@@ -81,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=INVARIANTS_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     invariants.add_argument("--json", action="store_true", help="print one JSON object")
+    invariants.add_argument("--markdown", action="store_true",
+                            help="print the catalog as the Markdown page docs/invariants.md holds")
 
     bench = sub.add_parser(
         "bench", help="print performance figures",
@@ -196,6 +199,11 @@ def _cmd_invariants(args: argparse.Namespace) -> int:
     from schedcheck.render import table
 
     invariants = catalog()
+    if args.markdown:
+        from schedcheck.catalog_doc import render_catalog_markdown
+
+        sys.stdout.write(render_catalog_markdown(invariants))
+        return EXIT_OK
     if args.json:
         json.dump({"invariants": [inv.to_json() for inv in invariants]}, sys.stdout, indent=2)
         sys.stdout.write("\n")

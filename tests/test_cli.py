@@ -96,3 +96,34 @@ def test_bench_prints_figures_without_asserting_times(capsys):
 
 def test_bench_rejects_bad_sizes(capsys):
     assert main(["bench", "--sizes", "ten"]) == 2
+
+
+def test_docs_invariants_page_matches_the_catalog():
+    from invariants.registry import catalog
+    from schedcheck.catalog_doc import render_catalog_markdown
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "invariants.md"
+    assert page.read_text(encoding="utf-8") == render_catalog_markdown(catalog()), (
+        "docs/invariants.md is stale: run `schedcheck invariants --markdown > docs/invariants.md`")
+
+
+def test_check_writes_a_report_and_fails_on_a_violation(tmp_path, capsys):
+    from schedcheck.mutants import mutant
+
+    scenario = Path(__file__).parent / "scenarios" / "gang-discard.yaml"
+    assert main(["check", str(scenario), "--report", str(tmp_path)]) == 0
+    capsys.readouterr()
+    with mutant("discard-not-reversing"):
+        assert main(["check", str(scenario), "--report", str(tmp_path), "--json"]) == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["report"] and printed["violations"]
+    folders = sorted(p for p in tmp_path.iterdir() if not p.name.startswith("."))
+    assert len(folders) == 2 and all((f / "report.json").exists() and (f / "report.md").exists() for f in folders)
+    report = json.loads((folders[-1] / "report.json").read_text())
+    assert report["violations"] and "gang.no-stranded-placement" in {v["id"] for v in report["violations"]}
+    assert "## 1." in (folders[-1] / "report.md").read_text()
+
+
+def test_check_rejects_unknown_invariant_ids(capsys):
+    assert main(["check", "tests/scenarios/gang-commit.yaml", "--only", "no.such"]) == 2
+    assert "no.such" in capsys.readouterr().err
