@@ -1,3 +1,14 @@
 """The catalog, one module per class of rule; importing a module registers its invariants."""
 
-from invariants.catalog import evictions, gang, jobs, nodes, order, queues, session, statements, victims  # noqa: F401
+from invariants.catalog import (  # noqa: F401
+    admission,
+    evictions,
+    gang,
+    jobs,
+    nodes,
+    order,
+    queues,
+    session,
+    statements,
+    victims,
+)

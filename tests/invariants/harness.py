@@ -88,6 +88,15 @@ def cluster(kind: str = "basic") -> ClusterObjects:
         )
     if kind in ("reclaim", "reclaim-within-deserved", "reclaim-overused"):
         return _reclaim_cluster(kind)
+    if kind == "enqueue-over-capability":  # job b's minResources exceed what queue "capped" may hold
+        capped = Queue("capped", "capped", capability=rl(cpu="2", memory="4Gi"))
+        return ClusterObjects(
+            nodes=[node("n1", cpu="8", memory="8Gi")],
+            pods=[pod("a-0", group="a", cpu="1"), pod("b-0", group="b", cpu="1")],
+            pod_groups=[pod_group("a", 1, queue="capped", min_resources=rl(cpu="1")),
+                        pod_group("b", 1, queue="capped", min_resources=rl(cpu="4"))],
+            queues=[capped],
+        )
     if kind == "partial-gang":
         return ClusterObjects(nodes=[node("n1", cpu="4")], pods=[pod(f"g-{i}", group="g", cpu="2") for i in range(3)],
                               pod_groups=[pod_group("g", 3)])

@@ -168,6 +168,12 @@ def _never_overused(monkeypatch):
 
 
 FAIR = {"objects": "capped-queue", "tiers": FAIR_TIERS}
+
+
+def _enqueue_always_permits(monkeypatch):
+    from reference_impl.plugins.proportion import ProportionPlugin
+
+    monkeypatch.setattr(ProportionPlugin, "job_enqueueable", lambda self, job: 1)
 PREEMPT = {"objects": "preempt", "actions": "enqueue, allocate, preempt"}
 RECLAIM = {"objects": "reclaim", "actions": "enqueue, allocate, reclaim", "tiers": FAIR_TIERS}
 
@@ -287,6 +293,8 @@ CASES = {
     "order.job": {"corrupt": ("open", _bad_order("job_order"))},
     "order.task": {"corrupt": ("open", _bad_order("task_order"))},
     "order.queue": {"corrupt": ("open", _bad_order("queue_order"))},
+    "enqueue.within-real-capability": {"patch": _enqueue_always_permits, "objects": "enqueue-over-capability",
+                                       "tiers": FAIR_TIERS, "actions": "enqueue"},
     "queue.proportion-allocated": {"corrupt": ("action", _break_proportion_allocated), **FAIR},
     "queue.drf-allocated": {"corrupt": ("action", _break_drf_allocated), **FAIR},
     "queue.accounting-non-negative": {"corrupt": ("closed", _negative_accounting), **FAIR},
