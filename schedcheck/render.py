@@ -49,6 +49,9 @@ def render_run(scenario: Scenario, result: RunResult, with_trace: bool = False) 
     if with_trace and result.trace:
         out.append(table(["cycle", "action", "op", "task", "node"],
                          [[str(t["cycle"]), t["action"], t["op"], t["task"], t["node"]] for t in result.trace]))
+    if result.invariants:
+        verdict = f"{len(result.violations)} violation(s)" if result.violations else "none violated"
+        out.append(f"{result.invariants} invariants checked {result.invariant_checks} times: {verdict}\n")
     for violation in result.violations:
         out.append(f"VIOLATION {violation['id']} (cycle {violation['cycle']}): {violation.get('message') or violation['found']}\n")
     for finding in result.findings:

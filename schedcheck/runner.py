@@ -32,6 +32,8 @@ class RunResult:
     trace: list[dict[str, Any]] = field(default_factory=list)
     skipped_actions: list[str] = field(default_factory=list)
     skipped_plugins: list[str] = field(default_factory=list)
+    invariants: int = 0  # how many invariants watched the run
+    invariant_checks: int = 0  # how many times they were checked
 
     @property
     def ok(self) -> bool:
@@ -90,6 +92,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     if engine is not None:
         result.violations.extend(v.to_json() for v in engine.violations)
         result.findings.extend(v.to_json() for v in engine.findings)
+        result.invariants, result.invariant_checks = len(engine.invariants), engine.checks_run
     log = scheduler.cache.log
     result.binds = {record.task: record.node for record in log.binds}
     result.evicted = [record.task for record in log.evictions]
