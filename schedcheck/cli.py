@@ -31,6 +31,15 @@ INVARIANTS_EXAMPLE = """examples:
   schedcheck invariants --json
   schedcheck invariants --markdown > docs/invariants.md
 """
+GATE_EXAMPLE = """examples:
+  schedcheck gate                         # the CI gate: 60 s, one worker, seed from the clock (printed)
+  schedcheck gate --budget 600 --workers 2 --seed 42 --junit gate.xml
+  schedcheck gate --profile nightly --database /shared/schedcheck-db
+  schedcheck gate --mutant discard-not-reversing --budget 60   # self-test: the gate must find this bug
+"""
+REPLAY_EXAMPLE = """examples:
+  schedcheck replay reports/20261122T010203Z-gang.commit-ready/counterexample.yaml
+"""
 BENCH_EXAMPLE = """examples:
   schedcheck bench
   schedcheck bench --sizes 100 --json
@@ -85,6 +94,40 @@ def build_parser() -> argparse.ArgumentParser:
     invariants.add_argument("--markdown", action="store_true",
                             help="print the catalog as the Markdown page docs/invariants.md holds")
 
+    gate = sub.add_parser(
+        "gate", help="generate clusters and cycles, check every invariant, minimise the first failure",
+        description="Generate scenarios and multi-session runs with Hypothesis, check every invariant on each, "
+                    "and stop at the first violation: shrink it, minimise the scenario, and write a report folder "
+                    "with a replayable counterexample.yaml. Exit 0 when nothing was found within the budget, "
+                    "1 when a violation was, 2 on a usage error.",
+        epilog=GATE_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    gate.add_argument("--budget", type=float, metavar="SECONDS",
+                      help="seconds of searching (default: 60 with --profile ci, 1800 with nightly)")
+    gate.add_argument("--seed", type=int, help="seed of the search (default: from the clock; always printed)")
+    gate.add_argument("--profile", choices=["ci", "nightly"], default="ci",
+                      help="ci: small clusters, short budget; nightly: larger clusters, long budget")
+    gate.add_argument("--workers", type=int, default=1, help="parallel worker processes (pytest-xdist)")
+    gate.add_argument("--report", metavar="DIR", default="reports", help="where reports go (default reports/)")
+    gate.add_argument("--junit", metavar="FILE", help="also write a JUnit XML result")
+    gate.add_argument("--database", metavar="DIR", default=".schedcheck/hypothesis",
+                      help="Hypothesis example database, shared by workers and later runs")
+    gate.add_argument("--strict", action="store_true", help="quality findings fail the gate too")
+    gate.add_argument("--mutant", metavar="NAME", help="run against the reference with a deliberate bug "
+                                                        "(the harness's self-test; see schedcheck/mutants.py)")
+    gate.add_argument("--json", action="store_true", help="print one JSON object")
+
+    replay = sub.add_parser(
+        "replay", help="replay a saved counterexample",
+        description="Run a counterexample.yaml written by the gate (its seed and any deliberate bug are recorded "
+                    "in it). Exit 1 when the same invariant breaks again, 0 when it no longer does, 2 on "
+                    "unreadable input.",
+        epilog=REPLAY_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    replay.add_argument("file", help="a counterexample.yaml")
+    replay.add_argument("--json", action="store_true", help="print one JSON object")
+    replay.add_argument("--impl", metavar="CMD", help="replay against another implementation (a later issue)")
+
     bench = sub.add_parser(
         "bench", help="print performance figures",
         description="Build synthetic clusters (N nodes, 10xN pods, half of them pending in gangs across "
@@ -112,6 +155,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_bench(args)
     if args.command == "check":
         return _cmd_check(args)
+    if args.command == "gate":
+        return _cmd_gate(args)
+    if args.command == "replay":
+        from schedcheck.replay import cmd_replay
+
+        return cmd_replay(args)
     if args.command == "invariants":
         return _cmd_invariants(args)
     parser.error(f"unknown command {args.command}")
@@ -192,6 +241,32 @@ def _cmd_check(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_check(scenario, result, engine, folder))
     return EXIT_FAILED if result.violations else EXIT_OK
+
+
+def _cmd_gate(args: argparse.Namespace) -> int:
+    from schedcheck.gate import GateOptions, render_gate, run_gate
+    from schedcheck.mutants import MUTANTS
+
+    if args.workers < 1:
+        print("schedcheck: gate: --workers: expected 1 or more", file=sys.stderr)
+        return EXIT_USAGE
+    if args.budget is not None and args.budget <= 0:
+        print("schedcheck: gate: --budget: expected a positive number of seconds", file=sys.stderr)
+        return EXIT_USAGE
+    if args.mutant and args.mutant not in MUTANTS:
+        print(f"schedcheck: gate: --mutant: unknown {args.mutant!r}; known: {', '.join(sorted(MUTANTS))}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    options = GateOptions(budget=args.budget, seed=args.seed, profile=args.profile, report_dir=args.report,
+                          workers=args.workers, junit=args.junit, database=args.database, mutant=args.mutant,
+                          strict=args.strict, json=args.json)
+    result = run_gate(options)
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_gate(result))
+    return EXIT_FAILED if result.failure is not None else EXIT_OK
 
 
 def _cmd_invariants(args: argparse.Namespace) -> int:

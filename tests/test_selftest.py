@@ -19,7 +19,7 @@ CASES = {
     "unallocate-keeps-node": ("partial-gang", "enqueue, allocate", TIERS, "statement.discard-no-trace"),
     "no-deallocate-events": ("partial-gang", "enqueue, allocate", FAIR_TIERS, "statement.events-balanced"),
     "gang-commit-too-few": ("partial-gang", "enqueue, allocate", TIERS, "gang.commit-ready"),
-    "preempt-ignores-priority": ("preempt-equal", PREEMPT, TIERS, "victim.preempt-scope"),
+    "preempt-ignores-priority": ("preempt-equal", PREEMPT, TIERS, "victim.preempt-priority"),
     "reclaim-from-under-deserved": ("reclaim-within-deserved", RECLAIM, TIER1_PROPORTION,
                                     "victim.reclaim-over-deserved"),
     "allocate-ignores-deserved": ("capped-queue", "enqueue, allocate", FAIR_TIERS, "queue.allocate-within-deserved"),

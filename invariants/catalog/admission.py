@@ -15,13 +15,26 @@ def _requested_dims(minimum: Resource) -> set[str]:
     return {name for name, value in minimum.as_dict().items() if value > 0 and name != PODS}
 
 
+def _proportion_decides(ssn) -> bool:
+    """Proportion's vote counts only if no admission plugin sits in an earlier tier: an earlier
+    tier's Permit ends the vote (e.g. sla once the waiting time has passed; semantics §6.2, §9.11)."""
+    for tier in ssn.tiers:
+        voters = [o.name for o in tier.plugins if o.enabled("enableJobEnqueued") and o.name in ssn.plugins
+                  and ssn._fns["job_enqueueable"].get(o.name) is not None]
+        if "proportion" in voters:
+            return True
+        if voters:
+            return False
+    return False
+
+
 @invariant("enqueue.within-real-capability", "after enqueue, a queue's allocated + admitted minimums - elastic "
            "stays within its realCapability on the dimensions every admitted job asks for", "queue",
            "proportion.go JobEnqueueable/JobEnqueued; semantics §8.1, §9.4", (ACTION,), requires=("proportion",))
 def enqueue_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
     ssn = ctx.ssn
     plugin = ssn.plugins.get("proportion")
-    if ctx.action != "enqueue" or plugin is None or ssn.operations:
+    if ctx.action != "enqueue" or plugin is None or ssn.operations or not _proportion_decides(ssn):
         return  # only when enqueue ran before anything was placed, so allocations are those of the open
     admitted: dict[str, list] = {}
     for job in ssn.jobs.values():

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from invariants.context import CheckContext
 from invariants.snapshot import take_snapshot
-from invariants.registry import STATEMENT, invariant
+from invariants.registry import QUALITY, STATEMENT, invariant
 from invariants.violation import Violation
 from reference_impl.api.types import TaskStatus
 
@@ -27,6 +27,12 @@ def discard_restores(ctx: CheckContext) -> Iterator[Violation]:
     after = take_snapshot(ctx.ssn, {})
     before = ctx.before
     labels = ("Idle", "Used", "Releasing", "Pipelined")
+    # unevict always restores Running, even for a Bound victim (statement.go): judged by its own rule.
+    unevicted = {r.task_uid for r in ctx.statement_records if r.op == "evict"}
+    unevicted_keys = {r.task for r in ctx.statement_records if r.op == "evict"}
+
+    def same(key_or_uid: str, old: TaskStatus, new: TaskStatus, evicted: set[str]) -> bool:
+        return old == new or (key_or_uid in evicted and old == TaskStatus.Bound and new == TaskStatus.Running)
     for name, ledgers in before.nodes.items():
         now = after.nodes.get(name)
         if now is None:
@@ -35,13 +41,15 @@ def discard_restores(ctx: CheckContext) -> Iterator[Violation]:
             if not _close(old, new):
                 yield Violation("", f"node {name}: {label} is {new} after the discard, was {old} before the statement",
                                 [f"node {name}"], old, new)
-        if before.node_tasks[name] != after.node_tasks[name]:
+        old_tasks, new_tasks = before.node_tasks[name], after.node_tasks[name]
+        if old_tasks.keys() != new_tasks.keys() or not all(
+                same(k, old_tasks[k], new_tasks[k], unevicted_keys) for k in old_tasks):
             yield Violation("", f"node {name}: its tasks differ after the discard", [f"node {name}"],
                             {k: str(v) for k, v in before.node_tasks[name].items()},
                             {k: str(v) for k, v in after.node_tasks[name].items()})
     for uid, (status, node) in before.tasks.items():
         now = after.tasks.get(uid)
-        if now is not None and (now[0] != status or now[1] != node):
+        if now is not None and (not same(uid, status, now[0], unevicted) or now[1] != node):
             yield Violation("", f"task {uid} is {now[0].name} on {now[1] or '-'} after the discard, was "
                                 f"{status.name} on {node or '-'}", [f"task {uid}"],
                             f"{status.name}@{node or '-'}", f"{now[0].name}@{now[1] or '-'}")
@@ -93,3 +101,21 @@ def events_balanced(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"task {op.task.key}: {op.name} then {ctx.statement_kind} left a net of {net} "
                                 f"allocate events (allocate +1, deallocate -1), expected {expected}: plugin "
                                 f"accounting drifts", [f"task {op.task.key}"], expected, net)
+
+
+@invariant("statement.unevict-keeps-status", "discarding an eviction gives the victim back the status it had",
+           "statement", "statement.go unevict (always Running); semantics §7", (STATEMENT,), severity=QUALITY)
+def unevict_keeps_status(ctx: CheckContext) -> Iterator[Violation]:
+    # Quality: upstream's unevict sets Running whatever the victim was, so a Bound victim of a
+    # discarded preemption comes back Running (found by the gate, seed 1).
+    if ctx.statement_kind != "discard":
+        return
+    for record in ctx.statement_records:
+        if record.op != "evict" or record.from_status is None:
+            continue
+        job = ctx.ssn.jobs.get(record.job)
+        task = job.tasks.get(record.task_uid) if job is not None else None
+        if task is not None and task.status != record.from_status:
+            yield Violation("", f"task {record.task} was {record.from_status.name} before its eviction was "
+                                f"discarded and is {task.status.name} after", [f"task {record.task}"],
+                            record.from_status.name, task.status.name)

@@ -85,21 +85,32 @@ def victim_best_effort(ctx: CheckContext) -> Iterator[Violation]:
                             [f"task {victim.key}", f"task {preemptor.key}"], "BestEffort victim", "guaranteed victim")
 
 
-@invariant("victim.preempt-scope", "preempt evicts only within the preemptor's queue: lower-priority jobs, or "
-           "lower-priority tasks of the same job", "victim", "preempt.go; priority.go Preemptable; seed 000 §9.1",
-           (STATEMENT,), requires=("priority",))
+@invariant("victim.preempt-scope", "preempt evicts only within the preemptor's queue (phase B: within its job)",
+           "victim", "preempt.go victim filters; semantics §8.4", (STATEMENT,))
 def victim_preempt_scope(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.action != "preempt":
+        return
+    for _, preemptor, _, victim in _victims(ctx):
+        p_job, v_job = ctx.ssn.jobs.get(preemptor.job), ctx.ssn.jobs.get(victim.job)
+        if p_job is not None and v_job is not None and p_job.queue != v_job.queue:
+            yield Violation("", f"preempt crossed queues: {preemptor.key} (queue {p_job.queue}) evicted "
+                                f"{victim.key} (queue {v_job.queue})", [f"task {victim.key}", f"task {preemptor.key}"],
+                            p_job.queue, v_job.queue)
+
+
+@invariant("victim.preempt-priority", "preempt evicts only lower-priority jobs, or lower-priority tasks of the "
+           "preemptor's own job", "victim", "priority.go Preemptable; seed 000 §9.1", (STATEMENT,),
+           requires=("priority",), severity=QUALITY)
+def victim_preempt_priority(ctx: CheckContext) -> Iterator[Violation]:
+    # Quality: when priority's tier offers no victim, the tiered intersection lets a later tier
+    # (e.g. drf) decide alone, and upstream then evicts equal-priority work (semantics §6.2 quirk 1).
     if ctx.action != "preempt":
         return
     for _, preemptor, _, victim in _victims(ctx):
         p_job, v_job = ctx.ssn.jobs.get(preemptor.job), ctx.ssn.jobs.get(victim.job)
         if p_job is None or v_job is None:
             continue
-        if p_job.queue != v_job.queue:
-            yield Violation("", f"preempt crossed queues: {preemptor.key} (queue {p_job.queue}) evicted "
-                                f"{victim.key} (queue {v_job.queue})", [f"task {victim.key}", f"task {preemptor.key}"],
-                            p_job.queue, v_job.queue)
-        elif p_job.uid != v_job.uid and not v_job.priority < p_job.priority:
+        if p_job.uid != v_job.uid and not v_job.priority < p_job.priority:
             yield Violation("", f"{preemptor.key} (job priority {p_job.priority}) evicted {victim.key} of a job "
                                 f"with priority {v_job.priority}", [f"task {victim.key}", f"task {preemptor.key}"],
                             f"< {p_job.priority}", v_job.priority)
@@ -141,8 +152,11 @@ def _by_queue(ctx: CheckContext, preemption_list: list[Preemption]) -> dict[str,
 
 @invariant("victim.reclaim-over-deserved", "reclaim takes from a queue only while that queue is above its "
            "deserved share", "victim", "proportion.go Reclaimable; seed 001 (Reclaimable)", (STATEMENT,),
-           requires=("proportion",))
+           requires=("proportion",), severity=QUALITY)
 def victim_reclaim_over_deserved(ctx: CheckContext) -> Iterator[Violation]:
+    # Quality: with proportion in a later tier than gang (upstream's default tiers), gang's vote
+    # decides Reclaimable alone and proportion is never asked (semantics §6.2 quirk 1), so upstream
+    # reclaims from queues within their deserved share (found by the gate, seed 1).
     plugin = ctx.ssn.plugins.get("proportion")
     if ctx.action != "reclaim" or plugin is None:
         return

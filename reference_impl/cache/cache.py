@@ -90,6 +90,9 @@ class SchedulerCache:
         self.cycle = 0
         self._bound_this_cycle: dict[str, str] = {}  # pod key -> node
         self._evicted_this_cycle: set[str] = set()
+        # World faults a test can inject between sessions (see advance()).
+        self.failing_binds: set[str] = set()  # pod keys whose next bind the API server refuses
+        self.slow_evictions: dict[str, int] = {}  # pod key -> extra sessions it stays terminating
         self._ensure_default_queues()
         self._rebuild()
 
@@ -238,10 +241,19 @@ class SchedulerCache:
     # -- the world between sessions ------------------------------------------------------
 
     def advance(self) -> None:
-        """Let the world move on: binds complete, evictions progress, terminated pods disappear."""
+        """Let the world move on: binds complete, evictions progress, terminated pods disappear.
+
+        Injected faults: a bind of a pod in `failing_binds` fails once (the pod stays pending);
+        a terminating pod in `slow_evictions` stays terminating for that many more sessions.
+        """
         kept = []
         for pod in self.world.pods:
             key = pod.key
+            if pod.deletion_timestamp and self.slow_evictions.get(key, 0) > 0 \
+                    and key not in self._evicted_this_cycle:
+                self.slow_evictions[key] -= 1  # a slow termination: still Releasing next session
+                kept.append(pod)
+                continue
             if key in self._evicted_this_cycle:
                 # The evictor marks the pod disrupted by the scheduler, then deletes it.
                 pod.deletion_timestamp = pod.deletion_timestamp or format_timestamp(self.clock)
@@ -253,7 +265,9 @@ class SchedulerCache:
             elif pod.deletion_timestamp:
                 continue  # finished terminating
             else:
-                if key in self._bound_this_cycle:
+                if key in self._bound_this_cycle and key in self.failing_binds:
+                    self.failing_binds.discard(key)  # the binder failed: the pod stays pending, unbound
+                elif key in self._bound_this_cycle:
                     pod.node_name = self._bound_this_cycle[key]
                     pod.phase = "Running"
                     pod.start_time = pod.start_time or format_timestamp(self.clock)

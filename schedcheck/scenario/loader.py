@@ -188,6 +188,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
         warnings.append(f"Scenario: ignored unknown keys {', '.join(unknown)}")
     metadata = f.mapping(doc.get("metadata"), "metadata")
     name = f.string(metadata.get("name"), "metadata.name") or Path(source).stem or source
+    annotations = f.str_map(metadata.get("annotations"), "metadata.annotations")
     cycles = f.integer(doc.get("cycles"), "cycles", default=1, minimum=1, bits=None)
     now = f.timestamp(doc.get("now"), "now")
     expect = _expectations(f, doc.get("expect"))
@@ -206,6 +207,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
         expect=expect,
         warnings=warnings,
         document=document,
+        annotations=annotations,
     )
 
 

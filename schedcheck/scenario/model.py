@@ -36,3 +36,4 @@ class Scenario:
     expect: Expectations = field(default_factory=Expectations)
     warnings: list[str] = field(default_factory=list)
     document: dict[str, Any] = field(default_factory=dict)  # the document as read, for round trips
+    annotations: dict[str, str] = field(default_factory=dict)  # the wrapper's metadata.annotations

@@ -88,3 +88,24 @@ def test_evicted_pod_is_terminating_and_disrupted_in_the_next_session():
     world_pod = scheduler.cache.world.pods[0]
     assert world_pod.deletion_timestamp
     assert any(c.type == "DisruptionTarget" and c.reason == "PreemptionByScheduler" for c in world_pod.conditions)
+
+
+def test_injected_faults_failed_bind_and_slow_eviction():
+    objects = ClusterObjects(nodes=[node("n1")], pods=[pod("p-0"), pod("r-0", group="run", node_name="n1",
+                                                                       phase="Running")],
+                             pod_groups=[pod_group("pg", 1), pod_group("run", 1, phase="Running")])
+    scheduler = Scheduler(objects, conf(["gang"]))
+    scheduler.cache.failing_binds.add("default/p-0")
+    scheduler.cache.slow_evictions["default/r-0"] = 1
+    scheduler.run_once()
+    assert [b.task for b in scheduler.cache.log.binds] == ["default/p-0"]
+    task = next(iter(scheduler.cache.jobs["default/run"].tasks.values()))
+    scheduler.cache.evict(task, "test")
+    scheduler.advance()
+    world = {p.name: p for p in scheduler.cache.world.pods}
+    assert world["p-0"].node_name == "" and world["p-0"].phase == "Pending"  # the bind failed
+    assert world["r-0"].deletion_timestamp  # terminating
+    scheduler.advance()
+    assert "r-0" in {p.name for p in scheduler.cache.world.pods}  # slow: one more session
+    scheduler.advance()
+    assert "r-0" not in {p.name for p in scheduler.cache.world.pods}

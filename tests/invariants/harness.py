@@ -56,6 +56,12 @@ def cluster(kind: str = "basic") -> ClusterObjects:
                         pod_group("high", 2, phase="Inqueue", priority_class_name="high")],
             priority_classes=[PriorityClass("high", 1000)],
         )
+    if kind == "preempt-gang-discard-bound":  # as preempt-gang-discard, with Bound victims
+        objects = cluster("preempt-gang-discard")
+        for p in objects.pods:
+            if p.name.startswith("low-"):
+                p.phase = "Pending"  # on a node and pending: Bound
+        return objects
     if kind == "preempt-insufficient":  # evicting the only allowed victim is not enough: discarded
         return ClusterObjects(
             nodes=[node("n1", cpu="4")],

@@ -204,6 +204,10 @@ def _preemptor_best_effort(ssn, op):
     ssn.jobs[op.job].tasks[op.task_uid].best_effort = True
 
 
+def _victim_in_other_queue(ssn, op):
+    ssn.jobs[op.job].queue = "elsewhere"  # as if preempt had reached into another queue
+
+
 def _evict_elsewhere(ssn, op):
     op.node = "some-other-node"
 
@@ -288,6 +292,8 @@ CASES = {
     "gang.no-stranded-placement": {"patch": _discard_does_nothing, "objects": "partial-gang"},
     "statement.discard-restores": {"patch": _discard_forgets_node, "objects": "partial-gang"},
     "statement.discard-no-trace": {"patch": _discard_keeps_status, "objects": "partial-gang"},
+    "statement.unevict-keeps-status": {**PREEMPT, "objects": "preempt-gang-discard",
+                                       "fires_with": "preempt-gang-discard-bound"},
     "statement.events-balanced": {"patch": _no_deallocate_events, "objects": "partial-gang"},
     "session.cache-isolated": {"corrupt": ("action", _break_cache)},
     "order.job": {"corrupt": ("open", _bad_order("job_order"))},
@@ -305,7 +311,8 @@ CASES = {
     "victim.status": {"corrupt": ("operation", _on_evict(_record_pending)), **PREEMPT},
     "victim.preemptable": {"corrupt": ("operation", _on_evict(_victim_not_preemptable)), **PREEMPT},
     "victim.best-effort": {"corrupt": ("operation", _on_pipeline(_preemptor_best_effort)), **PREEMPT},
-    "victim.preempt-scope": {"patch": _priority_ignored, "fires_with": "preempt-equal", **PREEMPT},
+    "victim.preempt-scope": {"corrupt": ("operation", _on_evict(_victim_in_other_queue)), **PREEMPT},
+    "victim.preempt-priority": {"patch": _priority_ignored, "fires_with": "preempt-equal", **PREEMPT},
     "victim.gang-min": {"patch": _gang_ignored, **PREEMPT, "fires_with": "preempt-gang-min"},
     "victim.reclaim-scope": {"patch": _reclaim_own_queue, **RECLAIM, "fires_with": "reclaim-own-queue"},
     "victim.reclaim-over-deserved": {"patch": _proportion_reclaims_all, **RECLAIM,

@@ -1,0 +1,214 @@
+"""The gate's properties and the loop one gate worker runs.
+
+The property: for every generated scenario, the reference runs every cycle and
+no safety invariant is violated (with `strict`, no quality finding either).
+Hypothesis generates and shrinks; the worker runs it in batches until its time
+budget is spent or a counterexample is found, sharing the example database
+with other workers and later runs, so a failure found once is retried first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+from invariants.engine import InvariantEngine
+from schedcheck.runner import RunResult, run_scenario
+from schedcheck.scenario.loader import scenario_from_document
+
+BATCH_EXAMPLES = 40
+SHRINK_CALLS = 400  # Hypothesis shrink attempts after the first failure; the domain minimiser does the rest
+
+
+@dataclass
+class WorkerConfig:
+    budget: float  # seconds of searching (minimisation comes on top)
+    seed: int
+    profile: str = "ci"
+    database: str = ".schedcheck/hypothesis"
+    mutant: str | None = None
+    strict: bool = False  # quality findings fail too
+    worker: int = 0
+    stats_dir: str | None = None
+    max_examples: int | None = None  # a fixed example count instead of a time budget (plain pytest)
+    machine: bool = True  # alternate scenario batches with stateful-machine batches
+
+
+@dataclass
+class Failure:
+    doc: dict[str, Any]
+    invariant: str
+    message: str
+    cycle: int
+    action: str
+    found_after: float  # seconds from the worker's start
+
+
+@dataclass
+class WorkerStats:
+    worker: int
+    examples: int = 0
+    cycles: int = 0
+    invariant_checks: int = 0
+    seconds: float = 0.0
+    batches: int = 0
+    failure: dict[str, Any] | None = field(default=None)
+
+
+class CounterexampleFound(AssertionError):
+    pass
+
+
+CRASH = "reference.crash"
+
+
+def check_document(doc: dict[str, Any], seed: int, strict: bool) -> tuple[RunResult | None, dict[str, Any] | None]:
+    """Run one generated scenario with every invariant on; the first failure, if any.
+
+    An exception out of the reference is a failure too (`reference.crash`), never a harness error.
+    """
+    scenario = scenario_from_document(doc, "<generated>")
+    engine = InvariantEngine(stop_at_first=True)
+    try:
+        result = run_scenario(scenario, seed=seed, engine=engine)
+    except Exception as exc:  # noqa: BLE001 - a crash of the scheduler under test is a finding
+        return None, {"id": CRASH, "message": f"{type(exc).__name__}: {exc}", "cycle": -1, "action": ""}
+    failures = result.violations + (result.findings if strict else [])
+    return result, (failures[0] if failures else None)
+
+
+def _mutant_context(name: str | None):
+    if not name:
+        return contextlib.nullcontext()
+    from schedcheck.mutants import mutant
+
+    return mutant(name)
+
+
+def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure | None]:
+    """Search until the budget (or example count) is spent or a counterexample is found."""
+    if strategy is None:
+        from generators.scenarios import scenario_profiles, scenarios
+
+        strategy = scenarios(**scenario_profiles[cfg.profile])
+    Path(cfg.database).mkdir(parents=True, exist_ok=True)
+    database = DirectoryBasedExampleDatabase(cfg.database)
+    stats = WorkerStats(cfg.worker)
+    started = time.monotonic()
+    deadline = started + cfg.budget
+    last_failure: list[Failure] = []
+    last_write = [0.0]
+    first_found: list[float] = []
+    shrink_calls = [0]
+
+    def body(doc: dict[str, Any]) -> None:
+        if cfg.max_examples is None and time.monotonic() > deadline and not last_failure:
+            return  # the budget is spent: let the batch finish quickly
+        if last_failure:
+            shrink_calls[0] += 1
+            if shrink_calls[0] > SHRINK_CALLS and doc != last_failure[0].doc:
+                return  # enough shrinking (counted, so it stays deterministic): keep the best so far
+        result, failure = check_document(doc, cfg.seed, cfg.strict)
+        stats.examples += 1
+        if result is not None:
+            stats.cycles += result.cycles
+            stats.invariant_checks += result.invariant_checks
+        if time.monotonic() - last_write[0] > 1.0:
+            stats.seconds = time.monotonic() - started
+            _write_stats(cfg, stats)
+            last_write[0] = time.monotonic()
+        if failure is not None:
+            if not first_found:
+                first_found.append(time.monotonic() - started)
+            last_failure[:] = [Failure(doc, failure["id"], failure.get("message", ""), failure.get("cycle", -1),
+                                       failure.get("action", ""), first_found[0])]
+            raise CounterexampleFound(f"{failure['id']}: {failure.get('message', '')}")
+
+    with _mutant_context(cfg.mutant):
+        batch = 0
+        while True:
+            if cfg.max_examples is None and time.monotonic() > deadline:
+                break
+            examples = cfg.max_examples if cfg.max_examples is not None else BATCH_EXAMPLES
+            batch_seed = cfg.seed * 7919 + cfg.worker * 104729 + batch
+            if batch % 2 and cfg.machine:
+                machine_failure = _machine_batch(cfg, stats, batch_seed, max(5, examples // 4), started)
+                if machine_failure is not None:
+                    last_failure[:] = [machine_failure]
+                    break
+            else:
+                test = _batch_test(body, strategy, database, examples, batch_seed)
+                try:
+                    test()
+                except CounterexampleFound:
+                    break
+            batch += 1
+            if cfg.max_examples is not None:
+                break
+    stats.batches = batch + 1
+    stats.seconds = time.monotonic() - started
+    failure = last_failure[0] if last_failure else None
+    if failure is not None:
+        stats.failure = {"invariant": failure.invariant, "cycle": failure.cycle, "action": failure.action,
+                         "foundAfter": round(failure.found_after, 2)}
+    _write_stats(cfg, stats)
+    return stats, failure
+
+
+def _machine_batch(cfg: WorkerConfig, stats: WorkerStats, batch_seed: int, examples: int,
+                   started: float) -> Failure | None:
+    """Run the stateful machine (sessions in a row, the world changing between) for one batch."""
+    from hypothesis.stateful import run_state_machine_as_test
+
+    from generators.machine import machine_for
+
+    machine = machine_for(batch_seed, strict=cfg.strict)
+    try:
+        run_state_machine_as_test(machine, settings=settings(
+            max_examples=examples, stateful_step_count=20, deadline=None, derandomize=True, database=None,
+            suppress_health_check=list(HealthCheck), print_blob=False))
+    except Exception as exc:  # noqa: BLE001 - a violation (AssertionError) or a crash of the reference
+        found = machine.last_failure
+        stats.examples += examples
+        stats.cycles += machine.sessions_total
+        stats.invariant_checks += machine.checks_total
+        if found is not None and found[0] is not None:
+            doc, violation = found
+            return Failure(doc, violation["id"], violation.get("message", ""), violation.get("cycle", -1),
+                           violation.get("action", ""), time.monotonic() - started)
+        return Failure({}, CRASH, f"{type(exc).__name__}: {exc}", -1, "", time.monotonic() - started)
+    stats.examples += examples
+    stats.cycles += machine.sessions_total
+    stats.invariant_checks += machine.checks_total
+    return None
+
+
+def _batch_test(body: Callable[[dict[str, Any]], None], strategy, database, examples: int, batch_seed: int):
+    @hypothesis_seed(batch_seed)
+    @settings(max_examples=examples, deadline=None, database=database, derandomize=False,
+              suppress_health_check=list(HealthCheck), phases=list(Phase), print_blob=False,
+              report_multiple_bugs=False)
+    @given(strategy)
+    def test(doc: dict[str, Any]) -> None:
+        body(doc)
+
+    return test
+
+
+def _write_stats(cfg: WorkerConfig, stats: WorkerStats) -> None:
+    if not cfg.stats_dir:
+        return
+    path = Path(cfg.stats_dir) / f"worker-{cfg.worker}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(asdict(stats)), encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,190 @@
+"""A stateful machine over the scheduler's cache: many sessions in a row, with the world changing between.
+
+Rules submit jobs, finish, fail or delete pods, add, remove or cordon nodes,
+change queues, make a bind fail or an eviction slow, and run a session; the
+invariant engine watches every session and the machine's invariant fails on
+the first violation. A failure is saved as a scenario: the world as it stood
+right before the failing session, which replays that session on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from invariants.engine import InvariantEngine
+from reference_impl.framework.conf import SchedulerConf, default_scheduler_conf
+from reference_impl.k8s import GROUP_NAME_ANNOTATION, ClusterObjects, Container, Node, Pod, PodGroup, Queue
+from reference_impl.quantity import Quantity
+from reference_impl.scheduler import Scheduler
+from reference_impl.util.timestamps import format_timestamp
+from schedcheck.scenario.dump import scenario_document
+
+MACHINE_CONFS = {
+    "default": default_scheduler_conf,
+}
+MAX_NODES = 5
+MAX_JOBS = 8
+
+
+def _resources(cpu: int, memory_gi: int) -> dict[str, Quantity]:
+    return {"cpu": Quantity.parse(str(cpu)), "memory": Quantity.parse(f"{memory_gi}Gi")}
+
+
+class SchedulerMachine(RuleBasedStateMachine):
+    """Sessions in a row over one cache; subclasses may set `conf_factory`, `seed` and `strict`."""
+
+    conf_factory = staticmethod(default_scheduler_conf)
+    seed = 0
+    strict = False
+    conf_actions = "enqueue, allocate, preempt, reclaim, backfill"
+    last_failure: tuple[dict[str, Any] | None, dict[str, Any]] | None = None
+    sessions_total = 0  # over every run of this class, for the gate's figures
+    checks_total = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.engine = InvariantEngine(stop_at_first=True)
+        self.scheduler: Scheduler | None = None
+        self.sessions = 0
+        self.jobs = 0
+        self.before_session: dict[str, Any] | None = None
+        self.failure_doc: dict[str, Any] | None = None
+
+    # -- setup --------------------------------------------------------------------------------
+
+    @initialize(nodes=st.integers(1, 3), cpu=st.sampled_from([4, 8, 2]))
+    def start(self, nodes: int, cpu: int) -> None:
+        objects = ClusterObjects(
+            nodes=[Node(name=f"node-{i}", uid=f"node-{i}", allocatable={**_resources(cpu, 2 * cpu),
+                                                                        "pods": Quantity.parse("110")})
+                   for i in range(nodes)],
+            queues=[Queue("default", "queue-default"), Queue("batch", "queue-batch", weight=2)],
+        )
+        conf: SchedulerConf = self.conf_factory()
+        conf.actions = [a.strip() for a in self.conf_actions.split(",")]
+        self.scheduler = Scheduler(objects, conf, seed=self.seed, hooks_factory=self.engine.hooks)
+
+    @property
+    def world(self) -> ClusterObjects:
+        assert self.scheduler is not None
+        return self.scheduler.cache.world
+
+    def _changed(self) -> None:
+        assert self.scheduler is not None
+        self.scheduler.cache._rebuild()
+
+    # -- the world changes ---------------------------------------------------------------------
+
+    @precondition(lambda self: self.jobs < MAX_JOBS)
+    @rule(size=st.integers(1, 4), cpu=st.integers(1, 4), gang=st.booleans(), priority=st.sampled_from([0, 10, 100]),
+          queue=st.sampled_from(["default", "batch"]))
+    def submit_job(self, size: int, cpu: int, gang: bool, priority: int, queue: str) -> None:
+        name = f"job-{self.jobs}"
+        self.jobs += 1
+        self.world.pod_groups.append(PodGroup(name=name, namespace="ns", uid=f"pg-{name}",
+                                              min_member=size if gang else 1, queue=queue))
+        for i in range(size):
+            self.world.pods.append(Pod(name=f"{name}-{i}", namespace="ns", uid=f"pod-{name}-{i}",
+                                       annotations={GROUP_NAME_ANNOTATION: name}, priority=priority,
+                                       containers=[Container("main", _resources(cpu, cpu))]))
+        self._changed()
+
+    def _pods(self, phase: str) -> list[Pod]:
+        return [p for p in self.world.pods if p.phase == phase and not p.deletion_timestamp]
+
+    @rule(index=st.integers(0, 50), failed=st.booleans())
+    def pod_finishes(self, index: int, failed: bool) -> None:
+        running = self._pods("Running")
+        if running:
+            running[index % len(running)].phase = "Failed" if failed else "Succeeded"
+            self._changed()
+
+    @rule(index=st.integers(0, 50))
+    def pod_deleted(self, index: int) -> None:
+        if self.world.pods:
+            del self.world.pods[index % len(self.world.pods)]
+            self._changed()
+
+    @precondition(lambda self: len(self.world.nodes) < MAX_NODES)
+    @rule(cpu=st.sampled_from([4, 8, 2]))
+    def node_added(self, cpu: int) -> None:
+        name = f"node-{len(self.world.nodes)}-{self.sessions}"
+        self.world.nodes.append(Node(name=name, uid=name, allocatable={**_resources(cpu, 2 * cpu),
+                                                                       "pods": Quantity.parse("110")}))
+        self._changed()
+
+    @precondition(lambda self: len(self.world.nodes) > 1)
+    @rule(index=st.integers(0, 10))
+    def node_removed(self, index: int) -> None:
+        node = self.world.nodes.pop(index % len(self.world.nodes))
+        # Its pods go with it (the node controller evicts them); pods of other nodes stay.
+        self.world.pods = [p for p in self.world.pods if p.node_name != node.name]
+        self._changed()
+
+    @rule(index=st.integers(0, 10), cordoned=st.booleans())
+    def node_cordoned(self, index: int, cordoned: bool) -> None:
+        self.world.nodes[index % len(self.world.nodes)].unschedulable = cordoned
+        self._changed()
+
+    @rule(queue=st.sampled_from(["default", "batch"]), weight=st.integers(1, 4), cap_cpu=st.sampled_from([0, 4, 8]))
+    def queue_changed(self, queue: str, weight: int, cap_cpu: int) -> None:
+        for q in self.world.queues:
+            if q.name == queue:
+                q.weight = weight
+                q.capability = {"cpu": Quantity.parse(str(cap_cpu))} if cap_cpu else {}
+        self._changed()
+
+    @rule(index=st.integers(0, 50))
+    def bind_will_fail(self, index: int) -> None:
+        pending = self._pods("Pending")
+        if pending and self.scheduler is not None:
+            self.scheduler.cache.failing_binds.add(pending[index % len(pending)].key)
+
+    @rule(index=st.integers(0, 50), sessions=st.integers(1, 3))
+    def eviction_is_slow(self, index: int, sessions: int) -> None:
+        running = self._pods("Running")
+        if running and self.scheduler is not None:
+            self.scheduler.cache.slow_evictions[running[index % len(running)].key] = sessions
+
+    # -- sessions ----------------------------------------------------------------------------------
+
+    @rule()
+    def run_session(self) -> None:
+        assert self.scheduler is not None
+        if self.sessions:
+            self.scheduler.advance()
+        self.before_session = scenario_document(
+            f"machine-session-{self.sessions}", self.world, self.scheduler.conf, cycles=1,
+            now=format_timestamp(self.scheduler.cache.clock))
+        checks_before = self.engine.checks_run
+        try:
+            self.scheduler.run_once()
+        except Exception as exc:  # a crash of the reference: keep the session that caused it
+            type(self).last_failure = (self.before_session, {"id": "reference.crash",
+                                                             "message": f"{type(exc).__name__}: {exc}"})
+            raise
+        self.sessions += 1
+        cls = type(self)
+        cls.sessions_total += 1
+        cls.checks_total += self.engine.checks_run - checks_before
+
+    @invariant()
+    def no_violation(self) -> None:
+        broken = self.engine.violations + (self.engine.findings if self.strict else [])
+        if broken:
+            first = broken[0]
+            # Hypothesis replays the shrunk failure last, so this ends holding the minimal one.
+            type(self).last_failure = (self.before_session, first.to_json())
+            raise AssertionError(f"{first.invariant} (session {self.sessions - 1}): {first.message}")
+
+
+def machine_for(seed: int, strict: bool = False, actions: str | None = None) -> type[SchedulerMachine]:
+    """A machine class for one gate seed (its name feeds Hypothesis's derandomised seed)."""
+    attrs: dict[str, Any] = {"seed": seed, "strict": strict, "last_failure": None, "sessions_total": 0,
+                             "checks_total": 0}
+    if actions:
+        attrs["conf_actions"] = actions
+    return type(f"SchedulerMachine_{seed}", (SchedulerMachine,), attrs)

@@ -1,0 +1,245 @@
+"""Whole scenarios: one Hypothesis strategy composing a conf, nodes, queues, classes and jobs.
+
+`scenarios(...)` draws one scenario document (apiVersion schedcheck/v1, kind
+Scenario; ../shared/spec/scenario-format.md), so every generated case can be
+saved as YAML, read back with the ordinary loader and replayed. The conf is
+drawn first and decides what the objects carry: queue hierarchies (spec.parent
+or the drf hierarchy annotations) for hierarchical capacity or drf, spec.deserved
+for capacity, node usage annotations for usage and rescheduling, sla waiting
+times, ResourceQuotas for resourcequota.
+
+`scenario_profiles` holds the bounds of the two standard runs: "ci" (small and
+fast) and "nightly" (larger). Use them as `scenarios(**scenario_profiles["ci"])`.
+
+Everything shrinks towards a simple cluster: one node, no jobs (or as few as the
+property needs), the implicit default queue, no priority classes, upstream's
+default conf, one cycle, no `now`.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from generators.confs import conf_features, scheduler_confs
+from generators.objects import (
+    NAMESPACES,
+    NodeLedger,
+    filler_job,
+    hierarchical_queues,
+    job_drafts,
+    leaf_queues,
+    namespace_usage,
+    node_lists,
+    place_jobs,
+    priority_classes,
+    queue_lists,
+    queue_trees,
+    resource_quotas,
+    system_pods,
+    timestamp,
+)
+from generators.quantities import CPU, GPU, MEMORY, amounts, rarely, sometimes
+
+API_VERSION = "schedcheck/v1"
+
+scenario_profiles: dict[str, dict[str, int]] = {
+    # pull requests: seconds per hundred examples
+    "ci": {
+        "max_nodes": 4,
+        "max_jobs": 5,
+        "max_pods_per_job": 4,
+        "max_queues": 3,
+        "max_priority_classes": 3,
+        "max_cycles": 3,
+    },
+    # scheduled runs: larger clusters, longer histories
+    "nightly": {
+        "max_nodes": 12,
+        "max_jobs": 16,
+        "max_pods_per_job": 8,
+        "max_queues": 6,
+        "max_priority_classes": 4,
+        "max_cycles": 6,
+    },
+}
+
+
+def _cluster_total(node_docs: list[dict[str, Any]]) -> dict[str, int]:
+    """The cluster's allocatable in whole cores and Gi (rounded down), for top-level guarantees."""
+    cpu = sum(amounts(d["status"]["allocatable"]).get(CPU, 0) for d in node_docs)
+    memory = sum(amounts(d["status"]["allocatable"]).get(MEMORY, 0) for d in node_docs)
+    return {CPU: int(cpu), MEMORY: int(memory / 2**30)}
+
+
+def scenario_name(doc: dict[str, Any]) -> str:
+    """A stable name from the content: the same document always gets the same name."""
+    body = {k: v for k, v in doc.items() if k != "metadata"}
+    digest = hashlib.sha1(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return f"generated-{digest}"
+
+
+@st.composite
+def scenarios(
+    draw: st.DrawFn,
+    max_nodes: int = 4,
+    max_jobs: int = 5,
+    max_pods_per_job: int = 4,
+    max_queues: int = 3,
+    max_priority_classes: int = 3,
+    max_cycles: int = 3,
+    min_nodes: int = 1,
+    min_jobs: int = 0,
+    confs: st.SearchStrategy[dict[str, Any]] | None = None,
+    odd: bool = True,
+    gpu: bool | None = None,
+    with_system_pods: bool = True,
+) -> dict[str, Any]:
+    """One scenario document.
+
+    Bounds: nodes in [min_nodes, max_nodes]; jobs in [min_jobs, max_jobs], each with 1 to
+    max_pods_per_job pods (a job with more roles than that gets one pod per role); up to
+    max_queues queues (hierarchies have at least one) and max_priority_classes classes;
+    `cycles` in [1, max_cycles]. `confs` replaces the conf strategy (default
+    `scheduler_confs()`); `odd` allows odd and edge quantities; `gpu` forces GPUs on (True)
+    or off (False) for nodes and pods, None leaves it to chance.
+    """
+    conf = draw(confs if confs is not None else scheduler_confs())
+    features = conf_features(conf)
+
+    # The clock: usage metrics need one to be fresh or stale against; otherwise optional.
+    if features.metrics:
+        now_offset: int | None = draw(st.integers(3600, 3 * 3600))
+    else:
+        now_offset = draw(st.one_of(st.none(), st.integers(3600, 3 * 3600)))
+    metrics_time = None
+    if now_offset is not None and features.metrics:
+        metrics_time = timestamp(now_offset - draw(st.sampled_from((60, 30, 240, 600))))
+
+    node_docs = draw(node_lists(min_nodes, max_nodes, gpu=gpu, metrics=features.metrics,
+                                metrics_time=metrics_time, odd=odd))
+    total = _cluster_total(node_docs)
+    # Pods ask for GPUs (sometimes) only where the cluster has some, as users do.
+    has_gpus = any(GPU in n["status"]["allocatable"] for n in node_docs)
+    pod_gpu = gpu if gpu is not None else (None if has_gpus else False)
+    classes = draw(priority_classes(max_priority_classes))
+    class_values = {c["metadata"]["name"]: c["value"] for c in classes}
+
+    if features.queue_hierarchy is not None:
+        tree = draw(queue_trees(min(1, max_queues), max_queues))
+        queue_docs = draw(hierarchical_queues(tree, deserved=features.deserved, capability_total=total))
+        job_queues = leaf_queues(tree)
+        if "default" not in tree:
+            job_queues.append("default")
+    else:
+        queue_docs = draw(queue_lists(max_queues, deserved=features.deserved, guarantee_total=total))
+        job_queues = ["default"] + [q["metadata"]["name"] for q in queue_docs if q["metadata"]["name"] != "default"]
+
+    ledger = NodeLedger(node_docs)
+    extra_pods: list[dict[str, Any]] = []
+    if with_system_pods and node_docs and draw(rarely(15)):
+        which = draw(st.lists(st.integers(0, len(node_docs) - 1), min_size=1, max_size=len(node_docs)))
+        extra_pods = system_pods(node_docs, ledger, which)
+
+    drafts = draw(st.lists(
+        job_drafts(queues=tuple(job_queues), priority_classes=tuple(class_values), max_pods=max_pods_per_job,
+                   max_nodes=max(1, len(node_docs)), odd=odd, gpu=pod_gpu, sla=features.sla),
+        min_size=min_jobs, max_size=max_jobs,
+    ))
+    job_docs = place_jobs(drafts, ledger, class_values)
+    if len(drafts) < max_jobs and node_docs and draw(rarely(35)):
+        # A full cluster, as most are: a running elastic job takes whatever is left of the nodes.
+        filler = filler_job(ledger, namespace=draw(st.sampled_from(NAMESPACES)),
+                            queue=draw(st.sampled_from(tuple(job_queues))),
+                            priority_class=draw(st.sampled_from((None, *class_values))),
+                            max_pods=max_pods_per_job)
+        job_docs = filler + job_docs
+
+    quota_docs = []
+    if features.resource_quotas:
+        usage = namespace_usage(job_docs + extra_pods)
+        for namespace in sorted({d["metadata"]["namespace"] for d in job_docs if d["kind"] == "PodGroup"}):
+            if draw(sometimes(60)):
+                quota_docs.append(draw(resource_quotas(namespace, usage.get(namespace, {}))))
+
+    doc: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": "Scenario",
+        "metadata": {"name": ""},
+        "schedulerConf": conf,
+        "objects": [*classes, *queue_docs, *node_docs, *extra_pods, *job_docs, *quota_docs],
+        "cycles": draw(st.integers(1, max(1, max_cycles))),
+    }
+    if now_offset is not None:
+        doc["now"] = timestamp(now_offset)
+    doc["metadata"]["name"] = scenario_name(doc)
+    return doc
+
+
+def profile_scenarios(profile: str = "ci", **overrides: Any) -> st.SearchStrategy[dict[str, Any]]:
+    """scenarios() with the bounds of a named profile (see scenario_profiles)."""
+    if profile not in scenario_profiles:
+        raise ValueError(f"unknown profile {profile!r} (known: {', '.join(scenario_profiles)})")
+    return scenarios(**{**scenario_profiles[profile], **overrides})
+
+
+# ---------------------------------------------------------------- saving and sampling
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """Never writes anchors and aliases, so every object reads on its own."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def to_yaml(doc: dict[str, Any]) -> str:
+    """The document as a scenario file (block YAML, keys in document order, no aliases)."""
+    return yaml.dump(doc, Dumper=_PlainDumper, sort_keys=False, default_flow_style=False, width=120)
+
+
+def sample_documents(
+    strategy: st.SearchStrategy[Any], count: int = 1, seed: int = 0
+) -> list[Any]:
+    """`count` examples of `strategy`, the same ones for the same seed (no database, no shrinking).
+
+    Hypothesis' own generation, seeded, so the examples are as varied as in a test run (the
+    first is the strategy's simplest example). Not for use inside a running Hypothesis test.
+    """
+    out: list[Any] = []
+
+    @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @hypothesis_seed(seed)
+    @given(strategy)
+    def collect(example: Any) -> None:
+        out.append(copy.deepcopy(example))
+
+    collect()
+    return out[:count]
+
+
+def each_document(strategy: st.SearchStrategy[Any], count: int, seed: int,
+                  visit: Callable[[Any], None]) -> int:
+    """Call `visit` on `count` seeded examples as they are generated; returns how many were visited."""
+    seen = 0
+
+    @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @hypothesis_seed(seed)
+    @given(strategy)
+    def run(example: Any) -> None:
+        nonlocal seen
+        seen += 1
+        visit(example)
+
+    run()
+    return seen

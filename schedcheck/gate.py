@@ -1,0 +1,213 @@
+"""`schedcheck gate`: generate clusters and cycles, check every invariant, minimise the first failure.
+
+One worker runs in this process. More workers run as pytest-xdist processes
+over `generators/gate_pytest.py` (pytest also writes the JUnit XML), each
+searching with its own seed and sharing the Hypothesis example database. A
+worker that finds a counterexample leaves it in the shared stats folder; this
+process then shrinks it further with the domain-aware minimiser and writes the
+report folder with a replayable `counterexample.yaml`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from generators.gate_properties import Failure, WorkerConfig, WorkerStats, run_worker
+
+PROFILES = {"ci": 60.0, "nightly": 1800.0}  # default budget in seconds per profile
+GATE_PYTEST = Path(__file__).resolve().parent.parent / "generators" / "gate_pytest.py"
+CONFIG_ENV = "SCHEDCHECK_GATE_CONFIG"
+MINIMISE_BUDGET = 120.0
+
+
+@dataclass
+class GateOptions:
+    budget: float | None = None  # None: the profile's default
+    seed: int | None = None  # None: drawn from the clock, and printed
+    profile: str = "ci"
+    report_dir: str = "reports"
+    workers: int = 1
+    junit: str | None = None
+    database: str = ".schedcheck/hypothesis"
+    mutant: str | None = None
+    strict: bool = False
+    json: bool = False
+
+
+@dataclass
+class GateResult:
+    seed: int
+    budget: float
+    workers: int
+    stats: list[WorkerStats]
+    failure: Failure | None
+    report: str | None = None
+    minimised: dict[str, Any] | None = None
+
+    def totals(self) -> dict[str, Any]:
+        examples = sum(s.examples for s in self.stats)
+        cycles = sum(s.cycles for s in self.stats)
+        checks = sum(s.invariant_checks for s in self.stats)
+        seconds = max((s.seconds for s in self.stats), default=0.0) or 1e-9
+        return {"examples": examples, "cycles": cycles, "invariantChecks": checks, "seconds": round(seconds, 2),
+                "cyclesPerSecond": round(cycles / seconds, 1), "cyclesPerSecondPerWorker":
+                    round(cycles / seconds / max(1, self.workers), 1),
+                "checksPerSecond": round(checks / seconds, 1)}
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seed": self.seed, "budget": self.budget, "workers": self.workers,
+                               "result": "violation" if self.failure else "clean", **self.totals()}
+        if self.failure is not None:
+            out["failure"] = {"invariant": self.failure.invariant, "message": self.failure.message,
+                              "cycle": self.failure.cycle, "action": self.failure.action,
+                              "foundAfterSeconds": round(self.failure.found_after, 2)}
+            out["report"] = self.report
+            out["minimised"] = self.minimised
+        return out
+
+
+def run_gate(opts: GateOptions, err: IO[str] = sys.stderr) -> GateResult:
+    seed = opts.seed if opts.seed is not None else int(time.time()) % 100_000
+    budget = opts.budget if opts.budget is not None else PROFILES[opts.profile]
+    print(f"schedcheck gate: seed {seed}, budget {budget:g} s, profile {opts.profile}, {opts.workers} worker(s)"
+          + (f", mutant {opts.mutant}" if opts.mutant else ""), file=err)
+    with tempfile.TemporaryDirectory(prefix="schedcheck-gate-") as stats_dir:
+        config = WorkerConfig(budget=budget, seed=seed, profile=opts.profile, database=opts.database,
+                              mutant=opts.mutant, strict=opts.strict, stats_dir=stats_dir)
+        progress = _Progress(stats_dir, err, budget) if err.isatty() else None
+        if progress:
+            progress.start()
+        try:
+            if opts.workers <= 1 and not opts.junit:
+                stats, failure = run_worker(config)
+                if failure is not None:
+                    _save_failure(stats_dir, 0, failure)
+                all_stats = [stats]
+            else:
+                _run_with_pytest(config, opts.workers, opts.junit)
+                all_stats = _read_stats(stats_dir)
+        finally:
+            if progress:
+                progress.stop()
+        failure = _first_failure(stats_dir)
+    result = GateResult(seed, budget, max(1, opts.workers), all_stats, failure)
+    if failure is not None:
+        _minimise_and_report(result, opts, err)
+    return result
+
+
+def _run_with_pytest(config: WorkerConfig, workers: int, junit: str | None) -> int:
+    import pytest
+
+    env = {**asdict(config), "workers": max(1, workers)}
+    os.environ[CONFIG_ENV] = json.dumps(env)
+    args = [str(GATE_PYTEST), "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir",
+            str(GATE_PYTEST.parent.parent), "-W", "ignore::pytest.PytestUnraisableExceptionWarning"]
+    if workers > 1:
+        args += ["-n", str(workers), "--dist", "load"]
+    else:
+        args += ["-p", "no:xdist"]
+    if junit:
+        args += [f"--junitxml={junit}"]
+    try:
+        return pytest.main(args)
+    finally:
+        os.environ.pop(CONFIG_ENV, None)
+
+
+def _save_failure(stats_dir: str, worker: int, failure: Failure) -> None:
+    path = Path(stats_dir) / f"failure-{worker}.json"
+    path.write_text(json.dumps(asdict(failure)), encoding="utf-8")
+
+
+def _first_failure(stats_dir: str) -> Failure | None:
+    found = []
+    for path in sorted(Path(stats_dir).glob("failure-*.json")):
+        found.append(Failure(**json.loads(path.read_text(encoding="utf-8"))))
+    return min(found, key=lambda f: f.found_after) if found else None
+
+
+def _read_stats(stats_dir: str) -> list[WorkerStats]:
+    stats = []
+    for path in sorted(Path(stats_dir).glob("worker-*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        stats.append(WorkerStats(**data))
+    return stats
+
+
+def _minimise_and_report(result: GateResult, opts: GateOptions, err: IO[str]) -> None:
+    from schedcheck.counterexample import write_counterexample_report
+    from schedcheck.minimize import failing_predicate, minimize_with_stats
+
+    failure = result.failure
+    assert failure is not None
+    print(f"schedcheck gate: {failure.invariant} broken after {failure.found_after:.1f} s; minimising ...", file=err)
+    predicate = failing_predicate(failure.invariant, result.seed, opts.mutant)  # activates the mutant itself
+    started = time.monotonic()
+    minimised, stats = minimize_with_stats(failure.doc, predicate, budget_seconds=MINIMISE_BUDGET)
+    stats = {**stats, "minimiseSeconds": round(time.monotonic() - started, 2)}
+    folder = write_counterexample_report(Path(opts.report_dir), minimised, failure.invariant, result.seed,
+                                         opts.mutant, stats, failure.found_after)
+    result.report = str(folder)
+    result.minimised = stats
+
+
+class _Progress:
+    """Prints a progress line on a terminal every two seconds from the workers' stats files."""
+
+    def __init__(self, stats_dir: str, out: IO[str], budget: float) -> None:
+        self.stats_dir, self.out, self.budget = stats_dir, out, budget
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=3)
+        self.out.write("\n")
+
+    def _run(self) -> None:
+        started = time.monotonic()
+        while not self._stop.wait(2.0):
+            try:
+                stats = _read_stats(self.stats_dir)
+            except (OSError, ValueError):
+                continue
+            elapsed = time.monotonic() - started
+            examples = sum(s.examples for s in stats)
+            cycles = sum(s.cycles for s in stats)
+            checks = sum(s.invariant_checks for s in stats)
+            self.out.write(f"\r  {elapsed:5.0f}/{self.budget:.0f} s  {examples} scenarios  {cycles} cycles "
+                           f"({cycles / max(elapsed, 1e-9):.1f}/s)  {checks} invariant checks "
+                           f"({checks / max(elapsed, 1e-9):.0f}/s)   ")
+            self.out.flush()
+
+
+def render_gate(result: GateResult) -> str:
+    totals = result.totals()
+    lines = [f"seed {result.seed}, budget {result.budget:g} s, {result.workers} worker(s): {totals['examples']} "
+             f"scenarios, {totals['cycles']} cycles ({totals['cyclesPerSecond']}/s, "
+             f"{totals['cyclesPerSecondPerWorker']}/s per worker), {totals['invariantChecks']} invariant checks"]
+    if result.failure is None:
+        lines.append("clean: no invariant violated")
+    else:
+        f = result.failure
+        lines.append(f"VIOLATION {f.invariant} (cycle {f.cycle}, {f.action or '-'}) found after "
+                     f"{f.found_after:.1f} s: {f.message}")
+        if result.minimised:
+            m = result.minimised
+            lines.append(f"minimised to {m.get('after', {})} from {m.get('before', {})} in "
+                         f"{m.get('minimiseSeconds', '?')} s")
+        lines.append(f"report: {result.report}/report.md")
+        lines.append(f"replay: schedcheck replay {result.report}/counterexample.yaml")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,128 @@
+"""`schedcheck replay FILE`: does a saved counterexample still fail?
+
+The counterexample (schedcheck/counterexample.py) is loaded, the deliberate
+bug it names (if any) is activated, and the reference runs the scenario with
+the annotated seed; the replay reproduces when the same invariant fires again.
+Runs are deterministic, so a counterexample reproduces every time or never.
+Exit status: 1 still fails, 0 no longer fails, 2 unreadable input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from invariants.engine import InvariantEngine
+from schedcheck.counterexample import Counterexample, only_ids, read_counterexample, run_with
+from schedcheck.scenario.errors import ScenarioError
+
+EXIT_FIXED, EXIT_REPRODUCED, EXIT_UNREADABLE = 0, 1, 2
+IMPL_NOT_YET = "schedcheck: replay: --impl arrives with the conformance protocol"
+
+
+@dataclass
+class ReplayResult:
+    path: str
+    invariant: str
+    seed: int
+    mutant: str | None
+    saved_cycle: int | None  # where the counterexample says it failed
+    saved_action: str
+    reproduced: bool
+    violation: dict[str, Any] | None = None  # the first violation of the invariant in this replay
+    other_violations: list[dict[str, Any]] = field(default_factory=list)  # others seen (with a wider engine)
+    cycles: int = 1
+
+    @property
+    def same_place(self) -> bool:
+        """The replay failed at the cycle and action the counterexample names."""
+        v = self.violation
+        return (v is not None and (self.saved_cycle is None or v.get("cycle") == self.saved_cycle)
+                and (not self.saved_action or v.get("action") == self.saved_action))
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_REPRODUCED if self.reproduced else EXIT_FIXED
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.path, "invariant": self.invariant, "seed": self.seed, "mutant": self.mutant,
+                "saved": {"cycle": self.saved_cycle, "action": self.saved_action},
+                "reproduced": self.reproduced, "samePlace": self.same_place, "cycles": self.cycles,
+                "violation": self.violation, "otherViolations": self.other_violations}
+
+
+def replay(path: str, engine_factory: Callable[[], InvariantEngine] | None = None) -> ReplayResult:
+    """Replay a counterexample file; ScenarioError if it cannot be read or is not a counterexample.
+
+    `engine_factory` builds the engine to run with (default: one watching only the counterexample's
+    invariant); violations of other invariants it reports are listed in `other_violations`.
+    """
+    counterexample = read_counterexample(path)
+    return replay_counterexample(counterexample, engine_factory)
+
+
+def replay_counterexample(cx: Counterexample, engine_factory: Callable[[], InvariantEngine] | None = None
+                          ) -> ReplayResult:
+    engine = engine_factory() if engine_factory is not None else InvariantEngine(only=only_ids(cx.invariant))
+    result = run_with(cx.scenario, cx.seed, cx.mutant, engine)
+    seen = result.violations + result.findings
+    same = next((v for v in seen if v.get("id") == cx.invariant), None)
+    return ReplayResult(path=cx.path, invariant=cx.invariant, seed=cx.seed, mutant=cx.mutant,
+                        saved_cycle=cx.cycle, saved_action=cx.action, reproduced=same is not None,
+                        violation=same, other_violations=[v for v in seen if v.get("id") != cx.invariant],
+                        cycles=cx.scenario.cycles)
+
+
+def describe(result: ReplayResult) -> str:
+    """One paragraph saying what the replay found."""
+    from invariants.registry import get as get_invariant
+
+    rule = get_invariant(result.invariant)
+    setting = f"seed {result.seed}" + (f", with the deliberate bug {result.mutant} active" if result.mutant else "")
+    saved = (f"cycle {result.saved_cycle}" if result.saved_cycle is not None else "an unrecorded cycle") + \
+        (f", action {result.saved_action}" if result.saved_action else "")
+    if result.reproduced:
+        v = result.violation or {}
+        where = f"cycle {v.get('cycle')}, action {v.get('action') or '-'}, at {v.get('checkpoint') or '-'}"
+        if v.get("operation"):
+            where += f" after {v['operation']}"
+        text = (f"{result.path}: still fails. {result.invariant}"
+                + (f" ({rule.statement})" if rule else "")
+                + f" was violated again at {where}: {v.get('message') or v.get('found')}. "
+                f"Replayed with {setting}; the counterexample recorded {saved}"
+                + (", the same place." if result.same_place else ", so it now breaks elsewhere.")
+                + " Exit 1.")
+    else:
+        text = (f"{result.path}: no longer fails. {result.invariant} held throughout the replay "
+                f"({result.cycles} cycle(s), {setting}), where the counterexample recorded a violation at {saved}; "
+                "the bug appears fixed. Exit 0.")
+    if result.other_violations:
+        ids = sorted({v.get("id") for v in result.other_violations})
+        text += f" Other invariants violated in this replay: {', '.join(ids)}."
+    return text
+
+
+def cmd_replay(args: Any) -> int:
+    """The `schedcheck replay FILE [--json] [--impl CMD]` command; returns the exit status."""
+    if getattr(args, "impl", None):
+        print(IMPL_NOT_YET, file=sys.stderr)
+        return EXIT_UNREADABLE
+    path = next((getattr(args, name) for name in ("file", "counterexample", "scenario", "path")
+                 if getattr(args, name, None)), None)
+    if path is None:
+        print("schedcheck: replay: expected a counterexample file", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        result = replay(path)
+    except ScenarioError as exc:
+        print(f"schedcheck: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if getattr(args, "json", False):
+        json.dump(result.to_json(), sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(describe(result) + "\n")
+    return result.exit_status

@@ -1,0 +1,203 @@
+"""Typed objects and confs back to a scenario document (kubectl-shaped), for saving and replaying.
+
+`load(dump(x))` gives back the same objects: the round trip is tested.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl import k8s
+from reference_impl.framework.conf import ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_DEFAULT, SchedulerConf
+
+
+def _quantities(resources: k8s.ResourceList) -> dict[str, str]:
+    return {name: str(quantity) for name, quantity in resources.items()}
+
+
+def _meta(obj: Any, namespaced: bool = True) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": obj.name}
+    if namespaced:
+        meta["namespace"] = obj.namespace
+    if getattr(obj, "uid", ""):
+        meta["uid"] = obj.uid
+    for key in ("labels", "annotations"):
+        if getattr(obj, key, None):
+            meta[key] = dict(getattr(obj, key))
+    if getattr(obj, "creation_timestamp", ""):
+        meta["creationTimestamp"] = obj.creation_timestamp
+    return meta
+
+
+def _term(term: k8s.NodeSelectorTerm) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if term.match_expressions:
+        out["matchExpressions"] = [{"key": r.key, "operator": r.operator, **({"values": r.values} if r.values else {})}
+                                   for r in term.match_expressions]
+    if term.match_fields:
+        out["matchFields"] = [{"key": r.key, "operator": r.operator, **({"values": r.values} if r.values else {})}
+                              for r in term.match_fields]
+    return out
+
+
+def node_document(node: k8s.Node) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if node.unschedulable:
+        spec["unschedulable"] = True
+    if node.taints:
+        spec["taints"] = [{"key": t.key, "effect": t.effect, **({"value": t.value} if t.value else {})}
+                          for t in node.taints]
+    status: dict[str, Any] = {"allocatable": _quantities(node.allocatable)}
+    if node.capacity and node.capacity != node.allocatable:
+        status["capacity"] = _quantities(node.capacity)
+    if not node.ready:
+        status["conditions"] = [{"type": "Ready", "status": "False"}]
+    return {"apiVersion": "v1", "kind": "Node", "metadata": _meta(node, namespaced=False), "spec": spec,
+            "status": status}
+
+
+def _container(container: k8s.Container) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": container.name}
+    if container.requests:
+        out["resources"] = {"requests": _quantities(container.requests)}
+    if container.restart_policy:
+        out["restartPolicy"] = container.restart_policy
+    return out
+
+
+def pod_document(pod: k8s.Pod) -> dict[str, Any]:
+    meta = _meta(pod)
+    if pod.deletion_timestamp:
+        meta["deletionTimestamp"] = pod.deletion_timestamp
+    spec: dict[str, Any] = {"schedulerName": pod.scheduler_name,
+                            "containers": [_container(c) for c in pod.containers]}
+    if pod.init_containers:
+        spec["initContainers"] = [_container(c) for c in pod.init_containers]
+    if pod.node_name:
+        spec["nodeName"] = pod.node_name
+    if pod.overhead:
+        spec["overhead"] = _quantities(pod.overhead)
+    if pod.priority is not None:
+        spec["priority"] = pod.priority
+    if pod.priority_class_name:
+        spec["priorityClassName"] = pod.priority_class_name
+    if pod.preemption_policy:
+        spec["preemptionPolicy"] = pod.preemption_policy
+    if pod.node_selector:
+        spec["nodeSelector"] = dict(pod.node_selector)
+    if pod.node_affinity is not None:
+        affinity: dict[str, Any] = {}
+        if pod.node_affinity.required is not None:
+            affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {
+                "nodeSelectorTerms": [_term(t) for t in pod.node_affinity.required]}
+        if pod.node_affinity.preferred:
+            affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": p.weight, "preference": _term(p.preference)} for p in pod.node_affinity.preferred]
+        spec["affinity"] = {"nodeAffinity": affinity}
+    if pod.tolerations:
+        spec["tolerations"] = [{k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value),
+                                                  ("effect", t.effect)) if v} for t in pod.tolerations]
+    if pod.scheduling_gates:
+        spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
+    status: dict[str, Any] = {"phase": pod.phase}
+    if pod.nominated_node_name:
+        status["nominatedNodeName"] = pod.nominated_node_name
+    if pod.start_time:
+        status["startTime"] = pod.start_time
+    if pod.conditions:
+        status["conditions"] = [{"type": c.type, "status": c.status, **({"reason": c.reason} if c.reason else {}),
+                                 **({"message": c.message} if c.message else {})} for c in pod.conditions]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+
+def pod_group_document(group: k8s.PodGroup) -> dict[str, Any]:
+    spec: dict[str, Any] = {"minMember": group.min_member, "queue": group.queue}
+    if group.min_task_member:
+        spec["minTaskMember"] = dict(group.min_task_member)
+    if group.min_resources is not None:
+        spec["minResources"] = _quantities(group.min_resources)
+    if group.priority_class_name:
+        spec["priorityClassName"] = group.priority_class_name
+    status: dict[str, Any] = {}
+    if group.phase:
+        status["phase"] = group.phase
+    if group.conditions:
+        status["conditions"] = [{"type": c.type, "status": c.status,
+                                 **({"transitionID": c.transition_id} if c.transition_id else {}),
+                                 **({"reason": c.reason} if c.reason else {}),
+                                 **({"message": c.message} if c.message else {})} for c in group.conditions]
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": _meta(group),
+            "spec": spec, "status": status}
+
+
+def queue_document(queue: k8s.Queue) -> dict[str, Any]:
+    spec: dict[str, Any] = {"weight": queue.weight}
+    if queue.capability:
+        spec["capability"] = _quantities(queue.capability)
+    if queue.guarantee:
+        spec["guarantee"] = {"resource": _quantities(queue.guarantee)}
+    if queue.deserved:
+        spec["deserved"] = _quantities(queue.deserved)
+    if queue.reclaimable is not None:
+        spec["reclaimable"] = queue.reclaimable
+    if queue.priority:
+        spec["priority"] = queue.priority
+    if queue.parent:
+        spec["parent"] = queue.parent
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": _meta(queue, False),
+            "spec": spec, "status": {"state": queue.state}}
+
+
+def priority_class_document(pc: k8s.PriorityClass) -> dict[str, Any]:
+    out: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                           "metadata": {"name": pc.name}, "value": pc.value}
+    if pc.global_default:
+        out["globalDefault"] = True
+    if pc.preemption_policy and pc.preemption_policy != "PreemptLowerPriority":
+        out["preemptionPolicy"] = pc.preemption_policy
+    return out
+
+
+def resource_quota_document(quota: k8s.ResourceQuota) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": quota.name, "namespace": quota.namespace},
+            "spec": {"hard": _quantities(quota.hard)}, "status": {"used": _quantities(quota.used)}}
+
+
+def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
+    return ([priority_class_document(p) for p in objects.priority_classes]
+            + [queue_document(q) for q in objects.queues]
+            + [node_document(n) for n in objects.nodes]
+            + [pod_group_document(g) for g in objects.pod_groups]
+            + [pod_document(p) for p in objects.pods]
+            + [resource_quota_document(q) for q in objects.resource_quotas])
+
+
+def conf_document(conf: SchedulerConf) -> dict[str, Any]:
+    tiers = []
+    for tier in conf.tiers:
+        plugins = []
+        for option in tier.plugins:
+            entry: dict[str, Any] = {"name": option.name}
+            for key in ENABLE_FLAGS:
+                value = option.flags.get(key)
+                default = None if key in FLAGS_LEFT_OFF_BY_DEFAULT else True
+                if value is not None and value != default:
+                    entry[key] = value
+            if option.arguments:
+                entry["arguments"] = dict(option.arguments)
+            plugins.append(entry)
+        tiers.append({"plugins": plugins})
+    doc: dict[str, Any] = {"actions": ", ".join(conf.actions), "tiers": tiers}
+    if conf.configurations:
+        doc["configurations"] = [{"name": name, "arguments": dict(args)} for name, args in conf.configurations.items()]
+    return doc
+
+
+def scenario_document(name: str, objects: k8s.ClusterObjects, conf: SchedulerConf, cycles: int = 1,
+                      now: str | None = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {"apiVersion": "schedcheck/v1", "kind": "Scenario", "metadata": {"name": name},
+                           "schedulerConf": conf_document(conf), "objects": objects_document(objects),
+                           "cycles": cycles}
+    if now:
+        doc["now"] = now
+    return doc
