@@ -27,7 +27,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from generators.quantities import rarely, sometimes
+from generators.quantities import choice, rarely, sometimes
 
 # ---------------------------------------------------------------- actions
 
@@ -153,7 +153,7 @@ def nodeorder_arguments(draw: st.DrawFn) -> dict[str, int]:
         ("tainttoleration.weight", (3, 0, 1)),
     ):
         if draw(sometimes(30)):
-            out[key] = draw(st.sampled_from(values))
+            out[key] = draw(choice(values))
     return out
 
 
@@ -161,13 +161,13 @@ def nodeorder_arguments(draw: st.DrawFn) -> dict[str, int]:
 def binpack_arguments(draw: st.DrawFn) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if draw(sometimes(50)):
-        out["binpack.weight"] = draw(st.sampled_from((1, 10, 5)))
+        out["binpack.weight"] = draw(choice((1, 10, 5)))
     if draw(sometimes(30)):
-        out["binpack.cpu"] = draw(st.sampled_from((1, 5, 2)))
-        out["binpack.memory"] = draw(st.sampled_from((1, 2)))
+        out["binpack.cpu"] = draw(choice((1, 5, 2)))
+        out["binpack.memory"] = draw(choice((1, 2)))
     if draw(sometimes(30)):
         out["binpack.resources"] = "nvidia.com/gpu"
-        out["binpack.resources.nvidia.com/gpu"] = draw(st.sampled_from((2, 1, 5)))
+        out["binpack.resources.nvidia.com/gpu"] = draw(choice((2, 1, 5)))
     return out
 
 
@@ -252,10 +252,10 @@ def scheduler_confs(
     target); `gang_actions` lets the partly modelled gangpreempt/gangreclaim orders appear;
     `flags` and `arguments` allow turned-off enable flags and plugin arguments.
     """
-    orders = action_orders + (GANG_ACTION_ORDERS if gang_actions else ())
-    actions_text = draw(st.sampled_from(orders))
+    orders = tuple(action_orders) + (GANG_ACTION_ORDERS if gang_actions else ())
+    actions_text = draw(choice(orders))
     actions = [a.strip() for a in actions_text.split(",")]
-    tiers = copy.deepcopy(TIER_SETS[draw(st.sampled_from(tier_sets))])
+    tiers = copy.deepcopy(TIER_SETS[draw(choice(tuple(tier_sets)))])
     names = _names(tiers)
 
     # Optional plugins join the second tier (where users put them), respecting upstream's rules.
@@ -283,9 +283,9 @@ def scheduler_confs(
         candidates = [(ti, pi) for ti, tier in enumerate(tiers) for pi, p in enumerate(tier)
                       if p["name"] in FLAGS_TURNED_OFF]
         if candidates and draw(rarely(20)):
-            ti, pi = draw(st.sampled_from(candidates))
+            ti, pi = draw(choice(tuple(candidates)))
             plugin = tiers[ti][pi]
-            flag = draw(st.sampled_from(FLAGS_TURNED_OFF[plugin["name"]]))
+            flag = draw(choice(FLAGS_TURNED_OFF[plugin["name"]]))
             plugin[flag] = False
 
     conf: dict[str, Any] = {"actions": actions_text, "tiers": [{"plugins": tier} for tier in tiers]}

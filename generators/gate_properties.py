@@ -182,10 +182,11 @@ def _machine_batch(cfg: WorkerConfig, stats: WorkerStats, batch_seed: int, examp
         stats.examples += examples
         stats.cycles += machine.sessions_total
         stats.invariant_checks += machine.checks_total
+        found_at = (machine.first_found_at or time.monotonic()) - started
         if found is not None and found[0] is not None:
             doc, violation = found
             return Failure(doc, violation["id"], violation.get("message", ""), violation.get("cycle", -1),
-                           violation.get("action", ""), time.monotonic() - started)
+                           violation.get("action", ""), found_at)
         return Failure({}, CRASH, f"{type(exc).__name__}: {exc}", -1, "", time.monotonic() - started)
     stats.examples += examples
     stats.cycles += machine.sessions_total

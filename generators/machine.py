@@ -9,6 +9,7 @@ right before the failing session, which replays that session on its own.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from hypothesis import strategies as st
@@ -41,6 +42,7 @@ class SchedulerMachine(RuleBasedStateMachine):
     strict = False
     conf_actions = "enqueue, allocate, preempt, reclaim, backfill"
     last_failure: tuple[dict[str, Any] | None, dict[str, Any]] | None = None
+    first_found_at: float | None = None  # monotonic time of the first violation (before shrinking)
     sessions_total = 0  # over every run of this class, for the gate's figures
     checks_total = 0
 
@@ -176,15 +178,18 @@ class SchedulerMachine(RuleBasedStateMachine):
         broken = self.engine.violations + (self.engine.findings if self.strict else [])
         if broken:
             first = broken[0]
+            cls = type(self)
+            if cls.first_found_at is None:
+                cls.first_found_at = time.monotonic()
             # Hypothesis replays the shrunk failure last, so this ends holding the minimal one.
-            type(self).last_failure = (self.before_session, first.to_json())
+            cls.last_failure = (self.before_session, first.to_json())
             raise AssertionError(f"{first.invariant} (session {self.sessions - 1}): {first.message}")
 
 
 def machine_for(seed: int, strict: bool = False, actions: str | None = None) -> type[SchedulerMachine]:
     """A machine class for one gate seed (its name feeds Hypothesis's derandomised seed)."""
     attrs: dict[str, Any] = {"seed": seed, "strict": strict, "last_failure": None, "sessions_total": 0,
-                             "checks_total": 0}
+                             "checks_total": 0, "first_found_at": None}
     if actions:
         attrs["conf_actions"] = actions
     return type(f"SchedulerMachine_{seed}", (SchedulerMachine,), attrs)

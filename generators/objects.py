@@ -24,6 +24,10 @@ them (see ../shared/spec/scenario-format.md), never Python model objects:
   tolerate. A pod that fits nowhere stays Pending, so a generated cluster is
   always a state a real cluster could be in.
 
+`filler_job()` and `system_pods()` take what the nodes have left (a full cluster;
+kube-system pods of another scheduler), and `resource_quotas()` writes a
+namespace's ResourceQuota with status.used equal to what its pods hold.
+
 Jobs are drawn in two steps: `job_drafts()` draws everything but placement
 (pure data, so `st.lists` can drop any job when shrinking), and `place_jobs()`
 resolves the drafts against a `NodeLedger` that tracks each node's remaining
@@ -38,7 +42,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
@@ -55,6 +59,7 @@ from generators.quantities import (
     Amounts,
     add,
     amounts,
+    choice,
     fits,
     format_resources,
     maximum,
@@ -131,6 +136,12 @@ _NODE_CONDITIONS = st.sampled_from(
 )
 
 
+@lru_cache(maxsize=None)
+def _unique_names(pool: tuple[str, ...], min_size: int, max_size: int) -> st.SearchStrategy[list[str]]:
+    """Distinct names from the pool, in pool order of preference (shrinks to the first ones)."""
+    return st.lists(st.sampled_from(pool), unique=True, min_size=min_size, max_size=max_size)
+
+
 def timestamp(seconds: int | float) -> str:
     """RFC 3339 time `seconds` after BASE_TIME."""
     return (BASE_TIME + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -157,15 +168,15 @@ def nodes(
     cpu, memory = draw(node_shapes(odd))
     allocatable = {CPU: cpu, MEMORY: memory, PODS: draw(node_pods_quantities())}
     has_gpu = gpu if gpu is not None else draw(rarely(20))
-    labels = {HOSTNAME_LABEL: name, ZONE_LABEL: draw(st.sampled_from(ZONES))}
+    labels = {HOSTNAME_LABEL: name, ZONE_LABEL: draw(choice(ZONES))}
     if has_gpu:
         allocatable[GPU] = draw(node_gpu_quantities())
         labels[ACCELERATOR_LABEL] = "nvidia"
     metadata: dict[str, Any] = {"name": name, "labels": labels}
     if metrics:
         metadata["annotations"] = {
-            CPU_USAGE: str(draw(st.sampled_from((10, 50, 90, 30, 70, 100, 0)))),
-            MEM_USAGE: str(draw(st.sampled_from((10, 50, 90, 30, 70)))),
+            CPU_USAGE: str(draw(choice((10, 50, 90, 30, 70, 100, 0)))),
+            MEM_USAGE: str(draw(choice((10, 50, 90, 30, 70)))),
             METRICS_TIME: metrics_time or timestamp(7200),
         }
     spec: dict[str, Any] = {}
@@ -315,7 +326,7 @@ def pod_request(spec: Mapping[str, Any]) -> Amounts:
 def _cpu_memory(draw: st.DrawFn, max_cores: int, max_gi: int, min_cores: int = 1, min_gi: int = 1,
                 shapes: tuple[tuple[str, ...], ...] = ((CPU, MEMORY), (CPU,), (MEMORY,))) -> dict[str, str]:
     """A queue quota: whole cores and Gi, one of the dimensions sometimes left out."""
-    shape = draw(st.sampled_from(shapes))
+    shape = draw(choice(tuple(shapes)))
     out = {}
     if CPU in shape and max_cores >= min_cores:
         out[CPU] = str(draw(st.integers(min_cores, max_cores)))
@@ -407,10 +418,10 @@ def queues(
         guarantee = _bounded(draw, limit or None, (32, 128))
         if guarantee:
             spec["guarantee"] = {"resource": _quota_text(guarantee)}
-    reclaimable = draw(st.sampled_from((None, True, False)))
+    reclaimable = draw(choice((None, True, False)))
     if reclaimable is not None:
         spec["reclaimable"] = reclaimable
-    priority = draw(st.sampled_from((None, 0, 1, 10)))
+    priority = draw(choice((None, 0, 1, 10)))
     if priority is not None:
         spec["priority"] = priority
     if parent is not None:
@@ -437,7 +448,7 @@ def queue_lists(
 ) -> list[dict[str, Any]]:
     """Flat queues with distinct names ("default" first when drawn); [] leaves only the
     `default` queue the scheduler creates. Guarantees add up to at most `guarantee_total`."""
-    names = draw(st.lists(st.sampled_from(QUEUE_NAMES), unique=True, max_size=max_size))
+    names = draw(_unique_names(QUEUE_NAMES, 0, max_size))
     out = []
     left = dict(guarantee_total) if guarantee_total else None
     for i, name in enumerate(names):
@@ -461,7 +472,7 @@ def queue_trees(draw: st.DrawFn, min_queues: int = 1, max_queues: int = 4) -> nx
     shrinks to a flat one (every queue directly under root). Node attribute `weight`
     is the queue's hierarchy weight (hierarchical drf).
     """
-    names = draw(st.lists(st.sampled_from(QUEUE_NAMES), unique=True, min_size=min_queues, max_size=max_queues))
+    names = draw(_unique_names(QUEUE_NAMES, min_queues, max_queues))
     tree = nx.DiGraph()
     tree.add_node(ROOT, weight=1)
     for i, name in enumerate(names):
@@ -536,15 +547,15 @@ def hierarchical_queues(
 @st.composite
 def priority_classes(draw: st.DrawFn, max_size: int = 3) -> list[dict[str, Any]]:
     """PriorityClasses with distinct names; values shrink to 0 (all equal); at most one global default."""
-    names = draw(st.lists(st.sampled_from(PRIORITY_CLASS_NAMES), unique=True, max_size=max_size))
-    default = draw(st.sampled_from((None, *names))) if names and draw(rarely(20)) else None
+    names = draw(_unique_names(PRIORITY_CLASS_NAMES, 0, max_size))
+    default = draw(choice((None, *names))) if names and draw(rarely(20)) else None
     out = []
     for name in names:
         doc: dict[str, Any] = {
             "apiVersion": "scheduling.k8s.io/v1",
             "kind": "PriorityClass",
             "metadata": {"name": name},
-            "value": draw(st.sampled_from((0, 10, 100, 1000, 1, -10))),
+            "value": draw(choice((0, 10, 100, 1000, 1, -10))),
         }
         if name == default:
             doc["globalDefault"] = True
@@ -587,7 +598,6 @@ class JobDraft:
     phase_choice: int
     sla_waiting_time: str | None = None
     nominate: int | None = None  # a pending pod carries status.nominatedNodeName (node preference)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def pod_count(self) -> int:
@@ -615,7 +625,7 @@ def _role_draft(draw: st.DrawFn, name: str, max_pods: int, stage: str, max_nodes
         elif stage == "running":
             state = RUNNING
         else:
-            state = draw(st.sampled_from(POD_STATES))
+            state = draw(choice(POD_STATES))
         preference = draw(st.integers(0, max(0, max_nodes - 1))) if state != PENDING and max_nodes > 1 else 0
         pods.append((state, preference))
     minimum = draw(st.integers(0, count)) if role_minimums else None
@@ -676,9 +686,9 @@ def job_drafts(
     sla: bool = False,
 ) -> JobDraft:
     """A job without placement: kind and roles, pod templates and states, gang minimums."""
-    kind = draw(st.sampled_from(tuple(JOB_KINDS)))
+    kind = draw(choice(tuple(JOB_KINDS)))
     role_names = JOB_KINDS[kind] or ("",)
-    stage = draw(st.sampled_from(_STAGES))
+    stage = draw(choice(_STAGES))
     # Most pods are small; a large job's pods take a good part of a node (up to 32 cores, 64Gi),
     # so that running jobs fill nodes and pending ones have to wait, preempt or reclaim.
     large = draw(rarely(25))
@@ -693,20 +703,22 @@ def job_drafts(
     selector, tolerations, affinity = draw(_PLACEMENT)
     return JobDraft(
         kind=kind,
-        namespace=draw(st.sampled_from(NAMESPACES)),
-        queue=draw(st.sampled_from(tuple(queues))) if len(queues) > 1 else (queues[0] if queues else "default"),
+        namespace=draw(choice(NAMESPACES)),
+        queue=draw(choice(tuple(queues))) if len(queues) > 1 else (queues[0] if queues else "default"),
         created=draw(st.integers(0, 3600)),
         roles=roles,
         min_member_extra=draw(st.integers(0, budget)),
         min_resources=draw(sometimes(30)),
-        priority_class=draw(st.sampled_from((None, *priority_classes))) if priority_classes else None,
+        # None first (the shrink target), but a job usually names one of the classes there are.
+        priority_class=draw(choice((None, *priority_classes, *priority_classes)))
+        if priority_classes else None,
         spec_priority=draw(rarely(20)) if priority_classes else False,
         preemptable=draw(_PREEMPTABLE),
         node_selector=dict(selector) if selector else None,
         tolerations=[dict(t) for t in tolerations],
         affinity=copy.deepcopy(affinity),
         phase_choice=draw(st.integers(0, 1)),
-        sla_waiting_time=draw(st.sampled_from(("10m", "1h", "30s"))) if sla and draw(sometimes(40)) else None,
+        sla_waiting_time=draw(choice(("10m", "1h", "30s"))) if sla and draw(sometimes(40)) else None,
         nominate=draw(st.integers(0, max(0, max_nodes - 1))) if draw(rarely(8)) else None,
     )
 
@@ -1004,7 +1016,7 @@ QUOTA_NAMES: tuple[tuple[str, ...], ...] = (
 def resource_quotas(draw: st.DrawFn, namespace: str, used: Mapping[str, Fraction]) -> dict[str, Any]:
     """A ResourceQuota whose status.used is what the namespace's placed pods hold, and whose
     hard limits are at least that plus some headroom (shrinking to none)."""
-    names = draw(st.sampled_from(QUOTA_NAMES))
+    names = draw(choice(QUOTA_NAMES))
     hard: dict[str, Fraction] = {}
     used_out: dict[str, Fraction] = {}
     for name in names:

@@ -170,6 +170,13 @@ def _shapes(gpu: bool | None) -> st.SearchStrategy[tuple[str, ...]]:
     return st.sampled_from(shapes)
 
 
+@lru_cache(maxsize=4096)
+def choice(values: tuple) -> st.SearchStrategy:
+    """`st.sampled_from(values)`, built once per tuple: a strategy built inside a composite on
+    every draw costs more than the draw itself."""
+    return st.sampled_from(values)
+
+
 @lru_cache(maxsize=None)
 def rarely(percent: int = 15) -> st.SearchStrategy[bool]:
     """True about `percent`% of the time; shrinks to False."""

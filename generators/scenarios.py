@@ -6,14 +6,23 @@ saved as YAML, read back with the ordinary loader and replayed. The conf is
 drawn first and decides what the objects carry: queue hierarchies (spec.parent
 or the drf hierarchy annotations) for hierarchical capacity or drf, spec.deserved
 for capacity, node usage annotations for usage and rescheduling, sla waiting
-times, ResourceQuotas for resourcequota.
+times, ResourceQuotas for resourcequota. Pods ask for GPUs only where some node
+has them. Sometimes the kube-system pods of another scheduler hold a little of
+each node, and sometimes (a full cluster) a running elastic "fill" job, usually
+at the lowest priority, takes whatever the nodes have left, so that pending
+jobs have to wait, preempt or reclaim.
 
 `scenario_profiles` holds the bounds of the two standard runs: "ci" (small and
 fast) and "nightly" (larger). Use them as `scenarios(**scenario_profiles["ci"])`.
 
-Everything shrinks towards a simple cluster: one node, no jobs (or as few as the
-property needs), the implicit default queue, no priority classes, upstream's
-default conf, one cycle, no `now`.
+Everything shrinks towards a simple cluster: one node of 4 cpu / 16Gi, no jobs
+(or as few as the property needs, each with one pod asking for 1 cpu / 1Gi), the
+implicit default queue, no priority classes, upstream's default conf, one cycle,
+no `now`.
+
+Generation is deterministic given Hypothesis' seed: `sample_documents(strategy,
+count, seed)` returns the same documents for the same seed, and a document's
+name is a hash of its content.
 """
 
 from __future__ import annotations
@@ -47,9 +56,10 @@ from generators.objects import (
     system_pods,
     timestamp,
 )
-from generators.quantities import CPU, GPU, MEMORY, amounts, rarely, sometimes
+from generators.quantities import CPU, GPU, MEMORY, amounts, choice, rarely, sometimes
 
 API_VERSION = "schedcheck/v1"
+_OPTIONAL_NOW = st.one_of(st.none(), st.integers(3600, 3 * 3600))
 
 scenario_profiles: dict[str, dict[str, int]] = {
     # pull requests: seconds per hundred examples
@@ -107,7 +117,8 @@ def scenarios(
 
     Bounds: nodes in [min_nodes, max_nodes]; jobs in [min_jobs, max_jobs], each with 1 to
     max_pods_per_job pods (a job with more roles than that gets one pod per role); up to
-    max_queues queues (hierarchies have at least one) and max_priority_classes classes;
+    max_queues queues (a hierarchy has at least one when max_queues allows) and
+    max_priority_classes classes;
     `cycles` in [1, max_cycles]. `confs` replaces the conf strategy (default
     `scheduler_confs()`); `odd` allows odd and edge quantities; `gpu` forces GPUs on (True)
     or off (False) for nodes and pods, None leaves it to chance.
@@ -119,10 +130,10 @@ def scenarios(
     if features.metrics:
         now_offset: int | None = draw(st.integers(3600, 3 * 3600))
     else:
-        now_offset = draw(st.one_of(st.none(), st.integers(3600, 3 * 3600)))
+        now_offset = draw(_OPTIONAL_NOW)
     metrics_time = None
     if now_offset is not None and features.metrics:
-        metrics_time = timestamp(now_offset - draw(st.sampled_from((60, 30, 240, 600))))
+        metrics_time = timestamp(now_offset - draw(choice((60, 30, 240, 600))))
 
     node_docs = draw(node_lists(min_nodes, max_nodes, gpu=gpu, metrics=features.metrics,
                                 metrics_time=metrics_time, odd=odd))
@@ -155,11 +166,13 @@ def scenarios(
         min_size=min_jobs, max_size=max_jobs,
     ))
     job_docs = place_jobs(drafts, ledger, class_values)
+    # Backfill work usually runs at the lowest priority, so the filler favours the lowest class.
+    lowest = [min(class_values, key=class_values.get)] * 2 if class_values else []
     if len(drafts) < max_jobs and node_docs and draw(rarely(35)):
         # A full cluster, as most are: a running elastic job takes whatever is left of the nodes.
-        filler = filler_job(ledger, namespace=draw(st.sampled_from(NAMESPACES)),
-                            queue=draw(st.sampled_from(tuple(job_queues))),
-                            priority_class=draw(st.sampled_from((None, *class_values))),
+        filler = filler_job(ledger, namespace=draw(choice(NAMESPACES)),
+                            queue=draw(choice(tuple(job_queues))),
+                            priority_class=draw(choice((None, *lowest, *class_values))),
                             max_pods=max_pods_per_job)
         job_docs = filler + job_docs
 

@@ -10,6 +10,7 @@ report folder with a replayable `counterexample.yaml`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -74,7 +75,8 @@ class GateResult:
         return out
 
 
-def run_gate(opts: GateOptions, err: IO[str] = sys.stderr) -> GateResult:
+def run_gate(opts: GateOptions, err: IO[str] | None = None) -> GateResult:
+    err = err if err is not None else sys.stderr
     seed = opts.seed if opts.seed is not None else int(time.time()) % 100_000
     budget = opts.budget if opts.budget is not None else PROFILES[opts.profile]
     print(f"schedcheck gate: seed {seed}, budget {budget:g} s, profile {opts.profile}, {opts.workers} worker(s)"
@@ -109,8 +111,8 @@ def _run_with_pytest(config: WorkerConfig, workers: int, junit: str | None) -> i
 
     env = {**asdict(config), "workers": max(1, workers)}
     os.environ[CONFIG_ENV] = json.dumps(env)
-    args = [str(GATE_PYTEST), "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir",
-            str(GATE_PYTEST.parent.parent), "-W", "ignore::pytest.PytestUnraisableExceptionWarning"]
+    args = [str(GATE_PYTEST), "-qq", "-p", "no:cacheprovider", "-p", "no:warnings", "-o", "addopts=",
+            "--rootdir", str(GATE_PYTEST.parent.parent)]
     if workers > 1:
         args += ["-n", str(workers), "--dist", "load"]
     else:
@@ -118,7 +120,8 @@ def _run_with_pytest(config: WorkerConfig, workers: int, junit: str | None) -> i
     if junit:
         args += [f"--junitxml={junit}"]
     try:
-        return pytest.main(args)
+        with contextlib.redirect_stdout(sys.stderr):  # stdout belongs to the gate's own result
+            return pytest.main(args)
     finally:
         os.environ.pop(CONFIG_ENV, None)
 

@@ -11,7 +11,7 @@ from schedcheck.scenario.loader import load_scenario
 
 FOUND_DIR = Path(__file__).parent / "found"
 
-# file stem -> (invariant it broke at HEAD 237cf79, "open" or "resolved")
+# file stem -> (invariant it broke at 237cf79, "open" (still a safety violation) or "resolved")
 FOUND: dict[str, tuple[str, str]] = {
     "node-pod-limit-after-discarded-reclaim": ("node.pod-limit", "open"),
     "statement-discard-restores-unevict-bound": ("statement.discard-restores", "resolved"),

@@ -1,0 +1,81 @@
+"""The gate's properties under plain pytest, at a small fixed example count, and its command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generators.gate_properties import WorkerConfig, check_document, run_worker
+from schedcheck.cli import main
+
+
+def _config(tmp_path: Path, **kw) -> WorkerConfig:
+    return WorkerConfig(budget=0, seed=kw.pop("seed", 3), database=str(tmp_path / "db"), machine=False,
+                        max_examples=kw.pop("max_examples", 25), **kw)
+
+
+def test_generated_scenarios_keep_every_safety_invariant(tmp_path):
+    stats, failure = run_worker(_config(tmp_path))
+    assert failure is None, f"{failure.invariant}: {failure.message}"
+    assert stats.examples >= 25 and stats.cycles >= stats.examples and stats.invariant_checks > 0
+
+
+def test_the_property_catches_a_deliberate_bug(tmp_path):
+    stats, failure = run_worker(_config(tmp_path, mutant="gang-commit-too-few", max_examples=100))
+    assert failure is not None and failure.invariant.startswith("gang.")
+    assert failure.doc["kind"] == "Scenario"
+
+
+def test_a_reference_crash_is_a_finding_not_a_harness_error(monkeypatch):
+    import schedcheck.runner as runner
+
+    def crash(*args, **kwargs):
+        raise KeyError("boom")
+    monkeypatch.setattr("generators.gate_properties.run_scenario", crash)
+    _, failure = check_document({"apiVersion": "schedcheck/v1", "kind": "Scenario", "metadata": {"name": "x"}},
+                                seed=0, strict=False)
+    assert failure["id"] == "reference.crash" and "KeyError" in failure["message"]
+    assert runner.run_scenario is not crash
+
+
+def test_gate_usage_errors(capsys):
+    assert main(["gate", "--workers", "0"]) == 2
+    assert main(["gate", "--budget", "-1"]) == 2
+    assert main(["gate", "--mutant", "no-such-bug"]) == 2
+    assert "unknown 'no-such-bug'" in capsys.readouterr().err
+
+
+def test_gate_with_two_xdist_workers_writes_junit(tmp_path):
+    junit = tmp_path / "gate.xml"
+    proc = subprocess.run([sys.executable, "-m", "schedcheck.cli", "gate", "--budget", "4", "--seed", "5",
+                           "--workers", "2", "--junit", str(junit), "--database", str(tmp_path / "db"),
+                           "--report", str(tmp_path / "reports"), "--json"],
+                          capture_output=True, text=True, check=False, cwd=Path(__file__).parent.parent)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout)
+    assert result["workers"] == 2 and result["result"] == "clean" and result["examples"] > 0
+    assert junit.exists() and "testcase" in junit.read_text()
+
+
+def test_gate_finds_minimises_and_replays_a_bug(tmp_path, capsys):
+    reports = tmp_path / "reports"
+    code = main(["gate", "--budget", "30", "--seed", "1", "--mutant", "gang-commit-too-few",
+                 "--database", str(tmp_path / "db"), "--report", str(reports), "--json"])
+    assert code == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["failure"]["invariant"].startswith("gang.")
+    counterexample = Path(result["report"]) / "counterexample.yaml"
+    assert counterexample.exists() and (Path(result["report"]) / "report.md").exists()
+    assert result["minimised"]["after"]["pods"] <= result["minimised"]["before"]["pods"]
+    assert main(["replay", str(counterexample)]) == 1  # the mutant is recorded in the file
+
+
+@pytest.mark.parametrize("profile", ["ci", "nightly"])
+def test_profiles_build(profile):
+    from generators.scenarios import scenario_profiles, scenarios
+
+    assert scenarios(**scenario_profiles[profile]) is not None
