@@ -42,6 +42,7 @@ class WorkerConfig:
     stats_dir: str | None = None
     max_examples: int | None = None  # a fixed example count instead of a time budget (plain pytest)
     machine: bool = True  # alternate scenario batches with stateful-machine batches
+    only: list[str] | None = None  # check only these invariants (default: the whole catalog)
 
 
 @dataclass
@@ -72,13 +73,14 @@ class CounterexampleFound(AssertionError):
 CRASH = "reference.crash"
 
 
-def check_document(doc: dict[str, Any], seed: int, strict: bool) -> tuple[RunResult | None, dict[str, Any] | None]:
+def check_document(doc: dict[str, Any], seed: int, strict: bool,
+                   only: list[str] | None = None) -> tuple[RunResult | None, dict[str, Any] | None]:
     """Run one generated scenario with every invariant on; the first failure, if any.
 
     An exception out of the reference is a failure too (`reference.crash`), never a harness error.
     """
     scenario = scenario_from_document(doc, "<generated>")
-    engine = InvariantEngine(stop_at_first=True)
+    engine = InvariantEngine(only=only, stop_at_first=True)
     try:
         result = run_scenario(scenario, seed=seed, engine=engine)
     except Exception as exc:  # noqa: BLE001 - a crash of the scheduler under test is a finding
@@ -118,7 +120,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
             shrink_calls[0] += 1
             if shrink_calls[0] > SHRINK_CALLS and doc != last_failure[0].doc:
                 return  # enough shrinking (counted, so it stays deterministic): keep the best so far
-        result, failure = check_document(doc, cfg.seed, cfg.strict)
+        result, failure = check_document(doc, cfg.seed, cfg.strict, cfg.only)
         stats.examples += 1
         if result is not None:
             stats.cycles += result.cycles
@@ -172,7 +174,7 @@ def _machine_batch(cfg: WorkerConfig, stats: WorkerStats, batch_seed: int, examp
 
     from generators.machine import machine_for
 
-    machine = machine_for(batch_seed, strict=cfg.strict)
+    machine = machine_for(batch_seed, strict=cfg.strict, only=cfg.only)
     try:
         run_state_machine_as_test(machine, settings=settings(
             max_examples=examples, stateful_step_count=20, deadline=None, derandomize=True, database=None,

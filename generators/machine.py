@@ -40,6 +40,7 @@ class SchedulerMachine(RuleBasedStateMachine):
     conf_factory = staticmethod(default_scheduler_conf)
     seed = 0
     strict = False
+    only: list[str] | None = None
     conf_actions = "enqueue, allocate, preempt, reclaim, backfill"
     last_failure: tuple[dict[str, Any] | None, dict[str, Any]] | None = None
     first_found_at: float | None = None  # monotonic time of the first violation (before shrinking)
@@ -48,7 +49,7 @@ class SchedulerMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.engine = InvariantEngine(stop_at_first=True)
+        self.engine = InvariantEngine(only=self.only, stop_at_first=True)
         self.scheduler: Scheduler | None = None
         self.sessions = 0
         self.jobs = 0
@@ -186,9 +187,10 @@ class SchedulerMachine(RuleBasedStateMachine):
             raise AssertionError(f"{first.invariant} (session {self.sessions - 1}): {first.message}")
 
 
-def machine_for(seed: int, strict: bool = False, actions: str | None = None) -> type[SchedulerMachine]:
+def machine_for(seed: int, strict: bool = False, actions: str | None = None,
+                only: list[str] | None = None) -> type[SchedulerMachine]:
     """A machine class for one gate seed (its name feeds Hypothesis's derandomised seed)."""
-    attrs: dict[str, Any] = {"seed": seed, "strict": strict, "last_failure": None, "sessions_total": 0,
+    attrs: dict[str, Any] = {"seed": seed, "strict": strict, "only": only, "last_failure": None, "sessions_total": 0,
                              "checks_total": 0, "first_found_at": None}
     if actions:
         attrs["conf_actions"] = actions

@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import networkx as nx
@@ -136,13 +136,13 @@ _NODE_CONDITIONS = st.sampled_from(
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _unique_names(pool: tuple[str, ...], min_size: int, max_size: int) -> st.SearchStrategy[list[str]]:
     """Distinct names from the pool, in pool order of preference (shrinks to the first ones)."""
     return st.lists(st.sampled_from(pool), unique=True, min_size=min_size, max_size=max_size)
 
 
-def timestamp(seconds: int | float) -> str:
+def timestamp(seconds: float) -> str:
     """RFC 3339 time `seconds` after BASE_TIME."""
     return (BASE_TIME + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -150,7 +150,7 @@ def timestamp(seconds: int | float) -> str:
 # ---------------------------------------------------------------- nodes
 
 
-@lru_cache(maxsize=None)
+@cache
 @st.composite
 def nodes(
     draw: st.DrawFn,
@@ -203,7 +203,7 @@ def rename_node(doc: dict[str, Any], name: str) -> dict[str, Any]:
     return doc
 
 
-@lru_cache(maxsize=None)
+@cache
 def node_lists(
     min_size: int = 1,
     max_size: int = 4,
@@ -321,7 +321,7 @@ def pod_request(spec: Mapping[str, Any]) -> Amounts:
 # ---------------------------------------------------------------- queues
 
 
-@lru_cache(maxsize=None)
+@cache
 @st.composite
 def _cpu_memory(draw: st.DrawFn, max_cores: int, max_gi: int, min_cores: int = 1, min_gi: int = 1,
                 shapes: tuple[tuple[str, ...], ...] = ((CPU, MEMORY), (CPU,), (MEMORY,))) -> dict[str, str]:
@@ -463,7 +463,7 @@ def queue_lists(
 ROOT = "root"
 
 
-@lru_cache(maxsize=None)
+@cache
 @st.composite
 def queue_trees(draw: st.DrawFn, min_queues: int = 1, max_queues: int = 4) -> nx.DiGraph:
     """A queue hierarchy: a networkx arborescence rooted at `root`, edges parent -> child.
@@ -543,7 +543,7 @@ def hierarchical_queues(
 # ---------------------------------------------------------------- priority classes
 
 
-@lru_cache(maxsize=None)
+@cache
 @st.composite
 def priority_classes(draw: st.DrawFn, max_size: int = 3) -> list[dict[str, Any]]:
     """PriorityClasses with distinct names; values shrink to 0 (all equal); at most one global default."""
@@ -612,7 +612,7 @@ _CONTAINER_SETS = st.sampled_from([()] * 16 + [("init",), ("sidecar",), ("init",
 _SIDECAR_REQUESTS = {CPU: "100m", MEMORY: "128Mi"}
 
 
-@lru_cache(maxsize=None)
+@cache
 @st.composite
 def _role_draft(draw: st.DrawFn, name: str, max_pods: int, stage: str, max_nodes: int, odd: bool,
                 gpu: bool | None, role_minimums: bool, large: bool = False) -> RoleDraft:
@@ -673,7 +673,7 @@ _PLACEMENT = st.sampled_from(PLACEMENT_CONSTRAINTS)
 _PREEMPTABLE = st.sampled_from((None,) * 6 + ("true", "false"))
 
 
-@lru_cache(maxsize=None)
+@cache
 @st.composite
 def job_drafts(
     draw: st.DrawFn,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from hypothesis import strategies as st
 
@@ -70,7 +70,7 @@ WEIGHTS = (0.7, 0.2, 0.1)
 def weighted_values(round_values: list, odd: list, edge: list, weights: tuple[float, float, float] = WEIGHTS) -> list:
     """One list holding round, odd and edge values in about the given shares (by repetition),
     round values first, so that `st.sampled_from` over it shrinks to the first round value."""
-    groups = [(values, weight) for values, weight in zip((round_values, odd, edge), weights) if values]
+    groups = [(values, weight) for values, weight in zip((round_values, odd, edge), weights, strict=True) if values]
     total_weight = sum(w for _, w in groups)
     size = 20 * max(len(v) for v, _ in groups)
     out: list = []
@@ -90,25 +90,25 @@ def _kinded(round_values: list[str], odd: list[str], edge: list[str], odd_values
     return st.sampled_from(weighted_values(round_values, odd, edge))
 
 
-@lru_cache(maxsize=None)
+@cache
 def cpu_quantities(max_cores: int = 4, odd: bool = True) -> st.SearchStrategy[str]:
     """A container's cpu request: "1".."max_cores" mostly; sometimes "500m", "1.5", "100u", "0"."""
     return _kinded([str(n) for n in range(1, max(1, max_cores) + 1)], _ODD_CPU, _EDGE_CPU, odd)
 
 
-@lru_cache(maxsize=None)
+@cache
 def memory_quantities(max_gi: int = 8, odd: bool = True) -> st.SearchStrategy[str]:
     """A container's memory request: "1Gi".."<max_gi>Gi" mostly; sometimes "512Mi", "1G", "500m", "0"."""
     return _kinded([f"{n}Gi" for n in range(1, max(1, max_gi) + 1)], _ODD_MEMORY, _EDGE_MEMORY, odd)
 
 
-@lru_cache(maxsize=None)
+@cache
 def gpu_quantities(max_gpus: int = 2, odd: bool = True) -> st.SearchStrategy[str]:
     """A container's nvidia.com/gpu request: "1".."max_gpus"; rarely "0" or a sub-milli amount."""
     return _kinded([str(n) for n in range(1, max(1, max_gpus) + 1)], [], _EDGE_GPU, odd)
 
 
-@lru_cache(maxsize=None)
+@cache
 def node_shapes(odd: bool = True) -> st.SearchStrategy[tuple[str, str]]:
     """A node's allocatable (cpu, memory): a common machine shape, or what a kubelet reports
     after reservations ("3920m", "15Gi")."""
@@ -117,13 +117,13 @@ def node_shapes(odd: bool = True) -> st.SearchStrategy[tuple[str, str]]:
     return st.sampled_from(weighted_values(NODE_SHAPES_ROUND, NODE_SHAPES_ODD, [], (0.75, 0.25, 0)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def node_pods_quantities() -> st.SearchStrategy[str]:
     """A node's pod limit: usually "110"; sometimes a handful, to make the pod-count predicate bite."""
     return st.sampled_from(weighted_values(_NODE_PODS_ROUND, _NODE_PODS_SMALL, [], (0.85, 0.15, 0)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def node_gpu_quantities() -> st.SearchStrategy[str]:
     return st.sampled_from(_NODE_GPU)
 
@@ -135,7 +135,7 @@ REQUEST_SHAPES: tuple[tuple[str, ...], ...] = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 @st.composite
 def requests(
     draw: st.DrawFn,
@@ -160,7 +160,7 @@ def requests(
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _shapes(gpu: bool | None) -> st.SearchStrategy[tuple[str, ...]]:
     if gpu is None:
         return st.sampled_from(REQUEST_SHAPES)
@@ -177,13 +177,13 @@ def choice(values: tuple) -> st.SearchStrategy:
     return st.sampled_from(values)
 
 
-@lru_cache(maxsize=None)
+@cache
 def rarely(percent: int = 15) -> st.SearchStrategy[bool]:
     """True about `percent`% of the time; shrinks to False."""
     return st.integers(0, 99).map(lambda i: i >= 100 - percent)
 
 
-@lru_cache(maxsize=None)
+@cache
 def sometimes(percent: int = 40) -> st.SearchStrategy[bool]:
     return rarely(percent)
 
@@ -228,11 +228,11 @@ def subtract(remaining: Amounts, request: Mapping[str, Fraction]) -> None:
 
 def format_quantity(name: str, value: Fraction) -> str:
     """A canonical quantity string: "2", "2500m", "4Gi", "1536Mi", "1073741825"."""
-    if name == MEMORY or name.endswith(".memory") or name.endswith("storage"):
-        if value > 0 and value.denominator == 1:
-            for suffix, scale in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-                if value % scale == 0:
-                    return f"{value // scale}{suffix}"
+    binary = name == MEMORY or name.endswith((".memory", "storage"))
+    if binary and value > 0 and value.denominator == 1:
+        for suffix, scale in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+            if value % scale == 0:
+                return f"{value // scale}{suffix}"
     return str(Quantity(value))
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -117,8 +116,7 @@ def scenarios(
 
     Bounds: nodes in [min_nodes, max_nodes]; jobs in [min_jobs, max_jobs], each with 1 to
     max_pods_per_job pods (a job with more roles than that gets one pod per role); up to
-    max_queues queues (a hierarchy has at least one when max_queues allows) and
-    max_priority_classes classes;
+    max_queues queues (flat, or a tree under root) and max_priority_classes classes;
     `cycles` in [1, max_cycles]. `confs` replaces the conf strategy (default
     `scheduler_confs()`); `odd` allows odd and edge quantities; `gpu` forces GPUs on (True)
     or off (False) for nodes and pods, None leaves it to chance.
@@ -145,7 +143,9 @@ def scenarios(
     class_values = {c["metadata"]["name"]: c["value"] for c in classes}
 
     if features.queue_hierarchy is not None:
-        tree = draw(queue_trees(min(1, max_queues), max_queues))
+        # A tree may be just root (every queue created by the scheduler), so that shrinking can
+        # drop every queue and then the hierarchical conf.
+        tree = draw(queue_trees(0, max_queues))
         queue_docs = draw(hierarchical_queues(tree, deserved=features.deserved, capability_total=total))
         job_queues = leaf_queues(tree)
         if "default" not in tree:
@@ -238,21 +238,3 @@ def sample_documents(
 
     collect()
     return out[:count]
-
-
-def each_document(strategy: st.SearchStrategy[Any], count: int, seed: int,
-                  visit: Callable[[Any], None]) -> int:
-    """Call `visit` on `count` seeded examples as they are generated; returns how many were visited."""
-    seen = 0
-
-    @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck), print_blob=False)
-    @hypothesis_seed(seed)
-    @given(strategy)
-    def run(example: Any) -> None:
-        nonlocal seen
-        seen += 1
-        visit(example)
-
-    run()
-    return seen

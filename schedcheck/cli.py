@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--database", metavar="DIR", default=".schedcheck/hypothesis",
                       help="Hypothesis example database, shared by workers and later runs")
     gate.add_argument("--strict", action="store_true", help="quality findings fail the gate too")
+    gate.add_argument("--only", metavar="IDS", help="comma-separated invariant ids to check (default: all)")
     gate.add_argument("--mutant", metavar="NAME", help="run against the reference with a deliberate bug "
                                                         "(the harness's self-test; see schedcheck/mutants.py)")
     gate.add_argument("--json", action="store_true", help="print one JSON object")
@@ -257,9 +258,17 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         print(f"schedcheck: gate: --mutant: unknown {args.mutant!r}; known: {', '.join(sorted(MUTANTS))}",
               file=sys.stderr)
         return EXIT_USAGE
+    only = [part.strip() for part in args.only.split(",") if part.strip()] if args.only else None
+    if only:
+        from invariants.registry import catalog
+
+        unknown = sorted(set(only) - {inv.id for inv in catalog()})
+        if unknown:
+            print(f"schedcheck: gate: --only: unknown invariant id(s): {', '.join(unknown)}", file=sys.stderr)
+            return EXIT_USAGE
     options = GateOptions(budget=args.budget, seed=args.seed, profile=args.profile, report_dir=args.report,
                           workers=args.workers, junit=args.junit, database=args.database, mutant=args.mutant,
-                          strict=args.strict, json=args.json)
+                          strict=args.strict, only=only, json=args.json)
     result = run_gate(options)
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2)

@@ -40,6 +40,7 @@ class GateOptions:
     database: str = ".schedcheck/hypothesis"
     mutant: str | None = None
     strict: bool = False
+    only: list[str] | None = None
     json: bool = False
 
 
@@ -83,7 +84,7 @@ def run_gate(opts: GateOptions, err: IO[str] | None = None) -> GateResult:
           + (f", mutant {opts.mutant}" if opts.mutant else ""), file=err)
     with tempfile.TemporaryDirectory(prefix="schedcheck-gate-") as stats_dir:
         config = WorkerConfig(budget=budget, seed=seed, profile=opts.profile, database=opts.database,
-                              mutant=opts.mutant, strict=opts.strict, stats_dir=stats_dir)
+                              mutant=opts.mutant, strict=opts.strict, stats_dir=stats_dir, only=opts.only)
         progress = _Progress(stats_dir, err, budget) if err.isatty() else None
         if progress:
             progress.start()

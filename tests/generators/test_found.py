@@ -11,10 +11,11 @@ from schedcheck.scenario.loader import load_scenario
 
 FOUND_DIR = Path(__file__).parent / "found"
 
-# file stem -> (invariant it broke at 237cf79, "open" (still a safety violation) or "resolved")
+# file stem -> (invariant it broke when found, "open" (still a safety violation) or "resolved")
 FOUND: dict[str, tuple[str, str]] = {
     "node-pod-limit-after-discarded-reclaim": ("node.pod-limit", "open"),
     "statement-discard-restores-unevict-bound": ("statement.discard-restores", "resolved"),
+    "statement-discard-restores-nested-node-statement": ("statement.discard-restores", "open"),
     "victim-preempt-scope-equal-priority": ("victim.preempt-scope", "resolved"),
     "gang-no-stranded-placement-preempt-phase-b": ("gang.no-stranded-placement", "resolved"),
     "enqueue-within-real-capability-sla-permit": ("enqueue.within-real-capability", "resolved"),
