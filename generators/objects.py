@@ -398,13 +398,13 @@ def queues(
     """
     bounds = bounds or QuotaBounds()
     spec: dict[str, Any] = {"weight": draw(st.integers(1, 10))}
-    capability = None
+    # The capability in force: the queue's own, each unset dimension inherited from the parent.
+    capability = dict(bounds.capability) if bounds.capability else None
     if draw(sometimes(30)):
-        capability = _bounded(draw, bounds.capability, (_DEFAULT_MAX_CORES, _DEFAULT_MAX_GI))
-        if capability:
-            spec["capability"] = _quota_text(capability)
-    elif bounds.capability:
-        capability = dict(bounds.capability)  # an unset dimension is inherited from the parent
+        own = _bounded(draw, bounds.capability, (_DEFAULT_MAX_CORES, _DEFAULT_MAX_GI))
+        if own:
+            spec["capability"] = _quota_text(own)
+            capability = {**(capability or {}), **own}
     deserved_values = None
     if deserved and draw(sometimes(60)):
         deserved_values = _bounded(draw, bounds.deserved, (_DEFAULT_MAX_CORES, _DEFAULT_MAX_GI), capability)
