@@ -885,7 +885,7 @@ def jobs(
 ) -> st.SearchStrategy[list[dict[str, Any]]]:
     """One job: [PodGroup, pod, pod, ...], its placed pods on `node_docs` within their allocatable."""
     values = _class_values(priority_classes)
-    drafts = job_drafts(queues=queues, priority_classes=tuple(values), max_pods=max_pods,
+    drafts = job_drafts(queues=tuple(queues), priority_classes=tuple(values), max_pods=max_pods,
                         max_nodes=max(1, len(node_docs)), odd=odd, gpu=gpu, sla=sla)
     return drafts.map(lambda d: place_job(d, index, NodeLedger(node_docs), values))
 
@@ -909,7 +909,7 @@ def workloads(
     """
     values = _class_values(priority_classes)
     drafts = st.lists(
-        job_drafts(queues=queues, priority_classes=tuple(values), max_pods=max_pods,
+        job_drafts(queues=tuple(queues), priority_classes=tuple(values), max_pods=max_pods,
                    max_nodes=max(1, len(node_docs)), odd=odd, gpu=gpu, sla=sla),
         min_size=min_jobs, max_size=max_jobs,
     )

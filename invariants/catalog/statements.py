@@ -28,8 +28,9 @@ def discard_restores(ctx: CheckContext) -> Iterator[Violation]:
     before = ctx.before
     labels = ("Idle", "Used", "Releasing", "Pipelined")
     # unevict always restores Running, even for a Bound victim (statement.go): judged by its own rule.
-    unevicted = {r.task_uid for r in ctx.statement_records if r.op == "evict"}
-    unevicted_keys = {r.task for r in ctx.statement_records if r.op == "evict"}
+    # Nested statements (preempt's per-node ones) may have unevicted within this one's window too.
+    unevicted = {op.task_uid for op in ctx.ssn.operations if op.op == "unevict"}
+    unevicted_keys = {op.task for op in ctx.ssn.operations if op.op == "unevict"}
 
     def same(key_or_uid: str, old: TaskStatus, new: TaskStatus, evicted: set[str]) -> bool:
         return old == new or (key_or_uid in evicted and old == TaskStatus.Bound and new == TaskStatus.Running)
