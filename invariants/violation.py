@@ -23,8 +23,8 @@ class Violation:
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.invariant, "cycle": self.cycle, "action": self.action, "checkpoint": self.checkpoint,
-            "operation": self.operation, "objects": self.objects, "expected": _plain(self.expected),
-            "found": _plain(self.found), "message": self.message, "state": _plain(self.state),
+            "operation": self.operation, "objects": self.objects, "expected": plain(self.expected),
+            "found": plain(self.found), "message": self.message, "state": plain(self.state),
         }
 
     def one_line(self) -> str:
@@ -34,14 +34,14 @@ class Violation:
         return f"{self.invariant} ({where}): {self.message}"
 
 
-def _plain(value: Any) -> Any:
-    """JSON-friendly numbers and containers."""
+def plain(value: Any) -> Any:
+    """JSON-friendly numbers and containers: whole floats as ints, anything else as its string."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)

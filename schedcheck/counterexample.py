@@ -30,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from invariants.violation import plain
 from invariants.engine import InvariantEngine
 from invariants.registry import ACTION as ACTION_END
 from invariants.registry import CLOSE, OPERATION, STATEMENT
@@ -226,17 +227,6 @@ BEFORE = {
 }
 
 
-def _plain(value: Any) -> Any:
-    """Whole floats as ints, recursively (as Violation.to_json writes excerpts)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
 def only_ids(invariant: str) -> list[str]:
     return [invariant] if get_invariant(invariant) is not None else []
 
@@ -275,9 +265,9 @@ def observe_failure(scenario: Scenario, invariant: str, seed: int, mutant: str |
     fired, previous, now = engine.caught
     return FailureObservation(
         violation=fired.to_json(),
-        before=_plain(previous[1]) if previous else None,
+        before=plain(previous[1]) if previous else None,
         before_label=previous[0] if previous else "",
-        after=fired.to_json().get("state") or _plain(now[1]),
+        after=fired.to_json().get("state") or plain(now[1]),
         after_label=f"{now[0]}, when the invariant fired",
     )
 
