@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reference_impl.api.job_info import JobInfo
-from reference_impl.api.types import TaskStatus, allocated_status, completed_status
+from reference_impl.api.types import TaskStatus, completed_status
 from reference_impl.framework.conf import SchedulerConf
 from reference_impl.framework.plugin import get_plugin_builder
 from reference_impl.framework.session import Session, SessionObserverHooks
@@ -131,8 +131,3 @@ def task_scheduling_reason(task) -> tuple[str, str, str]:
         return "Unschedulable", "", ""
     return str(status), "", ""
 
-
-__all__ = [
-    "open_session", "close_session", "update_pod_group_condition", "task_scheduling_reason",
-    "allocated_status",
-]
