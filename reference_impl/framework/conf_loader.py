@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from typing import Any, NoReturn
+from typing import Any
 
 import yaml
 
@@ -38,6 +38,7 @@ from reference_impl.framework.conf import (
     apply_plugin_conf_defaults,
 )
 from schedcheck.scenario.errors import ScenarioError, describe
+from schedcheck.scenario.fields import Fields
 
 CONF_OBJECT = "schedulerConf"
 CONFIGMAP_KEY = "volcano-scheduler.conf"
@@ -77,33 +78,15 @@ def load_yaml_documents(text: str, file: str, obj: str = "") -> list[Any]:
         raise ScenarioError(file, obj, "", f"invalid YAML: {err}") from None
 
 
-class _ConfReader:
-    def __init__(self, where: str, warnings: list[str] | None) -> None:
-        self.where = where
-        self.warnings = warnings if warnings is not None else []
+class _ConfReader(Fields):
+    """Typed reads of the conf document (fail, mapping, sequence from Fields), plus its warnings."""
 
-    def fail(self, field: str, reason: str) -> NoReturn:
-        raise ScenarioError(self.where, CONF_OBJECT, field, reason)
+    def __init__(self, where: str, warnings: list[str] | None) -> None:
+        super().__init__(where, CONF_OBJECT)
+        self.warnings = warnings if warnings is not None else []
 
     def warn(self, field: str, message: str) -> None:
         self.warnings.append(f"{CONF_OBJECT}: {field}: {message}" if field else f"{CONF_OBJECT}: {message}")
-
-    def mapping(self, value: Any, field: str) -> dict[str, Any]:
-        if value is None:
-            return {}
-        if not isinstance(value, Mapping):
-            self.fail(field, f"expected a mapping, got {describe(value)}")
-        for key in value:
-            if not isinstance(key, str):
-                self.fail(field, f"expected string keys, got {describe(key)}")
-        return dict(value)
-
-    def sequence(self, value: Any, field: str) -> list[Any]:
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            self.fail(field, f"expected a list, got {describe(value)}")
-        return value
 
     def unknown_keys(self, doc: Mapping[str, Any], known: set[str], field: str) -> None:
         for key in doc:
@@ -157,7 +140,7 @@ def _from_configmap(reader: _ConfReader, doc: Mapping[str, Any]) -> Any:
     text = data[key]
     if not isinstance(text, str):
         reader.fail(f"data.{key}", f"expected the conf as a string, got {describe(text)}")
-    return _single_document(text, reader.where)
+    return _single_document(text, reader.file)
 
 
 def _actions(reader: _ConfReader, value: Any) -> list[str]:

@@ -66,6 +66,7 @@ from reference_impl.plugins.proportion import (
     queue_is_open,
     read_state,
     record_pod_group_event,
+    simulated_queue_attr,
     summed_request,
     total_guarantee,
 )
@@ -506,15 +507,10 @@ class CapacityPlugin(Plugin):
         return self._simulate(state, task_to_remove, removing=True)
 
     def _simulate(self, state: Mapping[str, Any], task: TaskInfo, removing: bool) -> Exception | None:
-        snapshot = read_state(state, STATE_KEY)
-        if snapshot is None:
-            return LookupError(f"{self.name}: no {STATE_KEY} state in the cycle state")
-        job = self.ssn.jobs.get(task.job)
-        if job is None:
-            return LookupError(f"{self.name}: job {task.job} not found in session")
-        attr = snapshot.writable(job.queue)
-        if attr is None:
-            return LookupError(f"{self.name}: queue {job.queue} not found")
+        found = simulated_queue_attr(self.name, self.ssn, state, STATE_KEY, task)
+        if isinstance(found, Exception):
+            return found
+        snapshot, attr = found
         _move(attr.allocated, task.resreq, removing)
         attr.update_share()
         if self.hierarchy and isinstance(attr, CapacityQueueAttr):

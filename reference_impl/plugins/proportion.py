@@ -66,6 +66,21 @@ QUOTA_INSUFFICIENT = "queue resource quota insufficient"
 # -- shared helpers (also used by the capacity plugin) ---------------------------------------
 
 
+def simulated_queue_attr(plugin: str, ssn: Session, state: Mapping[str, Any], key: str,
+                         task: TaskInfo) -> tuple[QueueAttrsState, QueueAttr] | Exception:
+    """The cycle-state snapshot and the task's queue attributes in it, writable, for Simulate*."""
+    snapshot = read_state(state, key)
+    if snapshot is None:
+        return LookupError(f"{plugin}: no {key} state in the cycle state")
+    job = ssn.jobs.get(task.job)
+    if job is None:
+        return LookupError(f"{plugin}: job {task.job} not found in session")
+    attr = snapshot.writable(job.queue)
+    if attr is None:
+        return LookupError(f"{plugin}: queue {job.queue} not found")
+    return snapshot, attr
+
+
 def total_guarantee(queues: Iterable[QueueInfo]) -> Resource:
     """Σ spec.guarantee.resource over every queue of the session, with or without jobs."""
     total = Resource()
@@ -477,15 +492,10 @@ class ProportionPlugin(Plugin):
         return self._simulate(state, task_to_remove, removing=True)
 
     def _simulate(self, state: Mapping[str, Any], task: TaskInfo, removing: bool) -> Exception | None:
-        snapshot = read_state(state, STATE_KEY)
-        if snapshot is None:
-            return LookupError(f"{self.name}: no {STATE_KEY} in the cycle state")
-        job = self.ssn.jobs.get(task.job)
-        if job is None:
-            return LookupError(f"{self.name}: job {task.job} not found in session")
-        attr = snapshot.writable(job.queue)
-        if attr is None:
-            return LookupError(f"{self.name}: queue {job.queue} not found")
+        found = simulated_queue_attr(self.name, self.ssn, state, STATE_KEY, task)
+        if isinstance(found, Exception):
+            return found
+        _, attr = found
         if removing:
             attr.allocated.sub(task.resreq)
         else:
