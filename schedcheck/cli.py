@@ -8,6 +8,7 @@ object and the field; never a traceback).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import signal
 import sys
@@ -16,6 +17,15 @@ from collections.abc import Sequence
 from schedcheck import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+# Commands that live in a module of their own. Each module defines HELP, DESCRIPTION, EPILOG,
+# configure(parser) and main(args) -> exit status, and imports anything heavy (z3) inside main.
+COMMAND_MODULES = {
+    "prove": "schedcheck.prove",
+    "explain": "schedcheck.explain",
+    "conform": "schedcheck.conform.command",
+    "check-trace": "schedcheck.conform.check_trace_command",
+}
 
 RUN_EXAMPLE = """examples:
   schedcheck run examples/gpu-training-gang.yaml
@@ -139,6 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--sizes", default="100,1000", help="comma-separated node counts (default 100,1000)")
     bench.add_argument("--seed", type=int, default=0, help="seed for the synthetic cluster (default 0)")
     bench.add_argument("--no-invariants", action="store_true", help="skip the run with every invariant checked")
+
+    for name, module_name in COMMAND_MODULES.items():
+        module = importlib.import_module(module_name)
+        command = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION, epilog=module.EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.configure(command)
     return parser
 
 
@@ -164,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_replay(args)
     if args.command == "invariants":
         return _cmd_invariants(args)
+    if args.command in COMMAND_MODULES:
+        return importlib.import_module(COMMAND_MODULES[args.command]).main(args)
     parser.error(f"unknown command {args.command}")
     return EXIT_USAGE
 

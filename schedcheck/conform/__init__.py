@@ -1,0 +1,1 @@
+"""Conformance testing of other scheduler implementations."""
