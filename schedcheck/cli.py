@@ -239,9 +239,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario, args.conf)
     if scenario is None:
         return EXIT_USAGE
-    result = run_scenario(scenario, seed=args.seed, engine=engine)
+    result = run_scenario(scenario, seed=args.seed, engine=engine, overkill=True)
     payload = result.to_json()
     payload.update({
+        "overkill": result.overkill,
         "source": scenario.source,
         "invariants": [inv.id for inv in engine.invariants],
         "invariantsChecked": engine.checks_run,

@@ -85,5 +85,16 @@ def render_check(scenario: Scenario, result: RunResult, engine, folder) -> str:
                 for f in result.findings]
     if result.expectation_failures:
         out.append(f"{len(result.expectation_failures)} expectation(s) failed (see the report)")
+    out += _overkill_lines(result)
     out.append(f"report: {folder}/report.md")
     return "\n".join(out) + "\n"
+
+
+def _overkill_lines(result: RunResult) -> list[str]:
+    """Evictions made vs the Z3 minimum, per preemptor (model/overkill.py)."""
+    if not result.overkill:
+        return []
+    from model.overkill import MAX_CANDIDATES, render_lines
+
+    return [f"overkill (evictions made / minimum needed among the offered victims, "
+            f"computed up to {MAX_CANDIDATES} candidates):"] + render_lines(result.overkill)

@@ -34,6 +34,7 @@ class RunResult:
     skipped_plugins: list[str] = field(default_factory=list)
     invariants: int = 0  # how many invariants watched the run
     invariant_checks: int = 0  # how many times they were checked
+    overkill: list[dict[str, Any]] = field(default_factory=list)  # per preemptor: evictions made / needed
 
     @property
     def ok(self) -> bool:
@@ -60,12 +61,19 @@ class RunResult:
 
 
 def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | None = None,
-                 check_invariants: bool = True) -> RunResult:
-    """Run every cycle of the scenario with the invariant engine observing; judge the expectations."""
+                 check_invariants: bool = True, overkill: bool = False) -> RunResult:
+    """Run every cycle of the scenario with the invariant engine observing; judge the expectations.
+
+    With `overkill`, every committed preempt/reclaim eviction is compared with the Z3 optimum.
+    """
     if engine is None and check_invariants:
         engine = InvariantEngine()
+    hooks_factory = engine.hooks if engine is not None else None
+    observer = None
+    if overkill:
+        hooks_factory, observer = _with_overkill(hooks_factory)
     scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now,
-                          hooks_factory=engine.hooks if engine is not None else None)
+                          hooks_factory=hooks_factory)
     result = RunResult(scenario=scenario.name, seed=seed, cycles=scenario.cycles)
     from reference_impl.framework.plugin import get_plugin_builder
 
@@ -100,7 +108,24 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     if last is not None:
         _collect_session_state(result, last)
     result.expectation_failures = judge(scenario.expect, result)
+    if observer is not None:
+        result.overkill = observer.entries
     return result
+
+
+def _with_overkill(hooks_factory):
+    """A hooks factory that adds the overkill observer (model/overkill.py) to each session's hooks."""
+    from model.overkill import OverkillObserver
+    from reference_impl.framework.session import SessionObserverHooks
+
+    observer = OverkillObserver()
+
+    def factory():
+        hooks = hooks_factory() if hooks_factory is not None else SessionObserverHooks()
+        observer.attach(hooks)
+        return hooks
+
+    return factory, observer
 
 
 def _collect_trace(result: RunResult, report: CycleReport) -> None:
