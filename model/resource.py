@@ -156,9 +156,11 @@ def value_same(x: SymResource, y: SymResource):
 # -- obligations ------------------------------------------------------------------------------
 
 
-def _three():
+def _three(nonneg: bool = False):
+    """Three resources; proofs allow negative values (Idle and FutureIdle can be negative), refutations
+    ask for non-negative ones so the counterexample is a plausible request or capacity."""
     x, y, z = fresh("x"), fresh("y"), fresh("z")
-    return x, y, z, well_formed(x) + well_formed(y) + well_formed(z)
+    return x, y, z, well_formed(x, nonneg) + well_formed(y, nonneg) + well_formed(z, nonneg)
 
 
 def ob_le_reflexive() -> Outcome:
@@ -167,13 +169,13 @@ def ob_le_reflexive() -> Outcome:
 
 
 def ob_le_transitive() -> Outcome:
-    x, y, z, wf = _three()
+    x, y, z, wf = _three(True)
     claim = z3.Implies(z3.And(less_equal(x, y), less_equal(y, z)), less_equal(x, z))
     return prove(claim, wf, {"x": x.show(), "y": y.show(), "z": z.show()})
 
 
 def ob_le_antisymmetric_exact() -> Outcome:
-    x, y, _, wf = _three()
+    x, y, _, wf = _three(True)
     claim = z3.Implies(z3.And(less_equal(x, y), less_equal(y, x)), value_same(x, y))
     return prove(claim, wf, {"x": x.show(), "y": y.show()})
 
@@ -198,7 +200,7 @@ def ob_less_implies_less_partly() -> Outcome:
 
 
 def ob_less_partly_complement() -> Outcome:
-    x, y, _, wf = _three()
+    x, y, _, wf = _three(True)
     claim = less_partly(x, y, ZERO) == z3.Not(less_equal(y, x, ZERO))
     return prove(claim, wf, {"x": x.show(), "y": y.show()})
 
@@ -209,7 +211,7 @@ def ob_add_sub_inverse() -> Outcome:
 
 
 def ob_sub_add_inverse() -> Outcome:
-    x, y, _, wf = _three()
+    x, y, _, wf = _three(True)
     return prove(value_same(add(sub(x, y), y), x), wf, {"x": x.show(), "y": y.show()})
 
 
@@ -234,7 +236,7 @@ def ob_lewd_ignores_unrequested() -> Outcome:
 
 
 def ob_le_implies_lewd() -> Outcome:
-    x, y, req, wf = _three()
+    x, y, req, wf = _three(True)
     claim = z3.Implies(less_equal(x, y, ZERO), less_equal_with_dimension(x, y, req))
     return prove(claim, wf, {"x": x.show(), "y": y.show(), "req": req.show()})
 
@@ -251,7 +253,7 @@ def ob_lewd_full_request_implies_le() -> Outcome:
 
 
 def ob_equal_symmetric() -> Outcome:
-    x, y, _, wf = _three()
+    x, y, _, wf = _three(True)
     return prove(equal(x, y) == equal(y, x), wf, {"x": x.show(), "y": y.show()})
 
 
