@@ -33,6 +33,13 @@ def fmt(dim: str, value: float) -> str:
     return f"{value / 1000:g}"
 
 
+def fit_dims(tasks) -> list[str]:
+    """The dimensions the fit test reads: cpu and memory always, and every scalar a request names
+    (pods included: it is the pod-count limit)."""
+    names = {n for t in tasks for n in (t.init_resreq.scalars or {})}
+    return ["cpu", "memory"] + sorted(names)
+
+
 def dims_of(r: Resource) -> list[str]:
     out = []
     if r.milli_cpu > 0:
@@ -96,6 +103,7 @@ def explain(ssn, job) -> Explanation:
     if job.pod_group is not None and job.is_pending():
         track(f"podgroup {key}: phase {job.pod_group.phase or 'Pending'}, not admitted by enqueue"
               + _enqueue_reason(job), placed == 0)
+    checked = fit_dims(pending)
     for n in nodes:
         future = n.future_idle()
         for t in pending:
@@ -104,18 +112,17 @@ def explain(ssn, job) -> Explanation:
             if err is not None:
                 track(f"node {n.name}: {_short(err)} ({t.key})", z3.Not(var))
                 continue
-            over = [d for d in dims_of(t.init_resreq)
-                    if not t.init_resreq.get(d) < future.get(d) + MIN_RESOURCE]
+            over = [d for d in checked if not t.init_resreq.get(d) < future.get(d) + MIN_RESOURCE]
             if over:
                 d = over[0]
                 track(f"node {n.name}: {d} {fmt(d, t.init_resreq.get(d))} requested by {t.key} > "
                       f"{fmt(d, max(future.get(d), 0.0))} idle", z3.Not(var))
-        for d in sorted({d for t in pending for d in dims_of(t.init_resreq)}):
-            terms = [z3.If(x[(t.key, n.name)], _q(t.init_resreq.get(d)), 0) for t in pending]
-            slack = [z3.If(x[(t.key, n.name)], _q(MIN_RESOURCE), 0) for t in pending]
-            if len(pending) > 1:
+        if len(pending) > 1:
+            here = [x[(t.key, n.name)] for t in pending]
+            for d in checked:
+                need = z3.Sum([z3.If(v, _q(t.init_resreq.get(d)), 0) for v, t in zip(here, pending)])
                 track(f"node {n.name}: {d} {fmt(d, max(future.get(d), 0.0))} idle for the tasks placed together",
-                      z3.Sum(terms) < _q(future.get(d)) + z3.Sum(slack))
+                      z3.Implies(z3.Or(*here), need < _q(future.get(d)) + _q(MIN_RESOURCE)))
     _queue_constraints(ssn, job, pending, x, placed, track)
     out.constraints = len(tracked)
     out.reasons = _minimal_core(hard, tracked)
@@ -154,17 +161,27 @@ def _queue_constraints(ssn, job, pending, x, placed, track) -> None:
         return
     if queue.queue.state != "Open":
         track(f"queue {queue.name}: state {queue.queue.state}, not Open", placed == 0)
-    plugin = ssn.plugins.get("proportion")
-    attr = plugin.queue_attrs.get(queue.uid) if plugin is not None else None
-    if attr is None:
-        return
-    for d in sorted({d for t in pending for d in dims_of(t.resreq) if d != "pods"}):
-        total = z3.Sum([z3.If(v, _q(t.resreq.get(d)), 0) for t in pending for (tk, _), v in x.items()
-                        if tk == t.key] + [_q(0)])
-        smallest = min(t.resreq.get(d) for t in pending)
-        track(f"queue {queue.name}: deserved {d} {fmt(d, attr.deserved.get(d))} < allocated "
-              f"{fmt(d, attr.allocated.get(d))} + request {fmt(d, smallest)}",
-              _q(attr.allocated.get(d)) + total <= _q(attr.deserved.get(d)))
+    dims = sorted({d for t in pending for d in dims_of(t.resreq) if d != "pods"})
+    requested = {d: z3.Sum([z3.If(v, _q(t.resreq.get(d)), 0) for t in pending for (tk, _), v in x.items()
+                            if tk == t.key] + [_q(0)]) for d in dims}
+    smallest = {d: min(t.resreq.get(d) for t in pending) for d in dims}
+    proportion = ssn.plugins.get("proportion")
+    attr = proportion.queue_attrs.get(queue.uid) if proportion is not None else None
+    if attr is not None:
+        # Allocatable: allocated + request <= deserved, strict, on the requested dimensions
+        for d in dims:
+            track(f"queue {queue.name}: deserved {d} {fmt(d, attr.deserved.get(d))} < allocated "
+                  f"{fmt(d, attr.allocated.get(d))} + request {fmt(d, smallest[d])}",
+                  _q(attr.allocated.get(d)) + requested[d] <= _q(attr.deserved.get(d)))
+    capacity = ssn.plugins.get("capacity")
+    if capacity is not None and queue.uid in capacity.queue_attrs:
+        # Allocatable: allocated + request <= realCapability for the queue and its ancestors
+        for qid in capacity._branch(queue.uid):
+            cattr = capacity.queue_attrs[qid]
+            for d in dims:
+                track(f"queue {qid}: capability {d} {fmt(d, cattr.real_capability.get(d))} < allocated "
+                      f"{fmt(d, cattr.allocated.get(d))} + request {fmt(d, smallest[d])}",
+                      _q(cattr.allocated.get(d)) + requested[d] <= _q(cattr.real_capability.get(d)))
 
 
 def _minimal_core(hard: list, tracked: dict[str, Any]) -> list[str]:
