@@ -1,5 +1,6 @@
 """Minimal evictions: the fewest victims, then the lowest total priority, that let a preemptor
-(or a whole gang) fit, chosen by z3 Optimize among the victims the plugins offered.
+(or a whole gang) fit, chosen by z3 Optimize among the victims the plugins offered (for the gang
+actions: a whole bundle is all-or-nothing, and safe tasks are preferred at equal cost).
 
 Fit is the preempt/reclaim resource test: InitResreq.LessEqual(FutureIdle + evicted, Zero), i.e. on
 cpu, memory and every scalar the request names, request < available + 0.1. Predicates other than
@@ -20,6 +21,7 @@ class Candidate:
     request: Resource
     priority: int = 0
     node: str = ""
+    group: str = ""  # candidates sharing a group are evicted together (a gang action's whole bundle)
 
 
 @dataclass
@@ -62,6 +64,12 @@ def minimal_gang_victims(requests: list[Resource], future_idle: dict[str, Resour
     place = [[z3.Bool(f"place{t}@{n}") for n in future_idle] for t in range(len(requests))]
     for row in place:
         opt.add(z3.PbEq([(p, 1) for p in row], 1))
+    groups: dict[str, list] = {}
+    for e, c in zip(evict, candidates):
+        if c.group:
+            groups.setdefault(c.group, []).append(e)
+    for members in groups.values():
+        opt.add(*[m == members[0] for m in members[1:]])
     dims = sorted({d for r in requests for d in _dims(r)})
     for j, (name, idle) in enumerate(future_idle.items()):
         for d in dims:
@@ -74,6 +82,8 @@ def minimal_gang_victims(requests: list[Resource], future_idle: dict[str, Resour
     prio = z3.Sum([z3.If(e, c.priority, 0) for e, c in zip(evict, candidates)] + [z3.IntVal(0)])
     opt.minimize(count)
     opt.minimize(prio)
+    # then spare whole bundles (evicting one breaks its gang) when a safe task does as well
+    opt.minimize(z3.Sum([z3.If(e, 1, 0) for e, c in zip(evict, candidates) if c.group] + [z3.IntVal(0)]))
     if opt.check() != z3.sat:
         return None
     model = opt.model()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.evictions import Candidate, minimal_victims
+from model.evictions import Candidate, minimal_gang_victims, minimal_victims
 
 MAX_CANDIDATES = 12  # larger instances are reported as "too large"
 
@@ -40,8 +40,24 @@ class OverkillObserver:
                 return victims
 
             setattr(ssn, name, wrapped)
+        gang_offers: dict[str, tuple[list[Candidate], dict[str, Any]]] = {}
+        ssn._overkill_gang_offers = gang_offers  # type: ignore[attr-defined]
+        original_unified = ssn.unified_evictable
+
+        def unified(context, candidates):
+            allowed = original_unified(context, candidates)
+            job = getattr(context, "job", None)
+            if job is not None:
+                gang_offers[job.uid] = (_bundled(ssn, candidates, allowed or []),
+                                        {n.name: n.future_idle() for n in ssn.node_list})
+            return allowed
+
+        ssn.unified_evictable = unified
 
     def _on_statement_end(self, ssn, kind: str, ops: list) -> None:
+        if kind == "commit" and ssn.current_action in ("gangpreempt", "gangreclaim"):
+            self._gang_entry(ssn, ops)
+            return
         if kind != "commit" or ssn.current_action not in ("preempt", "reclaim"):
             return
         offers = getattr(ssn, "_overkill_offers", {})
@@ -76,6 +92,58 @@ class OverkillObserver:
         if best.count == 0:
             entry["status"] = "no eviction needed by resources"
         return entry
+
+
+    def _gang_entry(self, ssn, ops: list) -> None:
+        """One entry per committed gang statement: place all its pipelined tasks, fewest victims."""
+        made = [op.task.key for op in ops if op.name == "evict"]
+        placed = [op.task for op in ops if op.name == "pipeline"]
+        if not made or not placed:
+            return
+        job = placed[0].job
+        entry: dict[str, Any] = {"cycle": ssn.cycle, "action": ssn.current_action, "preemptor": f"job {job}",
+                                 "node": ", ".join(sorted({t.node_name for t in placed})),
+                                 "evictionsMade": len(made), "victims": made, "evictionsNeeded": None,
+                                 "ratio": None, "optimalVictims": None}
+        self.entries.append(entry)
+        offer = getattr(ssn, "_overkill_gang_offers", {}).get(job)
+        if offer is None:
+            entry["status"] = "no offer recorded"
+            return
+        candidates, future_idle = offer
+        entry["candidates"] = len(candidates)
+        if len(candidates) > self.max_candidates:
+            entry["status"] = f"too large ({len(candidates)} candidate victims > {self.max_candidates})"
+            return
+        best = minimal_gang_victims([t.init_resreq for t in placed], future_idle, candidates)
+        if best is None:
+            entry["status"] = "no resource-feasible victim set (another predicate decided)"
+            return
+        entry.update({"status": "ok", "evictionsNeeded": best.count, "optimalVictims": best.victims,
+                      "ratio": round(len(made) / best.count, 4) if best.count else None})
+        if best.count == 0:
+            entry["status"] = "no eviction needed by resources"
+
+
+def _bundled(ssn, candidates: list, allowed: list) -> list[Candidate]:
+    """The allowed victims under the gang actions' bundle rules: a safe bundle's tasks one by one, a
+    whole bundle all together (and only when allowWholeBundle), as the action builds them."""
+    from reference_impl.actions.gangpreempt import (
+        BundleType, apply_allowed_tasks, create_job_bundles, parse_settings)
+
+    by_job: dict[str, list] = {}
+    for task in candidates:
+        by_job.setdefault(task.job, []).append(task.clone())
+    bundles = [b for uid, tasks in by_job.items() for b in create_job_bundles(ssn.jobs[uid], tasks)]
+    valid = apply_allowed_tasks(bundles, {t.uid for t in allowed})
+    whole_ok = parse_settings(ssn, ssn.current_action).allow_whole_bundle
+    out = []
+    for i, bundle in enumerate(valid):
+        if bundle.type == BundleType.WHOLE and not whole_ok:
+            continue
+        group = f"whole-{i}" if bundle.type == BundleType.WHOLE else ""
+        out += [Candidate(t.key, t.resreq.clone(), t.priority, t.node_name, group) for t in bundle.tasks]
+    return out
 
 
 def render_lines(entries: list[dict[str, Any]]) -> list[str]:

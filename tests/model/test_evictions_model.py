@@ -69,3 +69,23 @@ def test_check_text_shows_overkill(tmp_path, capsys):
     assert cli_main(["check", "tests/scenarios/preempt-excess-eviction.yaml", "--report", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "2 evicted, 1 needed, ratio 2.0 (optimal: default/big-0)" in out
+
+
+def test_whole_bundles_are_all_or_nothing():
+    idle = {"n1": Resource(0, 0)}
+    candidates = [Candidate("w1", Resource(1000, 0), 0, "n1", "whole-0"),
+                  Candidate("w2", Resource(1000, 0), 0, "n1", "whole-0"),
+                  Candidate("s1", Resource(1000, 0), 5, "n1")]
+    best = minimal_gang_victims([Resource(1000, 0)], idle, candidates)
+    assert best.victims == ["s1"]  # one safe task beats a two-task whole bundle despite its priority
+    best = minimal_gang_victims([Resource(2000, 0)], idle, candidates[:2])
+    assert sorted(best.victims) == ["w1", "w2"]
+
+
+def test_gang_overkill_bundle_granularity(tmp_path, capsys):
+    """gangpreempt adds a victim job's safe bundle whole: two evicted where one task suffices."""
+    [entry] = _check("tests/scenarios/gangpreempt-safe-bundle-first.yaml", tmp_path, capsys)
+    assert (entry["action"], entry["evictionsMade"], entry["evictionsNeeded"]) == ("gangpreempt", 2, 1)
+    assert entry["optimalVictims"][0] in ("data/etl-0", "data/etl-1")  # a safe task, not the whole bundle
+    [entry] = _check("tests/scenarios/gangpreempt-whole-bundle-breaks-victim-gang.yaml", tmp_path, capsys)
+    assert entry["ratio"] == 1
