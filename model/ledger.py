@@ -271,6 +271,33 @@ def ob_tolerant_fit_floor() -> Any:
     return prove(z3.Implies(fit, z3.And(*[i > -TOL for i in t.idle])), _base(s, req), _show(s, req))
 
 
+def _scalar_add(nil_allocatable: bool | None) -> Any:
+    """AddTask (a status that takes Idle) on a fresh node, with the full resource encoding (scalar maps
+    and their nil quirk): Idle + Used has the values of Allocatable."""
+    import z3
+
+    from model import resource as R
+    from model.obligation import prove
+    alloc, req = R.fresh("allocatable"), R.fresh("request")
+    empty = R.SymResource(z3.RealVal(0), z3.RealVal(0), z3.BoolVal(True),
+                          {n: z3.BoolVal(False) for n in R.SCALARS}, {n: z3.RealVal(0) for n in R.SCALARS})
+    idle = R.sub(alloc, req)  # Idle starts as a clone of Allocatable; Used as an empty Resource (nil map)
+    used = R.add(empty, req)
+    hyps = R.well_formed(alloc, True) + R.well_formed(req, True) + [req.has["pods"], req.val["pods"] == 1]
+    if nil_allocatable is not None:
+        hyps.append(alloc.nil == z3.BoolVal(nil_allocatable))
+    return prove(R.value_same(R.add(idle, used), alloc), hyps,
+                 {"allocatable": alloc.show(), "request": req.show()})
+
+
+def ob_scalars_nonnil() -> Any:
+    return _scalar_add(False)
+
+
+def ob_scalars_any() -> Any:
+    return _scalar_add(None)
+
+
 def obligations() -> list:
     from model.obligation import COUNTEREXAMPLE, Obligation
 
@@ -296,6 +323,14 @@ def obligations() -> list:
                    "leaves Idle >= 0", ob_tolerant_fit_nonneg, COUNTEREXAMPLE,
                    "the 0.1 tolerance admits a request up to 0.1 above Idle: Idle may end in (-0.1, 0); "
                    "upstream only logs it"),
+        Obligation("ledger.scalars-identity", "with scalar maps: AddTask on a node whose Allocatable has a "
+                   "scalar map keeps Idle + Used = Allocatable on every dimension, pods included",
+                   ob_scalars_nonnil),
+        Obligation("ledger.scalars-identity-nil", "with scalar maps: AddTask on any node keeps Idle + Used = "
+                   "Allocatable on every dimension", ob_scalars_any, COUNTEREXAMPLE,
+                   "a node whose allocatable names no scalar (not even pods) has a nil Idle map: Sub drops "
+                   "the task's pods (and GPUs) from Idle while Add puts them in Used, so Idle + Used exceeds "
+                   "Allocatable on those dimensions"),
         Obligation("ledger.tolerant-fit-floor", "a task that passed the tolerant fit leaves Idle > -0.1",
                    ob_tolerant_fit_floor),
     ]

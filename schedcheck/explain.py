@@ -12,8 +12,8 @@ DESCRIPTION = ("Run the reference scheduler on SCENARIO, then ask Z3 whether the
                "session's state; when it cannot, print a minimal set of conflicting constraints (node capacity, "
                "predicates, gang size, queue deserved and state, enqueue admission) in scheduler terms.")
 EPILOG = """example:
-  schedcheck explain tests/scenarios/resources-insufficient-everywhere.yaml --job default/big
-  schedcheck explain examples/some.yaml --job ns/train --json
+  schedcheck explain tests/scenarios/resources-insufficient-everywhere.yaml --job bi/analytics
+  schedcheck explain tests/scenarios/proportion-capability-cap.yaml --job team-c/capped-job --json
 
 exit status: 0 explained, 1 could not explain (e.g. the job is not pending), 2 unreadable input or unknown job"""
 

@@ -69,3 +69,17 @@ def test_statement_ops_and_undo_restore_the_ledger():
     for _, status, forward, undo in L.STATEMENT_OPS:
         s = base if status == TaskStatus.Pending else L.add_task(base, (1000.0, 1.0), status)
         assert undo(forward(s, (1000.0, 1.0)), (1000.0, 1.0)) == s
+
+
+def test_nil_scalar_allocatable_breaks_the_pods_identity_on_the_reference():
+    """ledger.scalars-identity-nil's counterexample, replayed on NodeInfo."""
+    from reference_impl.k8s import Node
+    from tests.builders import rl
+
+    n = NodeInfo(Node(name="n", uid="n", allocatable=rl(cpu="4", memory="8Gi")))  # no pods: nil scalar map
+    t = _task(0, 1000, TaskStatus.Running)
+    n.add_task(t)
+    assert n.allocatable.get("pods") == 0 and n.idle.get("pods") == 0 and n.used.get("pods") == 1
+    with_pods = NodeInfo(node("m", cpu="4"))
+    with_pods.add_task(_task(1, 1000, TaskStatus.Running))
+    assert with_pods.idle.get("pods") + with_pods.used.get("pods") == with_pods.allocatable.get("pods")
