@@ -31,7 +31,7 @@ def values(sym: m.SymResource) -> dict:
     return {k: float(v.as_fraction()) for k, v in out.items()}, holds(sym.nil)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(RESOURCES, RESOURCES, DEFAULTS)
 def test_comparisons_agree(x, y, default):
     ref_default, model_default = default
