@@ -14,6 +14,7 @@ the reference's own decision, the tie it recorded there (if any) and the node sc
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -49,23 +50,42 @@ class _Chooser:
         return None
 
 
-@contextlib.contextmanager
-def _recording_scores(scores: dict[tuple[int, str], list[dict[str, float]]]) -> Iterator[None]:
-    """Record the node scores of every prioritisation (cycle, task) while the block runs."""
+_recorder = threading.local()  # this thread's score table while a guided replay runs
+_installed = threading.Lock()
+_wrapped = False
+
+
+def _install_score_recorder() -> None:
+    """Wrap scheduler_helper.prioritize_nodes once, for good: it records into the calling thread's
+    table when one is set, and otherwise only passes through (so threads never disturb each other)."""
+    global _wrapped
     import reference_impl.util.scheduler_helper as helper
 
-    original = helper.prioritize_nodes
+    with _installed:
+        if _wrapped:
+            return
+        original = helper.prioritize_nodes
 
-    def prioritize(ssn: Any, task: Any, nodes: list[Any]) -> dict[float, list[Any]]:
-        grouped = original(ssn, task, nodes)
-        scores[(ssn.cycle, task.key)].append({n.name: score for score, group in grouped.items() for n in group})
-        return grouped
+        def prioritize(ssn: Any, task: Any, nodes: list[Any]) -> dict[float, list[Any]]:
+            grouped = original(ssn, task, nodes)
+            table = getattr(_recorder, "scores", None)
+            if table is not None:
+                table[(ssn.cycle, task.key)].append({n.name: s for s, group in grouped.items() for n in group})
+            return grouped
 
-    helper.prioritize_nodes = prioritize
+        helper.prioritize_nodes = prioritize
+        _wrapped = True
+
+
+@contextlib.contextmanager
+def _recording_scores(scores: dict[tuple[int, str], list[dict[str, float]]]) -> Iterator[None]:
+    """Record the node scores of every prioritisation (cycle, task) this thread makes in the block."""
+    _install_score_recorder()
+    _recorder.scores = scores
     try:
         yield
     finally:
-        helper.prioritize_nodes = original
+        _recorder.scores = None
 
 
 def guided_reference(scenario: Scenario, result: dict[str, Any], seed: int = 0
@@ -138,7 +158,7 @@ def _explain(mine: tuple | None, ref: tuple | None, reference: dict[str, Any],
              scores: dict[tuple[int, str], list[dict[str, float]]], index: int) -> Finding:
     def say(d: tuple | None) -> str:
         if d is None:
-            return "nothing more"
+            return "nothing more (no further decision)"
         return f"{d[1]} {d[2]}" + (f" on {d[3]}" if d[3] else "")
 
     anchor = mine or ref
