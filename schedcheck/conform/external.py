@@ -10,8 +10,9 @@ Checks (finding kind `check.<name>`):
   bind-not-pending      a bind of a pod that is not a pending pod of this scheduler, or bound twice
   bind-unschedulable    a bind to a node that is not Ready
   node-overcommit       the binds of a session ask a node for more than its Idle (any dimension, pods included)
-  gang-min              binds of a job that stays below minAvailable (gang atomicity)
+  gang-min              binds of a job that stays below minAvailable (gang atomicity; gang plugin on)
   queue-capability      binds that take a queue above its spec.capability (with proportion or capacity)
+A check applies only where the conf turns on the plugin that enforces the rule upstream.
   evict-not-running     an eviction of a pod that is not Running or Bound
   evict-not-preemptable an eviction of a pod marked volcano.sh/preemptable=false
   pipeline-overcommit   pipelined tasks beyond a node's FutureIdle at the last session's close
@@ -122,11 +123,12 @@ def _replay(scenario: Scenario, result: dict[str, Any], decisions: Decisions) ->
 
     cache = SchedulerCache(scenario.objects, now=scenario.now)
     queue_checks = _queue_plugins_on(scenario)
+    gang_on = any(p.name == "gang" and p.enabled("enableJobReady") for t in scenario.conf.tiers for p in t.plugins)
     out: list[Finding] = []
     for cycle in range(scenario.cycles):
         binds, evicts = decisions.get(cycle, ([], []))
         tasks = {t.key: (job, t) for job in cache.jobs.values() for t in job.tasks.values()}
-        out += _check_binds(cycle, cache, tasks, binds, evicts)
+        out += _check_binds(cycle, cache, tasks, binds, evicts, gang_on)
         out += _check_evictions(cycle, tasks, evicts)
         if queue_checks:
             out += _check_queues(cycle, cache, tasks, binds)
@@ -147,7 +149,7 @@ def _exceeds(request: Resource, room: Resource) -> list[str]:
 
 
 def _check_binds(cycle: int, cache: Any, tasks: dict[str, Any], binds: list[tuple[str, str]],
-                 evicts: list[str]) -> list[Finding]:
+                 evicts: list[str], gang_on: bool = True) -> list[Finding]:
     out: list[Finding] = []
     per_node: dict[str, Resource] = defaultdict(Resource)
     per_job: Counter[str] = Counter()
@@ -168,7 +170,7 @@ def _check_binds(cycle: int, cache: Any, tasks: dict[str, Any], binds: list[tupl
             continue
         job, task = found
         per_node[node_name].add(task.resreq)
-        if not task.best_effort:
+        if not task.best_effort and gang_on:  # without gang's JobReady, upstream commits any part of a job
             per_job[job.uid] += 1
     for node_name, request in sorted(per_node.items()):
         node = cache.nodes[node_name]
