@@ -14,6 +14,7 @@ import importlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -248,6 +249,10 @@ def parse_impl(spec: str, timeout: float = DEFAULT_TIMEOUT, max_output: int = DE
         argv = shlex.split(spec)
     except ValueError as exc:
         raise ImplSpecError(f"--impl {spec!r}: {exc}") from None
+    if not argv:
+        raise ImplSpecError("--impl is empty")
+    if shutil.which(argv[0]) is None:
+        raise ImplSpecError(f"--impl {spec!r}: {argv[0]} is not an executable command")
     return Implementation(spec, argv=argv, timeout=timeout, max_output=max_output, stdin=stdin)
 
 
