@@ -151,3 +151,11 @@ def test_check_trace_unreadable(tmp_path, capsys, content, fragment):
     path.write_text(content)
     assert main(["check-trace", str(path)]) == 2
     assert fragment in capsys.readouterr().err
+
+
+def test_the_overhead_figures_run(capsys):
+    from schedcheck.conform.overhead import main as overhead
+
+    assert overhead(["--count", "2", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "reference_cli.py subprocess" in out and "ms per scenario" in out
