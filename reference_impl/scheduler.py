@@ -35,8 +35,10 @@ class Scheduler:
         server_options: ServerOptions | None = None,
         hooks_factory: Callable[[], SessionObserverHooks] | None = None,
         now: str | None = None,
+        tie_chooser: Callable[..., object] | None = None,
     ) -> None:
         self.conf = conf
+        self.tie_chooser = tie_chooser  # see Session.tie_chooser
         self.seed = seed
         self.cache = SchedulerCache(objects, server_options=server_options, now=now)
         self.hooks_factory = hooks_factory
@@ -45,6 +47,7 @@ class Scheduler:
     def run_once(self) -> CycleReport:
         hooks = self.hooks_factory() if self.hooks_factory else None
         ssn = open_session(self.cache, self.conf, self.cycle, self.seed, hooks)
+        ssn.tie_chooser = self.tie_chooser
         report = CycleReport(self.cycle, ssn)
         try:
             for name in self.conf.actions:

@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", help="a counterexample.yaml")
     replay.add_argument("--json", action="store_true", help="print one JSON object")
-    replay.add_argument("--impl", metavar="CMD", help="replay against another implementation (a later issue)")
+    replay.add_argument("--impl", metavar="CMD", help="replay against another implementation speaking protocol 1 (docs/protocol.md)")
 
     bench = sub.add_parser(
         "bench", help="print performance figures",

@@ -20,7 +20,6 @@ from schedcheck.counterexample import Counterexample, only_ids, read_counterexam
 from schedcheck.scenario.errors import ScenarioError
 
 EXIT_FIXED, EXIT_REPRODUCED, EXIT_UNREADABLE = 0, 1, 2
-IMPL_NOT_YET = "schedcheck: replay: --impl arrives with the conformance protocol"
 
 
 @dataclass
@@ -107,17 +106,19 @@ def describe(result: ReplayResult) -> str:
 
 def cmd_replay(args: Any) -> int:
     """The `schedcheck replay FILE [--json] [--impl CMD]` command; returns the exit status."""
-    if getattr(args, "impl", None):
-        print(IMPL_NOT_YET, file=sys.stderr)
-        return EXIT_UNREADABLE
     path = next((getattr(args, name) for name in ("file", "counterexample", "scenario", "path")
                  if getattr(args, name, None)), None)
     if path is None:
         print("schedcheck: replay: expected a counterexample file", file=sys.stderr)
         return EXIT_UNREADABLE
+    if getattr(args, "impl", None):
+        return replay_against_impl(path, args.impl, getattr(args, "json", False))
     try:
         result = replay(path)
     except ScenarioError as exc:
+        if _conform_kind(path):
+            exc = ScenarioError(path, "Scenario", "metadata.annotations.schedcheck.io/conform-finding",
+                                "found against another implementation: replay it with --impl CMD")
         print(f"schedcheck: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     if getattr(args, "json", False):
@@ -126,3 +127,64 @@ def cmd_replay(args: Any) -> int:
     else:
         sys.stdout.write(describe(result) + "\n")
     return result.exit_status
+
+
+# ---------------------------------------------------------------- against another implementation
+
+
+def _conform_kind(path: str) -> str | None:
+    """The finding a conformance counterexample records (schedcheck/conform/report.py), if any."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = yaml.safe_load(handle)
+    except (OSError, yaml.YAMLError):
+        return None
+    notes = ((doc or {}).get("metadata") or {}).get("annotations") or {} if isinstance(doc, dict) else {}
+    return notes.get("schedcheck.io/conform-finding") if isinstance(notes, dict) else None
+
+
+def replay_against_impl(path: str, impl_spec: str, as_json: bool = False) -> int:
+    """Run one scenario (a conformance counterexample, or any scenario) through an implementation.
+
+    Exit 1 while it does not conform on it (the text says whether the recorded finding recurs), 0 when
+    it conforms, 2 when the file or the --impl is unusable."""
+    import yaml
+
+    from schedcheck.conform.check import conform_one
+    from schedcheck.conform.impl import ImplSpecError, parse_impl
+    from schedcheck.scenario.loader import load_scenario
+
+    try:
+        scenario = load_scenario(path)
+        impl = parse_impl(impl_spec)
+    except ScenarioError as exc:
+        print(f"schedcheck: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except ImplSpecError as exc:
+        print(f"schedcheck: replay: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    with open(path, encoding="utf-8") as handle:
+        doc = yaml.safe_load(handle)
+    recorded = scenario.annotations.get("schedcheck.io/conform-finding")
+    try:
+        seed = int(scenario.annotations.get("schedcheck.io/seed", "0") or 0)
+    except ValueError:
+        seed = 0
+    verdict = conform_one(impl, scenario, doc, seed)
+    same = recorded is not None and any(f.kind == recorded for f in verdict.findings)
+    if as_json:
+        json.dump({"file": path, "implementation": impl.label, "seed": seed, "recorded": recorded,
+                   "conformant": verdict.ok, "reproduced": same,
+                   "findings": [f.to_json() for f in verdict.findings]}, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+    elif verdict.ok:
+        sys.stdout.write(f"{path}: {impl.label} conforms on this scenario (seed {seed})"
+                         + (f"; the recorded {recorded} no longer occurs" if recorded else "") + ". Exit 0.\n")
+    else:
+        first = verdict.findings[0]
+        sys.stdout.write(f"{path}: {impl.label} still does not conform: {first.line()}"
+                         + ("" if recorded is None else " (the recorded finding)" if same
+                            else f" (the counterexample recorded {recorded})") + ". Exit 1.\n")
+    return EXIT_FIXED if verdict.ok else EXIT_REPRODUCED

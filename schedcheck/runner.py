@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,8 @@ from reference_impl.util.assertion import AssertionViolation
 from invariants.engine import InvariantEngine
 from schedcheck.expect import judge
 from schedcheck.scenario.model import Scenario
+
+PROTOCOL = 1  # the conformance protocol version this result speaks (docs/protocol.md)
 
 
 @dataclass
@@ -35,6 +38,7 @@ class RunResult:
     invariants: int = 0  # how many invariants watched the run
     invariant_checks: int = 0  # how many times they were checked
     overkill: list[dict[str, Any]] = field(default_factory=list)  # per preemptor: evictions made / needed
+    ledgers: list[dict[str, Any]] = field(default_factory=list)  # node accounting after each session (protocol)
 
     @property
     def ok(self) -> bool:
@@ -42,6 +46,8 @@ class RunResult:
 
     def to_json(self, with_trace: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
+            "protocol": PROTOCOL,
+            "implementation": "schedcheck-reference",
             "scenario": self.scenario,
             "seed": self.seed,
             "cycles": self.cycles,
@@ -57,14 +63,17 @@ class RunResult:
         }
         if with_trace:
             out["trace"] = self.trace
+            out["ledgers"] = self.ledgers
         return out
 
 
 def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | None = None,
-                 check_invariants: bool = True, overkill: bool = False) -> RunResult:
+                 check_invariants: bool = True, overkill: bool = False,
+                 tie_chooser: Callable[..., Any] | None = None) -> RunResult:
     """Run every cycle of the scenario with the invariant engine observing; judge the expectations.
 
-    With `overkill`, every committed preempt/reclaim eviction is compared with the Z3 optimum.
+    With `overkill`, every committed preempt/reclaim eviction is compared with the Z3 optimum;
+    `tie_chooser` guides the reference's choice among equally scored nodes (conformance replays).
     """
     if engine is None and check_invariants:
         engine = InvariantEngine()
@@ -73,7 +82,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     if overkill:
         hooks_factory, observer = _with_overkill(hooks_factory)
     scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now,
-                          hooks_factory=hooks_factory)
+                          hooks_factory=hooks_factory, tie_chooser=tie_chooser)
     result = RunResult(scenario=scenario.name, seed=seed, cycles=scenario.cycles)
     from reference_impl.framework.plugin import get_plugin_builder
 
@@ -87,6 +96,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
                 scheduler.advance()
             last = scheduler.run_once()
             _collect_trace(result, last)
+            result.ledgers.append(_ledger(last))
             for name in last.skipped_actions:
                 if name not in result.skipped_actions:
                     result.skipped_actions.append(name)
@@ -148,3 +158,13 @@ def _collect_session_state(result: RunResult, report: CycleReport) -> None:
         for task in job.tasks_with_status(TaskStatus.Pipelined):
             result.pipelined[task.key] = task.node_name
             result.pipelined_groups[task.key] = job.uid
+
+
+def _ledger(report: CycleReport) -> dict[str, Any]:
+    """Every node's accounting at the close of a session, in the protocol's resource maps."""
+    nodes = {}
+    for name, node in sorted(report.session.nodes.items()):
+        nodes[name] = {"allocatable": node.allocatable.as_dict(), "idle": node.idle.as_dict(),
+                       "used": node.used.as_dict(), "releasing": node.releasing.as_dict(),
+                       "pipelined": node.pipelined.as_dict()}
+    return {"cycle": report.cycle, "nodes": nodes}

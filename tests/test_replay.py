@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,12 +26,14 @@ from schedcheck.counterexample import (
     write_counterexample_report,
 )
 from schedcheck.minimize import failing_predicate, minimize_with_stats
-from schedcheck.replay import IMPL_NOT_YET, cmd_replay, replay
+from schedcheck.replay import cmd_replay, replay
 from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.loader import load_scenario_text, scenario_from_document
 from tests.test_minimize import GANG, GANG_MUTANT, group_doc, node_doc, partial_gang_doc, pod_doc, scenario_doc
 
 PIPELINE_MUTANT = "pipeline-not-reserved"
+CONFORM_SCENARIOS = Path(__file__).parent / "conform" / "scenarios"
+IMPLS = Path(__file__).parent.parent / "examples" / "impls"
 
 
 def args(path, **extra) -> argparse.Namespace:
@@ -140,10 +143,33 @@ def test_replay_json(gang_report, capsys):
     assert payload["reproduced"] and payload["invariant"] == GANG and payload["violation"]["id"] == GANG
 
 
-def test_replay_with_impl_is_not_there_yet(gang_report, capsys):
+def test_replay_with_an_unusable_impl_is_a_usage_error(gang_report, capsys):
     _, folder, _ = gang_report
-    assert cmd_replay(args(folder / FILE_NAME, impl="./my-scheduler")) == 2
-    assert capsys.readouterr().err.strip() == IMPL_NOT_YET
+    assert cmd_replay(args(folder / FILE_NAME, impl="./no-such-scheduler")) == 2
+    assert "not an executable command" in capsys.readouterr().err
+
+
+def test_replay_with_impl_runs_the_scenario_through_it(gang_report, capsys):
+    # The gang counterexample needs the deliberate bug; the clean reference conforms on it.
+    _, folder, _ = gang_report
+    assert cmd_replay(args(folder / FILE_NAME, impl="python:schedcheck.conform.reference:run")) == 0
+    assert "conforms on this scenario" in capsys.readouterr().out
+
+
+def test_replay_of_a_conformance_counterexample(tmp_path, capsys):
+    from schedcheck.conform.report import annotate as annotate_conform
+
+    doc = yaml.safe_load((CONFORM_SCENARIOS / "releasing-pod.yaml").read_text())
+    path = tmp_path / "cx.yaml"
+    path.write_text(yaml.safe_dump(annotate_conform(doc, "ledger.identity", 0, "drift")))
+    drift = f"{sys.executable} {IMPLS / 'ledger_drift.py'}"
+    assert cmd_replay(args(path, impl=drift)) == 1
+    assert "(the recorded finding)" in capsys.readouterr().out
+    assert cmd_replay(args(path, impl="python:schedcheck.conform.reference:run", json=True)) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["conformant"] and out["recorded"] == "ledger.identity" and not out["reproduced"]
+    assert cmd_replay(args(path)) == 2  # found against an implementation: --impl is needed
+    assert "replay it with --impl" in capsys.readouterr().err
 
 
 def test_the_counterexample_is_an_ordinary_scenario(gang_report, capsys):

@@ -141,6 +141,8 @@ class Session:
         self.current_action = ""
         self.enabled_actions: set[str] = set(conf.actions)
         self.ties: list[TieRecord] = []
+        # Optional (ssn, task, tied nodes) -> chosen node or None; None: the seeded choice stands.
+        self.tie_chooser: Callable[..., Any] | None = None
         self._statement_ids = 0
         self.operations: list[Operation] = []
         self.hooks = SessionObserverHooks()

@@ -122,6 +122,8 @@ def select_best_node_and_score(ssn: Session, task: TaskInfo, node_scores: dict[f
     if len(best) == 1:
         return best[0], best_score
     chosen = best[ssn.rng.randrange(len(best))]
+    if ssn.tie_chooser is not None:  # a replay guided by another implementation's choices (conform)
+        chosen = ssn.tie_chooser(ssn, task, best) or chosen
     ssn.record_tie(task, best, chosen, best_score)
     return chosen, best_score
 

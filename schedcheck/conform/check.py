@@ -1,0 +1,62 @@
+"""One scenario through an implementation: its answer, then every check in order of how much it
+explains (faults, the answer's own consistency and outside-judged invariants, then the
+differential against the reference). The first family that finds something is reported."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from schedcheck.conform.findings import Finding
+from schedcheck.conform.impl import Implementation, Outcome
+from schedcheck.conform.protocol import validate
+from schedcheck.scenario.model import Scenario
+
+
+@dataclass
+class Verdict:
+    scenario: str
+    findings: list[Finding] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    seconds: float = 0.0  # the implementation's call
+    stderr: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    @property
+    def kind(self) -> str | None:
+        return self.findings[0].kind if self.findings else None
+
+
+def check_answer(scenario: Scenario, result: dict[str, Any], seed: int = 0, differential: bool = True
+                 ) -> list[Finding]:
+    """Findings on a protocol result for a scenario ([] when it conforms)."""
+    errors = validate(result)
+    if errors:
+        return [Finding("fault.schema", f"the result breaks the protocol-1 schema: {errors[0]}"
+                        + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""), None, [],
+                        {"errors": errors})]
+    from schedcheck.conform.external import check_result
+
+    findings = check_result(scenario, result)
+    if findings or not differential:
+        return findings
+    from schedcheck.conform.differential import compare
+
+    return compare(scenario, result, seed)
+
+
+def conform_one(impl: Implementation, scenario: Scenario, doc: dict[str, Any], seed: int = 0) -> Verdict:
+    outcome: Outcome = impl.call(doc, seed)
+    verdict = Verdict(scenario.name, seconds=outcome.seconds, stderr=outcome.stderr)
+    if outcome.fault is not None:
+        fault = outcome.fault
+        verdict.findings = [Finding(f"fault.{fault.kind}", f"the implementation {fault.message}", None, [],
+                                    {"stderr": fault.stderr, "exitCode": fault.exit_code})]
+        return verdict
+    assert outcome.result is not None
+    verdict.result = outcome.result
+    verdict.findings = check_answer(scenario, outcome.result, seed)
+    return verdict

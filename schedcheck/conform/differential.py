@@ -1,0 +1,179 @@
+"""Differential check against the reference, tolerant of legitimate ties.
+
+Where the reference finds several equally good nodes for a task it draws one with its seeded
+generator (util/scheduler_helper.py) and records the tie. Another implementation may break the
+same tie differently and still be right. So the reference is replayed *guided* by the
+implementation: at every tie, a chooser picks the node the implementation used for that task in
+that cycle (its next allocate/pipeline operation there, else where it finally bound or pipelined
+it), and falls back to the seeded choice when the implementation's node is not among the tied
+ones. If the guided reference then decides exactly as the implementation did, some legal
+tie-break explains every decision; otherwise the first decision none explains is reported, with
+the reference's own decision, the tie it recorded there (if any) and the node scores behind it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from schedcheck.conform.findings import Finding
+from schedcheck.scenario.model import Scenario
+
+COMPARED = (("binds", "binds"), ("pipelined", "pipelined"), ("podGroupPhases", "PodGroup phases"),
+            ("taskStatusCounts", "task status counts"))
+
+
+class _Chooser:
+    def __init__(self, result: dict[str, Any]) -> None:
+        self.plan: dict[tuple[int, str], list[str]] = defaultdict(list)
+        for op in result.get("trace") or []:
+            if op["op"] in ("allocate", "pipeline") and op.get("node"):
+                self.plan[(op["cycle"], op["task"])].append(op["node"])
+        self.final = {**result["pipelined"], **result["binds"]}
+        self.guided = 0  # ties where the implementation's node was taken
+
+    def __call__(self, ssn: Any, task: Any, best: list[Any]) -> Any:
+        by_name = {node.name: node for node in best}
+        planned = self.plan.get((ssn.cycle, task.key), [])
+        for index, name in enumerate(planned):
+            if name in by_name:
+                del planned[:index + 1]
+                self.guided += 1
+                return by_name[name]
+        name = self.final.get(task.key)
+        if name in by_name:
+            self.guided += 1
+            return by_name[name]
+        return None
+
+
+_recorder = threading.local()  # this thread's score table while a guided replay runs
+_installed = threading.Lock()
+_wrapped = False
+
+
+def _install_score_recorder() -> None:
+    """Wrap scheduler_helper.prioritize_nodes once, for good: it records into the calling thread's
+    table when one is set, and otherwise only passes through (so threads never disturb each other)."""
+    global _wrapped
+    import reference_impl.util.scheduler_helper as helper
+
+    with _installed:
+        if _wrapped:
+            return
+        original = helper.prioritize_nodes
+
+        def prioritize(ssn: Any, task: Any, nodes: list[Any]) -> dict[float, list[Any]]:
+            grouped = original(ssn, task, nodes)
+            table = getattr(_recorder, "scores", None)
+            if table is not None:
+                table[(ssn.cycle, task.key)].append({n.name: s for s, group in grouped.items() for n in group})
+            return grouped
+
+        helper.prioritize_nodes = prioritize
+        _wrapped = True
+
+
+@contextlib.contextmanager
+def _recording_scores(scores: dict[tuple[int, str], list[dict[str, float]]]) -> Iterator[None]:
+    """Record the node scores of every prioritisation (cycle, task) this thread makes in the block."""
+    _install_score_recorder()
+    _recorder.scores = scores
+    try:
+        yield
+    finally:
+        _recorder.scores = None
+
+
+def guided_reference(scenario: Scenario, result: dict[str, Any], seed: int = 0
+                     ) -> tuple[dict[str, Any], dict[tuple[int, str], list[dict[str, float]]]]:
+    """The reference's protocol result when its ties are broken the implementation's way, and the
+    node scores it computed (per cycle and task)."""
+    from schedcheck.runner import run_scenario
+
+    scores: dict[tuple[int, str], list[dict[str, float]]] = defaultdict(list)
+    with _recording_scores(scores):
+        run = run_scenario(scenario, seed=seed, check_invariants=False, tie_chooser=_Chooser(result))
+    return run.to_json(with_trace=True), scores
+
+
+def compare(scenario: Scenario, result: dict[str, Any], seed: int = 0) -> list[Finding]:
+    """[] when some legal tie-break of the reference makes exactly the implementation's decisions."""
+    reference, scores = guided_reference(scenario, result, seed)
+    same = all(_norm(result.get(key)) == _norm(reference.get(key)) for key, _ in COMPARED) \
+        and sorted(result["evicted"]) == sorted(reference["evicted"])
+    if same:
+        return []
+    return [_first_divergence(result, reference, scores)]
+
+
+def _norm(value: Any) -> Any:
+    return value if value is not None else {}
+
+
+def _decisions(result: dict[str, Any]) -> list[tuple[int | None, str, str, str]]:
+    """(cycle, op, task, node) of every committed bind and eviction, in order; without a trace,
+    binds then evictions, each sorted (cycle unknown)."""
+    trace = result.get("trace")
+    if trace is not None:
+        from schedcheck.conform.external import committed
+
+        out: list[tuple[int | None, str, str, str]] = []
+        for cycle, (binds, evicts) in sorted(committed(trace).items()):
+            out += [(cycle, "evict", t, "") for t in evicts]
+            out += [(cycle, "bind", t, n) for t, n in binds]
+        return out
+    return ([(None, "evict", t, "") for t in sorted(result["evicted"])]
+            + [(None, "bind", t, n) for t, n in sorted(result["binds"].items())])
+
+
+def _first_divergence(result: dict[str, Any], reference: dict[str, Any],
+                      scores: dict[tuple[int, str], list[dict[str, float]]]) -> Finding:
+    both_traced = result.get("trace") is not None
+    mine = _decisions(result)
+    theirs = _decisions(reference if both_traced else {**reference, "trace": None})
+    for index in range(max(len(mine), len(theirs))):
+        a = mine[index] if index < len(mine) else None
+        b = theirs[index] if index < len(theirs) else None
+        if a == b:
+            continue
+        return _explain(a, b, reference, scores, index)
+    for key, label in COMPARED:
+        if _norm(result.get(key)) != _norm(reference.get(key)):
+            mine_v, ref_v = _norm(result.get(key)), _norm(reference.get(key))
+            keys = sorted(set(mine_v) | set(ref_v))
+            first = next(k for k in keys if mine_v.get(k) != ref_v.get(k))
+            return Finding("divergence", f"the decisions agree but the {label} differ: {first} is "
+                                         f"{mine_v.get(first)!r} here, {ref_v.get(first)!r} in the reference",
+                           None, [first], {"field": key, "implementation": mine_v.get(first),
+                                           "reference": ref_v.get(first)})
+    return Finding("divergence", "the evictions differ in order or number", None, [],
+                   {"implementation": result["evicted"], "reference": reference["evicted"]})
+
+
+def _explain(mine: tuple | None, ref: tuple | None, reference: dict[str, Any],
+             scores: dict[tuple[int, str], list[dict[str, float]]], index: int) -> Finding:
+    def say(d: tuple | None) -> str:
+        if d is None:
+            return "nothing more (no further decision)"
+        return f"{d[1]} {d[2]}" + (f" on {d[3]}" if d[3] else "")
+
+    anchor = mine or ref
+    assert anchor is not None
+    cycle, task = anchor[0], anchor[2]
+    ties = [t for t in reference.get("ties", []) if t["task"] == task and (cycle is None or t["cycle"] == cycle)]
+    node_scores = next((s[-1] for (c, t), s in scores.items() if t == task and (cycle is None or c == cycle)), None)
+    message = (f"decision {index + 1}" + (f" (cycle {cycle})" if cycle is not None else "")
+               + f": the implementation did {say(mine)}, the reference {say(ref)}")
+    if ties:
+        tie = ties[-1]
+        message += (f"; the reference's tied candidates for {task} were {', '.join(tie['candidates'])} "
+                    f"(score {tie['score']:g}), so no legal tie-break explains it")
+    elif node_scores:
+        top = sorted(node_scores.items(), key=lambda kv: (-kv[1], kv[0]))[:4]
+        message += f"; the reference scored {', '.join(f'{n}={s:g}' for n, s in top)}"
+    return Finding("divergence", message, cycle, [f"pod {task}"],
+                   {"implementation": say(mine), "reference": say(ref), "ties": ties, "scores": node_scores})

@@ -1,0 +1,120 @@
+"""Conformance report folders: reports/<time>-conform-<kind>/, assembled under a temporary name and
+renamed into place (never half-written, never overwriting), like schedcheck/report.py.
+
+    counterexample.yaml  the minimised scenario, annotated; `schedcheck replay FILE --impl CMD`
+    original.yaml        the scenario as the search found it
+    answer.json          check-trace input: the minimised scenario and the implementation's answer
+    report.json, report.md
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from schedcheck.conform.search import SearchResult
+
+PREFIX = "schedcheck.io/"
+FINDING = PREFIX + "conform-finding"
+SEED = PREFIX + "seed"
+IMPL = PREFIX + "impl"
+
+
+def annotate(doc: dict[str, Any], kind: str, seed: int, impl: str) -> dict[str, Any]:
+    out = copy.deepcopy(doc)
+    metadata = out.setdefault("metadata", {})
+    notes = {k: v for k, v in (metadata.get("annotations") or {}).items() if not str(k).startswith(PREFIX)}
+    notes.update({FINDING: kind, SEED: str(seed), IMPL: impl})
+    metadata["annotations"] = notes
+    return out
+
+
+def payload(found: SearchResult, impl: str) -> dict[str, Any]:
+    verdict = found.minimised_verdict or found.failing
+    assert verdict is not None
+    from schedcheck.minimize import scenario_counts
+
+    return {
+        "command": "conform", "implementation": impl, "seed": found.seed, "conformant": False,
+        "finding": verdict.findings[0].to_json(), "findings": [f.to_json() for f in verdict.findings],
+        "originalFinding": found.failing.findings[0].to_json() if found.failing else None,
+        "scenariosRun": found.scenarios, "foundAfterSeconds": round(found.found_after, 3),
+        "minimisation": found.stats.to_json() if found.stats is not None else None,
+        "scenario": scenario_counts(found.minimised or {}),
+        "stderrTail": verdict.stderr[-2000:],
+    }
+
+
+def write_conform_report(parent: Path, found: SearchResult, impl: str) -> Path:
+    verdict = found.minimised_verdict or found.failing
+    assert verdict is not None and found.minimised is not None
+    kind = verdict.kind or "finding"
+    doc = annotate(found.minimised, kind, found.seed, impl)
+    body = payload(found, impl)
+    parent.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=parent))
+    try:
+        header = (f"# schedcheck conformance counterexample: {kind} ({impl}, seed {found.seed}).\n"
+                  f"# Replay: schedcheck replay THIS_FILE --impl '{impl}'   (exit 1: still fails, 0: conforms)\n")
+        (staging / "counterexample.yaml").write_text(header + yaml.safe_dump(doc, sort_keys=False, width=120),
+                                                     encoding="utf-8")
+        (staging / "original.yaml").write_text(yaml.safe_dump(found.original, sort_keys=False, width=120),
+                                               encoding="utf-8")
+        if verdict.result is not None:
+            (staging / "answer.json").write_text(json.dumps({"scenario": doc, "result": verdict.result}, indent=1)
+                                                 + "\n", encoding="utf-8")
+        safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in kind)[:60]
+        for attempt in range(100):
+            target = parent / (f"{stamp}-conform-{safe}" + (f"-{attempt}" if attempt else ""))
+            if target.exists():
+                continue
+            body["replay"] = f"schedcheck replay {target / 'counterexample.yaml'} --impl '{impl}'"
+            (staging / "report.json").write_text(json.dumps(body, indent=2, default=str) + "\n", encoding="utf-8")
+            (staging / "report.md").write_text(render(body), encoding="utf-8")
+            try:
+                os.rename(staging, target)
+                return target
+            except OSError:
+                continue
+        raise OSError(f"could not find a free report folder name under {parent}")
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def render(body: dict[str, Any]) -> str:
+    finding = body["finding"]
+    lines = [f"# Not conformant: `{finding['kind']}`", "", finding["message"], "",
+             "| | |", "| --- | --- |", f"| implementation | `{body['implementation']}` |",
+             f"| seed | {body['seed']} |", f"| scenarios run | {body['scenariosRun']} |",
+             f"| found after | {body['foundAfterSeconds']} s |"]
+    if finding.get("cycle") is not None:
+        lines.append(f"| cycle | {finding['cycle']} |")
+    if finding.get("objects"):
+        lines.append(f"| objects | {', '.join(finding['objects'])} |")
+    stats = body.get("minimisation") or {}
+    if stats.get("before"):
+        keys = ("nodes", "pods", "jobs", "queues", "cycles")
+        lines += ["", "## Minimisation", "", "| | " + " | ".join(keys) + " |", "| --- |" + " --- |" * len(keys),
+                  "| before | " + " | ".join(str(stats["before"].get(k, "")) for k in keys) + " |",
+                  "| after | " + " | ".join(str(stats["after"].get(k, "")) for k in keys) + " |", "",
+                  f"{stats.get('attempts')} candidates run through the implementation, {stats.get('seconds')} s"
+                  + (" (stopped by the time budget)" if stats.get("budgetExhausted") else "") + "."]
+    if len(body["findings"]) > 1:
+        lines += ["", "## All findings on the minimised scenario", ""]
+        lines += [f"- `{f['kind']}`: {f['message']}" for f in body["findings"]]
+    if body.get("stderrTail"):
+        lines += ["", "## Standard error (tail)", "", "```", body["stderrTail"].rstrip(), "```"]
+    lines += ["", "## Replay", "", "```", body["replay"], "```", "",
+              "`answer.json` holds the scenario and the implementation's answer: `schedcheck check-trace answer.json` "
+              "checks it offline.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,81 @@
+"""Tie tolerance of the differential, and the outside checks on an implementation's decisions."""
+
+from __future__ import annotations
+
+import copy
+
+from schedcheck.conform.check import check_answer
+from schedcheck.conform.differential import compare
+from schedcheck.conform.reference import run
+from schedcheck.scenario.loader import scenario_from_document
+from tests.conform.helpers import fixture
+
+TIED = fixture("tied-nodes")
+TIED_SCENARIO = scenario_from_document(TIED, "tied-nodes")
+
+
+def test_another_legal_tie_break_is_accepted():
+    mine, theirs = run(TIED, seed=7), run(TIED, seed=0)
+    assert mine["binds"] != theirs["binds"]  # a naive comparison would call this a divergence
+    assert theirs["ties"]
+    assert compare(TIED_SCENARIO, mine, seed=0) == []
+
+
+def test_a_choice_no_tie_break_explains_is_a_divergence():
+    result = run(TIED, seed=0)
+    task, node = next(iter(sorted(result["binds"].items())))
+    other = next(t for t in result["ties"] if t["task"] == task)
+    assert node in other["candidates"]
+    findings = compare(TIED_SCENARIO, _rebind(result, task, "node-404-not-tied"), seed=0)
+    assert [f.kind for f in findings] == ["divergence"]
+    assert task in findings[0].message and "tied candidates" in findings[0].message
+
+
+def _rebind(result: dict, task: str, node: str) -> dict:
+    out = copy.deepcopy(result)
+    out["binds"][task] = node
+    for op in out["trace"]:
+        if op["task"] == task:
+            op["node"] = node
+    return out
+
+
+def test_a_dropped_bind_is_a_divergence_without_a_trace():
+    result = run(TIED, seed=0)
+    result.pop("trace")
+    result["binds"].popitem()
+    assert [f.kind for f in check_answer(TIED_SCENARIO, result)] == ["divergence"]
+
+
+def test_overcommit_and_gang_checks_fire_on_their_own():
+    doc = fixture("gang-partial")
+    scenario = scenario_from_document(doc, "g")
+    result = run(doc)
+    assert check_answer(scenario, result) == []
+    one = copy.deepcopy(result)
+    one["binds"] = {"default/mpi-2-master-0": "node-1"}
+    one["trace"] = [{"cycle": 0, "action": "allocate", "op": "bind", "task": "default/mpi-2-master-0",
+                     "node": "node-1"}]
+    assert check_answer(scenario, one, differential=False)[0].kind == "check.gang-min"
+
+
+def test_a_trace_that_disagrees_with_the_result():
+    doc = fixture("tied-nodes")
+    result = run(doc)
+    assert result["binds"]
+    result["trace"] = [op for op in result["trace"] if op["op"] != "bind"]  # binds the trace never made
+    kinds = [f.kind for f in check_answer(scenario_from_document(doc, "g"), result)]
+    assert kinds == ["trace.inconsistent"]
+
+
+def test_evicting_a_pod_marked_not_preemptable():
+    doc = copy.deepcopy(fixture("needless-eviction"))
+    result = run(doc)
+    running = next(o for o in doc["objects"] if o["kind"] == "Pod" and (o.get("spec") or {}).get("nodeName"))
+    running["metadata"].setdefault("annotations", {})["volcano.sh/preemptable"] = "false"
+    key = f"{running['metadata'].get('namespace', 'default')}/{running['metadata']['name']}"
+    result["evicted"].append(key)
+    result["trace"].append({"cycle": 0, "action": "preempt", "op": "evict", "task": key,
+                            "node": running["spec"]["nodeName"]})
+    kinds = [f.kind for f in check_answer(scenario_from_document(doc, "n"), result, differential=False)]
+    assert kinds == ["check.evict-not-preemptable"]
