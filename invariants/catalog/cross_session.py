@@ -4,10 +4,12 @@ These rules need memory of earlier sessions of the same run. The engine hands ev
 run's memory (`session_state["run"]`); each rule keeps its own key there, so a rule that is not
 selected (`only=`) leaves no state behind. A rule's memory is per run: one engine, one scheduler.
 
-Mode: `cross.pipelined-kept` and `cross.pipelined-liveness` apply only when the conf has
-`pipelinePersistence: persistent`. In upstream mode losing a pipelined decision at session close is
-the designed behaviour (only the nominated node survives an eviction), so it is not a violation;
-what that loss costs shows up in `cross.no-oscillation` (a quality rule, upstream may break it).
+Mode: `cross.pipelined-kept` applies only when the conf has `pipelinePersistence: persistent`. In
+upstream mode losing a pipelined decision at session close is the designed behaviour (only the
+nominated node survives an eviction), so it is not a violation there; what the loss costs shows up
+in the quality rules `cross.no-oscillation` (evictions repeated for the same preemptor) and
+`cross.pipelined-liveness` (a task re-pipelined session after session on a node that has room for
+it, never bound), which apply in both modes.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def pipelined_kept(ctx: CheckContext) -> Iterator[Violation]:
     prev_cycle = memory.get("cycle")
     at_open: dict[str, tuple[Any, str]] = ctx.session_state.get("cache_at_open", {})
     if prev_cycle is not None and prev_cycle == ctx.cycle - 1:
-        released = {r.task for r in ctx.ssn.cache.log.releases if r.cycle > prev_cycle}
+        released = {r.task for r in ctx.ssn.cache.log.releases[memory.get("releases", 0):]}
         for uid, (key, node) in sorted(previous.items()):
             if uid not in at_open or key in released:
                 continue
@@ -67,6 +69,7 @@ def pipelined_kept(ctx: CheckContext) -> Iterator[Violation]:
                             f"Pipelined@{node}", f"{status.name}@{now_node or '-'}")
     memory["pipelined"] = _pipelined(ctx)
     memory["cycle"] = ctx.cycle
+    memory["releases"] = len(ctx.ssn.cache.log.releases)
 
 
 @invariant("cross.single-placement", "no task sits on two nodes of the cache, and no pod is bound twice unless its "
@@ -148,11 +151,9 @@ def no_oscillation(ctx: CheckContext) -> Iterator[Violation]:
             reclaims[(own_queue, victim_queue)] = ctx.cycle
 
 
-@invariant("cross.pipelined-liveness", f"persistent mode: a task pipelined to a node with Idle room for it is bound "
+@invariant("cross.pipelined-liveness", f"a task pipelined to a node with Idle room for it is bound "
            f"within {LIVENESS_BOUND} sessions", "session", SOURCE + " (allocate fast path)", (CLOSE,), severity=QUALITY)
 def pipelined_liveness(ctx: CheckContext) -> Iterator[Violation]:
-    if not _persistent(ctx):
-        return
     memory = _memory(ctx, "pipelined-liveness")
     streaks: dict[str, int] = memory.get("streaks", {})
     now: dict[str, int] = {}

@@ -84,11 +84,17 @@ def test_cross_session_rule_fires_on_a_broken_run(invariant_id, monkeypatch):
     assert found[0].invariant == invariant_id and found[0].message and found[0].cycle >= 1
 
 
-def test_persistence_only_rules_stay_silent_in_upstream_mode():
-    """Upstream mode loses pipelined decisions by design: the persistent-mode rules do not apply there."""
-    for invariant_id in ("cross.pipelined-kept", "cross.pipelined-liveness"):
-        engine = run("upstream", invariant_id, cycles=4)
-        assert engine.checks[invariant_id] > 0 and not engine.violations and not engine.findings
+def test_the_persistence_rule_stays_silent_in_upstream_mode():
+    """Upstream mode loses pipelined decisions by design: cross.pipelined-kept does not apply there."""
+    engine = run("upstream", "cross.pipelined-kept", cycles=4)
+    assert engine.checks["cross.pipelined-kept"] > 0 and not engine.violations and not engine.findings
+
+
+def test_upstream_mode_breaks_liveness_when_reclaim_runs_first():
+    """Reclaim re-pipelines api-0 on n2 every session (n2 has room from session 2) and allocate, which
+    takes Pending tasks only, never binds it: the finding the persistent fast path removes."""
+    engine = run("upstream", "cross.pipelined-liveness", cycles=5)
+    assert [(f.invariant, f.cycle) for f in engine.findings] == [("cross.pipelined-liveness", 4)]
 
 
 def test_a_released_decision_is_not_a_lost_one():
