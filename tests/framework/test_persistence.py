@@ -19,6 +19,7 @@ from reference_impl.api.pipelined import (
     read_pipelined,
 )
 from reference_impl.api.types import TaskStatus
+from reference_impl.framework.conf import PluginOption, apply_plugin_conf_defaults
 from reference_impl.framework.conf_loader import parse_scheduler_conf
 from reference_impl.framework.event import EventHandler
 from reference_impl.framework.framework import close_session, open_session
@@ -164,3 +165,18 @@ def test_a_pipelined_pod_deleted_or_its_node_removed():
     s2.advance()
     assert [(r.task, r.node) for r in s2.cache.log.releases] == [(API, "n2")]
     assert task(s2.run_once().session, API).node_name in ("", "n1", "n3")
+
+
+def test_plugin_deallocation_never_goes_below_zero_in_persistent_mode():
+    """Deallocating a task the plugins never charged (api-0 is Pending) leaves proportion and
+    capacity at zero in persistent mode (upstream's Sub would assert and go negative)."""
+    s = scheduler()
+    for name in ("proportion", "capacity"):
+        option = PluginOption(name)
+        apply_plugin_conf_defaults(option)
+        s.conf.tiers[1].plugins.append(option)
+    ssn = open_session(s.cache, s.conf, 0, 0)
+    ssn.fire_deallocate(task(ssn, API))
+    for allocated in (ssn.plugins["proportion"].queue_attrs["serve"].allocated,
+                      ssn.plugins["capacity"]._queue_opts["serve"].allocated):
+        assert allocated.milli_cpu == 0 and allocated.memory == 0
