@@ -30,8 +30,8 @@ from reference_impl.api.task_info import TaskInfo
 from reference_impl.api.types import TaskStatus, completed_status
 from reference_impl.cache.errors import CacheError
 from reference_impl.framework.framework import task_scheduling_reason
-from reference_impl.util.scheduler_helper import ServerOptions
 from reference_impl.k8s import DEFAULT_SCHEDULER_NAME, ClusterObjects, Pod, PodCondition, Queue, ResourceQuota
+from reference_impl.util.scheduler_helper import ServerOptions
 from reference_impl.util.timestamps import format_timestamp, parse_timestamp
 
 DEFAULT_QUEUE = "default"
@@ -300,7 +300,7 @@ class SchedulerCache:
     def on_session_close(self, ssn) -> None:
         """Persistent mode: every pipelined task's decision goes on its pod, every other task's is cleared."""
         if not self.persistent:
-            return None
+            return
         for job in ssn.jobs.values():
             cached_job = self.jobs.get(job.uid)
             if cached_job is None:
@@ -313,7 +313,7 @@ class SchedulerCache:
                     set_pipelined(cached.pod, task.node_name, task.eviction_occurred)
                 else:
                     clear_pipelined(cached.pod)
-        return None
+        return
 
     # -- the world between sessions ------------------------------------------------------
 

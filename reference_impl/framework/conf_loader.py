@@ -33,9 +33,9 @@ import yaml
 from reference_impl.framework.conf import (
     ENABLE_FLAGS,
     KNOWN_ACTIONS,
+    KNOWN_PLUGINS,
     PERSISTENCE_MODES,
     PERSISTENCE_UPSTREAM,
-    KNOWN_PLUGINS,
     PluginOption,
     SchedulerConf,
     Tier,
