@@ -58,6 +58,7 @@ class InvariantEngine:
         self.cost: defaultdict[str, float] = defaultdict(float)
         self.checks: Counter[str] = Counter()
         self._seen: Counter[str] = Counter()
+        self.run_memory: dict[str, Any] = {}  # kept across sessions, for cross-session rules
 
     # -- wiring ---------------------------------------------------------------------------
 
@@ -89,6 +90,7 @@ class InvariantEngine:
         state.memory["cache_at_open"] = _cache_tasks(ssn)
         state.memory["binds_at_open"] = len(ssn.cache.log.binds)
         state.memory["evictions_at_open"] = len(ssn.cache.log.evictions)
+        state.memory["run"] = self.run_memory
         events = state.events
 
         def count(index: int):

@@ -42,6 +42,7 @@ class Scheduler:
         self.seed = seed
         self.cache = SchedulerCache(objects, server_options=server_options, now=now)
         self.hooks_factory = hooks_factory
+        self.cache.set_pipeline_persistence(conf.persistent_pipelines)
         self.cycle = 0
 
     def run_once(self) -> CycleReport:

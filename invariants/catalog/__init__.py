@@ -2,6 +2,7 @@
 
 from invariants.catalog import (  # noqa: F401
     admission,
+    cross_session,
     evictions,
     gang,
     jobs,

@@ -154,6 +154,8 @@ def _allocate_placement(ctx: CheckContext):
     op, plugin = ctx.operation, _proportion(ctx)
     if plugin is None or op is None or op.action != "allocate" or op.op not in ("allocate", "pipeline"):
         return None
+    if op.from_status == TaskStatus.Pipelined:
+        return None  # a kept pipelined reservation allocated in place (persistent mode): charged when placed
     job = ctx.ssn.jobs.get(op.job)
     attr = plugin.queue_attrs.get(job.queue) if job is not None else None
     task = job.tasks.get(op.task_uid) if job is not None else None

@@ -5,6 +5,15 @@ task order until the job is ready, and its statement is committed only then.
 A merely pipelined job's statement is neither committed nor discarded: its
 decisions stay applied for the rest of the session, as upstream leaves them.
 
+Persistent pipelines (conf pipelinePersistence: persistent; seed 004, unmerged upstream): a task
+an earlier session pipelined comes back Pipelined on its node, its reservation charged to the
+plugins. Before the main loop, a fast path walks those tasks (job order, then task order): one whose
+node now has Idle room is allocated there, without predicates (the PR's short-cut on the pipelined
+node) and without the queue checks (its share is charged already); the job's statement commits when
+the job is ready (Pipelined counting as ready, as the PR has it) and is discarded otherwise, which
+puts the tasks back Pipelined. A kept decision whose node left the session is released, and the task
+is placed afresh by the main loop as a pending one.
+
 Not modelled: hard network topology and subgroup policies (the hypernode
 path), the gang* nomination fast path, scheduling-gate removal and sharding.
 """
@@ -39,8 +48,38 @@ class Allocate(Action):
         self.enable_predicate_error_cache = as_arguments(ssn.action_arguments(self.name)).get_bool(
             PREDICATE_ERROR_CACHE_KEY, True
         )
+        if ssn.conf.persistent_pipelines:
+            self._allocate_kept_pipelines()
         queues, jobs_by_queue, tasks_by_job = self._build_context()
         self._allocate_resources(queues, jobs_by_queue, tasks_by_job)
+
+    # -- persistent pipelines: the fast path ---------------------------------------------
+
+    def _allocate_kept_pipelines(self) -> None:
+        ssn = self.ssn
+        jobs: PriorityQueue = PriorityQueue(ssn.job_order_fn)
+        for job in ssn.jobs.values():
+            if job.task_status_index.get(TaskStatus.Pipelined):
+                jobs.push(job)
+        while not jobs.empty():
+            job = jobs.pop()
+            tasks: PriorityQueue = PriorityQueue(ssn.task_order_fn, job.tasks_with_status(TaskStatus.Pipelined))
+            stmt = Statement(ssn)
+            while not tasks.empty():
+                task = tasks.pop()
+                node = ssn.nodes.get(task.node_name)
+                if node is None:
+                    ssn.release_pipelined(task)  # the node left: the main loop places it afresh
+                    continue
+                if task.init_resreq.less_equal(node.idle, Zero):
+                    try:
+                        stmt.allocate(task, node)
+                    except StatementError:
+                        continue  # rolled back: pipelined again
+            if ssn.job_ready(job):
+                stmt.commit()
+            else:
+                stmt.discard()
 
     # -- context ------------------------------------------------------------------------
 

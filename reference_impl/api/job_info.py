@@ -41,6 +41,9 @@ class JobInfo:
         self.total_request = Resource()
         self.nodes_fit_errors: dict[str, FitErrors] = {}
         self.job_fit_errors = ""
+        # Persistent pipelines (seed 004 / PR #4552): ReadyTaskNum and the per-role ready counts
+        # include Pipelined tasks, a gang semantics change the PR makes. Off: upstream.
+        self.pipelined_ready = False
 
     # -- membership ---------------------------------------------------------------------
 
@@ -98,6 +101,7 @@ class JobInfo:
             c.pod_group.conditions = list(self.pod_group.conditions)
         c.preemptable = self.preemptable
         c.job_fit_errors = self.job_fit_errors
+        c.pipelined_ready = self.pipelined_ready
         for task in self.tasks.values():
             c.add_task_info(task.clone())
         return c
@@ -112,6 +116,8 @@ class JobInfo:
         return list(self.task_status_index.get(status, {}).values())
 
     def ready_task_num(self) -> int:
+        if self.pipelined_ready:
+            return self._count(_READY + (TaskStatus.Pipelined,))
         return self._count(_READY)
 
     def waiting_task_num(self) -> int:
@@ -167,7 +173,7 @@ class JobInfo:
     def check_task_ready(self) -> bool:
         if self.min_available < self.task_min_available_total:
             return True
-        return self._roles_meet_minimum(self._occupied_roles(with_pipelined=False))
+        return self._roles_meet_minimum(self._occupied_roles(with_pipelined=self.pipelined_ready))
 
     def check_task_pipelined(self) -> bool:
         if self.min_available < self.task_min_available_total:

@@ -197,6 +197,16 @@ class Resource:
             assertf(False, f"resource is not sufficient to do operation: <{self}> sub <{rr}>")
         return self._sub(rr)
 
+    def sub_floored(self, rr: Resource) -> Resource:
+        """Subtract, each dimension floored at zero: the persistent-pipelines plugins' guard against
+        deallocating more than was allocated (seed 004; not upstream, whose Sub asserts)."""
+        self.milli_cpu = max(0.0, self.milli_cpu - rr.milli_cpu)
+        self.memory = max(0.0, self.memory - rr.memory)
+        if self.scalars is not None and rr.scalars:
+            for name, value in rr.scalars.items():
+                self.scalars[name] = max(0.0, self.scalars.get(name, 0.0) - value)
+        return self
+
     def sub_without_assert(self, rr: Resource) -> Resource:
         """SubWithoutAssert: subtracts even when the result goes negative."""
         return self._sub(rr)

@@ -10,6 +10,11 @@ Between sessions `advance()` plays the part of the API server and kubelets,
 deterministically: a pod bound in a session is running on its node by the next
 one; a pod evicted in a session is terminating (Releasing) in the next one and
 gone in the one after; pipelined decisions are not kept (upstream behaviour).
+
+With `persistent` on (conf pipelinePersistence: persistent, the unmerged PR #4552 design, seed 004)
+the session's pipelined decisions are written to the pod's annotations at close, restored as
+Pipelined tasks on their node by the next snapshot, and cleared on bind; a decision whose node or
+pod has gone, or whose pod another scheduler bound, is released and logged (`log.releases`).
 """
 
 from __future__ import annotations
@@ -19,13 +24,14 @@ from dataclasses import dataclass, field
 
 from reference_impl.api.job_info import JobInfo
 from reference_impl.api.node_info import NodeError, NodeInfo
+from reference_impl.api.pipelined import clear_pipelined, read_pipelined, set_pipelined
 from reference_impl.api.queue_info import QueueInfo
 from reference_impl.api.task_info import TaskInfo
 from reference_impl.api.types import TaskStatus, completed_status
 from reference_impl.cache.errors import CacheError
 from reference_impl.framework.framework import task_scheduling_reason
-from reference_impl.util.scheduler_helper import ServerOptions
 from reference_impl.k8s import DEFAULT_SCHEDULER_NAME, ClusterObjects, Pod, PodCondition, Queue, ResourceQuota
+from reference_impl.util.scheduler_helper import ServerOptions
 from reference_impl.util.timestamps import format_timestamp, parse_timestamp
 
 DEFAULT_QUEUE = "default"
@@ -66,9 +72,29 @@ class EvictRecord:
 
 
 @dataclass
+class ReleaseRecord:
+    """A kept pipelined decision dropped by the world (persistent mode), not by a session."""
+
+    cycle: int
+    task: str
+    node: str
+    reason: str
+
+
+@dataclass
+class BindOutcome:
+    cycle: int
+    task: str
+    node: str
+    outcome: str  # bound | failed | already-bound (same node) | bound-elsewhere | conflict (upstream)
+
+
+@dataclass
 class CacheLog:
     binds: list[BindRecord] = field(default_factory=list)
     evictions: list[EvictRecord] = field(default_factory=list)
+    releases: list[ReleaseRecord] = field(default_factory=list)
+    bind_outcomes: list[BindOutcome] = field(default_factory=list)
 
 
 class SchedulerCache:
@@ -93,8 +119,15 @@ class SchedulerCache:
         # World faults a test can inject between sessions (see advance()).
         self.failing_binds: set[str] = set()  # pod keys whose next bind the API server refuses
         self.slow_evictions: dict[str, int] = {}  # pod key -> extra sessions it stays terminating
+        self.bound_elsewhere: dict[str, str] = {}  # pod key -> node another scheduler binds it to
+        self.persistent = False  # pipelined decisions kept across sessions (set_pipeline_persistence)
         self._ensure_default_queues()
         self._rebuild()
+
+    def set_pipeline_persistence(self, persistent: bool) -> None:
+        if persistent != self.persistent:
+            self.persistent = persistent
+            self._rebuild()
 
     # -- building the scheduler's view from the world ------------------------------------
 
@@ -139,6 +172,9 @@ class SchedulerCache:
             job.set_pod_group(pod_group)
         for pod in self.world.pods:
             self._add_pod(pod)
+        if self.persistent:
+            for job in self.jobs.values():
+                job.pipelined_ready = True  # the PR counts Pipelined tasks as ready (semantics §11)
 
     def _add_pod(self, pod: Pod) -> None:
         if pod.priority is None and pod.priority_class_name:
@@ -150,6 +186,8 @@ class SchedulerCache:
         if not pod.node_name and pod.scheduler_name not in self.scheduler_names:
             return  # a pending pod of another scheduler is not this scheduler's business
         task = TaskInfo(pod)
+        if self.persistent:
+            self._restore_pipelined(pod, task)
         if task.node_name:
             node = self.nodes.get(task.node_name)
             if node is None:
@@ -160,6 +198,23 @@ class SchedulerCache:
         if task.job:
             job = self.jobs.setdefault(task.job, JobInfo(task.job))
             job.add_task_info(task)
+
+    def _restore_pipelined(self, pod: Pod, task: TaskInfo) -> None:
+        """getTaskStatus / NewTaskInfo of the PR: a kept decision makes the task Pipelined on its node."""
+        state = read_pipelined(pod)
+        if state is None:
+            return
+        if pod.node_name or pod.deletion_timestamp or task.status != TaskStatus.Pending:
+            clear_pipelined(pod)  # bound or going: the decision is over
+            return
+        node = next((n for n in self.world.nodes if n.name == state.node), None)
+        if node is None or not NodeInfo(node).ready():
+            clear_pipelined(pod)
+            self.log.releases.append(ReleaseRecord(self.cycle, pod.key, state.node, "node gone or not ready"))
+            return
+        task.status = TaskStatus.Pipelined
+        task.node_name = state.node
+        task.eviction_occurred = state.eviction_occurred
 
     # -- the session's view --------------------------------------------------------------
 
@@ -176,6 +231,8 @@ class SchedulerCache:
             # A shallow copy suffices: the session only rebinds scalar fields (spec.nodeName).
             for task in clone.tasks.values():
                 task.pod = copy.copy(task.pod)
+                if self.persistent and task.status == TaskStatus.Pipelined:
+                    task.eviction_occurred = job.tasks[task.uid].eviction_occurred  # Clone drops it
             jobs[uid] = clone
         for node in nodes.values():
             for stored in node.tasks.values():
@@ -199,6 +256,11 @@ class SchedulerCache:
         if node is None:
             raise CacheError(f"failed to bind task {task.key} to host {task.node_name}, host does not exist")
         original = cached.status
+        if original == TaskStatus.Pipelined:  # a kept pipelined task (persistent mode) leaves its reservation
+            held = self.nodes.get(cached.node_name)
+            if held is not None:
+                held.remove_task(cached)
+            cached.node_name = task.node_name
         job.update_task_status(cached, TaskStatus.Binding)
         try:
             node.add_task(cached)
@@ -235,8 +297,23 @@ class SchedulerCache:
                 if nominated and task.uid in cached.tasks:
                     cached.tasks[task.uid].pod.nominated_node_name = nominated
 
-    def on_session_close(self, ssn) -> None:  # noqa: ARG002 - upstream hook, nothing to do here
-        return None
+    def on_session_close(self, ssn) -> None:
+        """Persistent mode: every pipelined task's decision goes on its pod, every other task's is cleared."""
+        if not self.persistent:
+            return
+        for job in ssn.jobs.values():
+            cached_job = self.jobs.get(job.uid)
+            if cached_job is None:
+                continue
+            for task in job.tasks.values():
+                cached = cached_job.tasks.get(task.uid)
+                if cached is None:
+                    continue
+                if task.status == TaskStatus.Pipelined and task.node_name:
+                    set_pipelined(cached.pod, task.node_name, task.eviction_occurred)
+                else:
+                    clear_pipelined(cached.pod)
+        return
 
     # -- the world between sessions ------------------------------------------------------
 
@@ -244,8 +321,11 @@ class SchedulerCache:
         """Let the world move on: binds complete, evictions progress, terminated pods disappear.
 
         Injected faults: a bind of a pod in `failing_binds` fails once (the pod stays pending);
-        a terminating pod in `slow_evictions` stays terminating for that many more sessions.
+        a terminating pod in `slow_evictions` stays terminating for that many more sessions; a pending
+        pod in `bound_elsewhere` is bound to that node by another scheduler first (our bind of it then
+        finds it bound: to the same node, or elsewhere).
         """
+        self._apply_concurrent_binds()
         kept = []
         for pod in self.world.pods:
             key = pod.key
@@ -265,12 +345,8 @@ class SchedulerCache:
             elif pod.deletion_timestamp:
                 continue  # finished terminating
             else:
-                if key in self._bound_this_cycle and key in self.failing_binds:
-                    self.failing_binds.discard(key)  # the binder failed: the pod stays pending, unbound
-                elif key in self._bound_this_cycle:
-                    pod.node_name = self._bound_this_cycle[key]
-                    pod.phase = "Running"
-                    pod.start_time = pod.start_time or format_timestamp(self.clock)
+                if key in self._bound_this_cycle:
+                    self._bind(pod, self._bound_this_cycle[key])
                 kept.append(pod)
         self.world.pods = kept
         self._bound_this_cycle.clear()
@@ -278,6 +354,35 @@ class SchedulerCache:
         self.cycle += 1
         self.clock += SCHEDULE_PERIOD_SECONDS
         self._rebuild()
+
+    def _apply_concurrent_binds(self) -> None:
+        for pod in self.world.pods:
+            node = self.bound_elsewhere.pop(pod.key, None)
+            if node is None or pod.node_name or pod.deletion_timestamp:
+                continue
+            pod.node_name, pod.phase = node, "Running"
+            pod.start_time = pod.start_time or format_timestamp(self.clock)
+            if self.persistent and clear_pipelined(pod):
+                self.log.releases.append(ReleaseRecord(self.cycle, pod.key, node, "bound by another scheduler"))
+
+    def _bind(self, pod: Pod, node: str) -> None:
+        """The binder. A pod already bound (by another scheduler) stays where it is; the persistent
+        binder counts the same node as success and clears the pipelined annotations either way."""
+        if pod.node_name:
+            outcome = "already-bound" if pod.node_name == node else "bound-elsewhere"
+        elif pod.key in self.failing_binds:
+            self.failing_binds.discard(pod.key)  # the binder failed: the pod stays pending, unbound
+            outcome = "failed"
+        else:
+            pod.node_name = node
+            pod.phase = "Running"
+            pod.start_time = pod.start_time or format_timestamp(self.clock)
+            outcome = "bound"
+        if self.persistent:
+            clear_pipelined(pod)
+        elif outcome == "already-bound":
+            outcome = "conflict"  # upstream's binder gets the API server's conflict for any bound pod
+        self.log.bind_outcomes.append(BindOutcome(self.cycle, pod.key, node, outcome))
 
     # -- read-only views for results -----------------------------------------------------
 

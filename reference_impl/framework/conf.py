@@ -49,6 +49,14 @@ DEFAULT_TIERS = [
     ["overcommit", "drf", "predicates", "proportion", "nodeorder"],
 ]
 
+# pipelinePersistence (a schedcheck switch, not an upstream key): what happens to pipelined decisions
+# at session close. "upstream": they vanish, only the nominated-node hint survives an eviction (upstream
+# at ed72c7c8). "persistent": the unmerged PR #4552 design (seed 004, semantics §11): the pipelined status
+# and node are kept on the pod in annotations and restored by the next session.
+PERSISTENCE_UPSTREAM = "upstream"
+PERSISTENCE_PERSISTENT = "persistent"
+PERSISTENCE_MODES = (PERSISTENCE_UPSTREAM, PERSISTENCE_PERSISTENT)
+
 # Every action name upstream registers (pkg/scheduler/actions/factory.go).
 KNOWN_ACTIONS = frozenset(
     {"enqueue", "allocate", "backfill", "preempt", "reclaim", "shuffle", "gangpreempt", "gangreclaim"}
@@ -93,6 +101,11 @@ class SchedulerConf:
     tiers: list[Tier] = field(default_factory=list)
     configurations: dict[str, dict[str, Any]] = field(default_factory=dict)  # action -> arguments
     is_default: bool = False  # true when no conf was given and upstream's default applied
+    pipeline_persistence: str = PERSISTENCE_UPSTREAM  # see PERSISTENCE_MODES
+
+    @property
+    def persistent_pipelines(self) -> bool:
+        return self.pipeline_persistence == PERSISTENCE_PERSISTENT
 
     def action_arguments(self, action: str) -> dict[str, Any]:
         return self.configurations.get(action, {})

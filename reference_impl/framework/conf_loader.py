@@ -16,6 +16,8 @@ scheduler.go loadSchedulerConf, read at ed72c7c8):
 - a missing `tiers` key is not an error: the conf runs with no plugins at all;
 - `configurations` is searched by action name, first match wins
   (framework/arguments.go GetArgOfActionFromConf); names are not checked.
+`pipelinePersistence` (upstream | persistent, default upstream) is schedcheck's own key, not
+upstream's: it selects the unmerged cross-session pipelined-state design (conf.py).
 Upstream skips (with an error log) a plugin name it has no builder for, at
 session open; here an unknown plugin name is an input error.
 """
@@ -32,6 +34,8 @@ from reference_impl.framework.conf import (
     ENABLE_FLAGS,
     KNOWN_ACTIONS,
     KNOWN_PLUGINS,
+    PERSISTENCE_MODES,
+    PERSISTENCE_UPSTREAM,
     PluginOption,
     SchedulerConf,
     Tier,
@@ -42,7 +46,8 @@ from schedcheck.scenario.fields import Fields
 
 CONF_OBJECT = "schedulerConf"
 CONFIGMAP_KEY = "volcano-scheduler.conf"
-_TOP_KEYS = {"actions", "tiers", "configurations", "metrics"}
+PERSISTENCE_KEY = "pipelinePersistence"
+_TOP_KEYS = {"actions", "tiers", "configurations", "metrics", PERSISTENCE_KEY}
 _PLUGIN_KEYS = {"name", "arguments"} | set(ENABLE_FLAGS)
 
 
@@ -119,7 +124,16 @@ def parse_scheduler_conf(
         actions=_actions(reader, root.get("actions")),
         tiers=tiers,
         configurations=_configurations(reader, root.get("configurations")),
+        pipeline_persistence=_persistence(reader, root.get(PERSISTENCE_KEY)),
     )
+
+
+def _persistence(reader: _ConfReader, value: Any) -> str:
+    if value is None:
+        return PERSISTENCE_UPSTREAM
+    if value not in PERSISTENCE_MODES:
+        reader.fail(PERSISTENCE_KEY, f"expected one of {', '.join(PERSISTENCE_MODES)}, got {describe(value)}")
+    return value
 
 
 def _single_document(text: str, where: str) -> Any:

@@ -50,6 +50,8 @@ def open_session(
             ssn.plugins[option.name] = plugin
             plugin.on_session_open(ssn)
     _init_cycle_states(ssn)
+    if conf.persistent_pipelines:
+        _recharge_kept_pipelines(ssn)
     for hook in ssn.hooks.on_session_open:
         hook(ssn)
     return ssn
@@ -63,6 +65,15 @@ def _init_cycle_states(ssn: Session) -> None:
         for task in job.tasks_with_status(TaskStatus.Pending):
             if not task.sch_gated:
                 ssn.cycle_states[task.uid] = {}
+
+
+def _recharge_kept_pipelines(ssn: Session) -> None:
+    """Persistent mode: the plugins charge a kept pipelined reservation as they charge one made in the
+    session (its allocate event), so queue shares see it. The PR leaves them uncharged (its plugins
+    open on AllocatedStatus only); the seed asks for equivalent accounting, which this gives."""
+    for job in ssn.jobs.values():
+        for task in job.tasks_with_status(TaskStatus.Pipelined):
+            ssn.fire_allocate(task)
 
 
 def close_session(ssn: Session) -> None:

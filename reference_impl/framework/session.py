@@ -589,6 +589,20 @@ class Session:
         self.record("evict", task, task.node_name, from_status)
         return None
 
+    def release_pipelined(self, task: TaskInfo) -> None:
+        """Persistent mode: drop a kept pipelined reservation whose node left the session (the plugins'
+        charge for it is released with it)."""
+        from_status = task.status
+        job = self.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, TaskStatus.Pending)
+        node = self.nodes.get(task.node_name)
+        if node is not None:
+            node.remove_task(task)
+        self.fire_deallocate(task)
+        self.record("release", task, task.node_name, from_status)
+        task.node_name = ""
+
     def action_arguments(self, action: str) -> dict[str, Any]:
         return self.conf.action_arguments(action)
 

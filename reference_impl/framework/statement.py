@@ -2,7 +2,14 @@
 
 Operations change the session immediately when recorded; Commit sends them to
 the cache in forward order, Discard undoes them in reverse order. A Pipeline
-is a no-op at commit: nothing of it outlives the session.
+is a no-op at commit: nothing of it outlives the session (in persistent mode the
+cache keeps it at close, see cache.py).
+
+Persistent mode (seed 004): allocating a task that is Pipelined takes it off its
+pipelined node first (no second AddTask), and undoing that allocation puts it back
+Pipelined on that node instead of Pending. The plugins already charge a pipelined
+task (its pipeline fired the allocate event, or the session open re-charged a kept
+one), so neither step fires an event: plugin accounting changes exactly once.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ class Statement:
         self.operations: list[StatementOp] = []
         self.id = ssn.new_statement_id()
         self._begun = False
+        self._pipelined_origin: dict[str, tuple[str, bool]] = {}  # task uid -> (node, eviction occurred)
 
     def _begin(self) -> None:
         """Tell observers a statement is about to change the session (once per transaction)."""
@@ -76,11 +84,14 @@ class Statement:
         """Raises StatementError after rolling back if any step failed."""
         self._begin()
         from_status = task.status
+        if from_status == TaskStatus.Pipelined and self.ssn.conf.persistent_pipelines:
+            self._lift_pipelined(task)
         task.pod.node_name = node_info.name  # upstream writes the shared pod's spec.nodeName
-        self._place(task, node_info.name, TaskStatus.Allocated, ALLOCATE, self._unallocate, from_status)
+        self._place(task, node_info.name, TaskStatus.Allocated, ALLOCATE, self._unallocate, from_status,
+                    fire=task.uid not in self._pipelined_origin)
 
     def _place(self, task: TaskInfo, hostname: str, status: TaskStatus, name: str,
-               rollback: Callable[[TaskInfo], None], from_status: TaskStatus) -> None:
+               rollback: Callable[[TaskInfo], None], from_status: TaskStatus, fire: bool = True) -> None:
         """Job status, node accounting, allocate event; every failure is collected, then rolled back."""
         ssn = self.ssn
         errors: list[str] = []
@@ -98,7 +109,7 @@ class Statement:
                 errors.append(str(exc))
         else:
             errors.append(f"node {hostname} not in session")
-        err = ssn.fire_allocate(task)
+        err = ssn.fire_allocate(task) if fire else None
         if err is not None:
             errors.append(str(err))
         if errors:
@@ -110,6 +121,13 @@ class Statement:
     def un_pipeline(self, task: TaskInfo) -> None:
         """Public UnPipeline: undoes the session effects; does not drop a recorded Pipeline."""
         self._un_pipeline(task)
+
+    def _lift_pipelined(self, task: TaskInfo) -> None:
+        """The allocate fast path: remember where the task was pipelined and release that reservation."""
+        self._pipelined_origin[task.uid] = (task.node_name, task.eviction_occurred)
+        node = self.ssn.nodes.get(task.node_name)
+        if node is not None:
+            node.remove_task(task)
 
     # -- undo ---------------------------------------------------------------------------
 
@@ -141,15 +159,22 @@ class Statement:
     def _unallocate(self, task: TaskInfo) -> None:
         ssn = self.ssn
         from_status = task.status
+        origin = self._pipelined_origin.pop(task.uid, None)
         job = ssn.jobs.get(task.job)
         if job is not None:
-            job.update_task_status(task, TaskStatus.Pending)
+            job.update_task_status(task, TaskStatus.Pending if origin is None else TaskStatus.Pipelined)
         node = ssn.nodes.get(task.node_name)
         if node is not None:
             node.remove_task(task)
-        ssn.fire_deallocate(task)
+        if origin is None:
+            ssn.fire_deallocate(task)
         ssn.record("unallocate", task, task.node_name, from_status, self.id)
         task.node_name = ""  # upstream leaves pod.spec.nodeName as it is
+        if origin is not None:  # persistent mode: back to its pipelined reservation
+            task.node_name, task.eviction_occurred = origin
+            target = ssn.nodes.get(origin[0])
+            if target is not None and task.key not in target.tasks:
+                target.add_task(task)
 
     # -- transaction end ----------------------------------------------------------------
 
@@ -183,6 +208,7 @@ class Statement:
                     self._unallocate(op.task)
         ops, self.operations = self.operations, []
         self._begun = False
+        self._pipelined_origin.clear()
         for hook in ssn.hooks.on_statement_end:
             hook(ssn, "commit", ops)
 
@@ -191,6 +217,8 @@ class Statement:
         self._begun = self._begun or other._begun
         self.operations.extend(other.operations)
         other.operations = []
+        self._pipelined_origin.update(other._pipelined_origin)
+        other._pipelined_origin = {}
         other._begun = False
 
     def has_evictions(self) -> bool:

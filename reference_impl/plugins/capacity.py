@@ -511,13 +511,13 @@ class CapacityPlugin(Plugin):
         if isinstance(found, Exception):
             return found
         snapshot, attr = found
-        _move(attr.allocated, task.resreq, removing)
+        _move(attr.allocated, task.resreq, removing, self.ssn.conf.persistent_pipelines)
         attr.update_share()
         if self.hierarchy and isinstance(attr, CapacityQueueAttr):
             for ancestor_id in attr.ancestors:
                 ancestor = snapshot.writable(ancestor_id)
                 if ancestor is not None:
-                    _move(ancestor.allocated, task.resreq, removing)
+                    _move(ancestor.allocated, task.resreq, removing, self.ssn.conf.persistent_pipelines)
         return None
 
     # -- events and the queue-gate reservation cache ------------------------------------------------
@@ -554,17 +554,19 @@ class CapacityPlugin(Plugin):
         attr = self._queue_opts.get(job.queue) if job is not None else None
         if job is None or attr is None:
             return None
-        _move(attr.allocated, task.resreq, removing)
+        _move(attr.allocated, task.resreq, removing, self.ssn.conf.persistent_pipelines)
         attr.update_share()
         if self.hierarchy:
             for ancestor_id in attr.ancestors:
-                _move(self._queue_opts[ancestor_id].allocated, task.resreq, removing)
+                _move(self._queue_opts[ancestor_id].allocated, task.resreq, removing, self.ssn.conf.persistent_pipelines)
         self._snapshots.bump()
         return job
 
 
-def _move(total: Resource, request: Resource, removing: bool) -> None:
-    if removing:
+def _move(total: Resource, request: Resource, removing: bool, floored: bool = False) -> None:
+    if removing and floored:
+        total.sub_floored(request)  # persistent pipelines (seed 004): never below zero
+    elif removing:
         total.sub(request)
     else:
         total.add(request)

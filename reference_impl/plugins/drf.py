@@ -336,6 +336,8 @@ class DrfPlugin(Plugin):
             return
         if adding:
             attr.allocated.add(task.resreq)
+        elif self.ssn.conf.persistent_pipelines:
+            attr.allocated.sub_floored(task.resreq)
         else:
             attr.allocated.sub(task.resreq)
         self.update_share(attr)

@@ -521,7 +521,10 @@ class ProportionPlugin(Plugin):
         attr = self._attr_of(event.task)
         if attr is None:
             return
-        attr.allocated.sub(event.task.resreq)
+        if self.ssn.conf.persistent_pipelines:
+            attr.allocated.sub_floored(event.task.resreq)
+        else:
+            attr.allocated.sub(event.task.resreq)
         attr.update_share()
         self._snapshots.bump()
 
