@@ -23,3 +23,4 @@ def test_round_trip(path):
         [[(o.name, o.arguments, {k: v for k, v in o.flags.items() if v is not None}) for o in t.plugins]
          for t in original.conf.tiers]
     assert again.conf.configurations == original.conf.configurations
+    assert again.conf.pipeline_persistence == original.conf.pipeline_persistence

@@ -9,6 +9,7 @@ from typing import Any
 
 from reference_impl import k8s
 from reference_impl.framework.conf import ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_DEFAULT, SchedulerConf
+from reference_impl.framework.conf_loader import PERSISTENCE_KEY
 
 
 def _quantities(resources: k8s.ResourceList) -> dict[str, str]:
@@ -190,6 +191,8 @@ def conf_document(conf: SchedulerConf) -> dict[str, Any]:
     doc: dict[str, Any] = {"actions": ", ".join(conf.actions), "tiers": tiers}
     if conf.configurations:
         doc["configurations"] = [{"name": name, "arguments": dict(args)} for name, args in conf.configurations.items()]
+    if conf.persistent_pipelines:
+        doc[PERSISTENCE_KEY] = conf.pipeline_persistence
     return doc
 
 
