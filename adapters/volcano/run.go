@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 
@@ -23,6 +25,7 @@ import (
 	"volcano.sh/volcano/pkg/scheduler/cache"
 	"volcano.sh/volcano/pkg/scheduler/conf"
 	"volcano.sh/volcano/pkg/scheduler/framework"
+	"volcano.sh/volcano/pkg/scheduler/metrics/source"
 )
 
 // schedulePeriod is how far the scenario clock moves between sessions (the reference's --schedule-period).
@@ -313,6 +316,7 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 		n = n.DeepCopy()
 		move(&n.CreationTimestamp)
 		c.AddOrUpdateNode(n)
+		setUsage(c, n, shift)
 	}
 	for _, p := range w.Pods {
 		// The pod informer's filter: another scheduler's pod is seen only once placed.
@@ -340,6 +344,38 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 	}
 	for _, rq := range w.ResourceQuotas {
 		c.AddResourceQuota(rq.DeepCopy())
+	}
+}
+
+// Node usage, which upstream reads from a metrics source (Prometheus, Elasticsearch)
+// into NodeInfo.ResourceUsage, is given in a scenario by the reference's annotations
+// (reference_impl/plugins/usage.py); a sample without a time is taken now.
+const (
+	cpuUsageAnnotation    = "schedcheck.io/cpu-usage-avg"
+	memUsageAnnotation    = "schedcheck.io/mem-usage-avg"
+	metricsTimeAnnotation = "schedcheck.io/metrics-time"
+)
+
+func setUsage(c *cache.SchedulerCache, n *v1.Node, shift time.Duration) {
+	cpu, cpuErr := strconv.ParseFloat(n.Annotations[cpuUsageAnnotation], 64)
+	mem, memErr := strconv.ParseFloat(n.Annotations[memUsageAnnotation], 64)
+	if cpuErr != nil && memErr != nil {
+		return
+	}
+	usage := &api.NodeUsage{CPUUsageAvg: map[string]float64{}, MEMUsageAvg: map[string]float64{}, MetricsTime: time.Now()}
+	if cpuErr == nil {
+		usage.CPUUsageAvg[source.NODE_METRICS_PERIOD] = cpu
+	}
+	if memErr == nil {
+		usage.MEMUsageAvg[source.NODE_METRICS_PERIOD] = mem
+	}
+	if t, err := time.Parse(time.RFC3339, n.Annotations[metricsTimeAnnotation]); err == nil {
+		usage.MetricsTime = t.Add(shift)
+	}
+	c.Mutex.Lock()
+	defer c.Mutex.Unlock()
+	if info, ok := c.Nodes[n.Name]; ok {
+		info.ResourceUsage = usage
 	}
 }
 
@@ -413,28 +449,40 @@ func (w *World) latestCreation() time.Time {
 	return latest
 }
 
-// resolvePriorities does what the API server's priority admission does: a pod's
-// spec.priority comes from its class (the global default class when it names none).
+// resolvePriorities does what the API server's Priority admission does for a pod
+// naming a class: spec.priority from the class (the global default class, else 0,
+// when the class is absent from the scenario), and spec.preemptionPolicy from the
+// named class, else the global default. A pod naming no class keeps a nil priority
+// (admission off), as in the reference.
 func resolvePriorities(w *World) {
-	values := map[string]int32{}
-	var global *int32
+	classes := map[string]*schedulingv1.PriorityClass{}
+	var global *schedulingv1.PriorityClass
 	for _, pc := range w.PriorityClasses {
-		values[pc.Name] = pc.Value
+		classes[pc.Name] = pc
 		if pc.GlobalDefault {
-			v := pc.Value
-			global = &v
+			global = pc
 		}
 	}
 	for _, p := range w.Pods {
-		if p.Spec.Priority != nil {
-			continue
+		name := p.Spec.PriorityClassName
+		if p.Spec.Priority == nil && name != "" {
+			var v int32
+			if pc, ok := classes[name]; ok {
+				v = pc.Value
+			} else if global != nil {
+				v = global.Value
+			}
+			p.Spec.Priority = &v
 		}
-		var v int32
-		if val, ok := values[p.Spec.PriorityClassName]; ok && p.Spec.PriorityClassName != "" {
-			v = val
-		} else if global != nil {
-			v = *global
+		if p.Spec.PreemptionPolicy == nil {
+			pc := classes[name]
+			if name == "" {
+				pc = global
+			}
+			if pc != nil && pc.PreemptionPolicy != nil {
+				policy := *pc.PreemptionPolicy
+				p.Spec.PreemptionPolicy = &policy
+			}
 		}
-		p.Spec.Priority = &v
 	}
 }
