@@ -112,6 +112,29 @@ def build_adapter() -> Path:
     return binary
 
 
+def module_replaces(go_mod: Path) -> list[tuple[str, str]]:
+    """The `replace` directives of a go.mod that name a module version (not a directory), as (old, "path@version")."""
+    out: list[tuple[str, str]] = []
+    in_block = False
+    for raw in go_mod.read_text(errors="replace").splitlines():
+        line = raw.split("//", 1)[0].strip()
+        if line.startswith("replace ("):
+            in_block = True
+            continue
+        if in_block and line == ")":
+            in_block = False
+            continue
+        if line.startswith("replace "):
+            line = line[len("replace "):]
+        elif not in_block:
+            continue
+        old, sep, new = line.partition("=>")
+        parts = new.split()
+        if sep and len(parts) == 2 and not parts[0].startswith((".", "/")):
+            out.append((old.split()[0], f"{parts[0]}@{parts[1]}"))
+    return out
+
+
 def _build(go: str, src: Path | None, target_dir: Path, binary: Path) -> None:
     work = target_dir / "src"
     shutil.rmtree(work, ignore_errors=True)
@@ -121,7 +144,10 @@ def _build(go: str, src: Path | None, target_dir: Path, binary: Path) -> None:
     env = {**os.environ, "GOFLAGS": (os.environ.get("GOFLAGS", "") + " -mod=mod").strip()}
     steps = []
     if src is not None:
-        steps.append([go, "mod", "edit", f"-replace=volcano.sh/volcano={src}",
+        # The checkout's own version pins (k8s.io/* of its Kubernetes release) replace
+        # the pinned release's, so a checkout of master builds against master's Kubernetes.
+        pins = [f"-replace={old}={new}" for old, new in module_replaces(src / "go.mod")]
+        steps.append([go, "mod", "edit", *pins, f"-replace=volcano.sh/volcano={src}",
                       f"-replace=volcano.sh/apis={src / APIS_STAGING}"])
     partial = target_dir / (BINARY_NAME + ".partial")
     steps.append([go, "build", "-trimpath", "-o", str(partial), "."])

@@ -71,3 +71,21 @@ def test_compare_classifies_agreement_ties_and_divergences():
     assert compare(ref, _result({"ns/a": "n3", "ns/b": "n2"}))["verdict"] == "divergence"
     assert compare(ref, _result({"ns/a": "n1"}))["verdict"] == "divergence"
     assert compare(ref, _result({"ns/a": "n1", "ns/b": "n2"}, evicted=["ns/c"]))["verdict"] == "divergence"
+
+
+def test_module_replaces_keeps_versioned_replaces_only(tmp_path):
+    from schedcheck.adapters.volcano import module_replaces
+
+    go_mod = tmp_path / "go.mod"
+    go_mod.write_text(
+        "module volcano.sh/volcano\n\nreplace k8s.io/kubelet => k8s.io/kubelet v0.36.1\n\nreplace (\n"
+        "\tk8s.io/api => k8s.io/api v0.36.1 // pinned\n"
+        "\t// a comment line\n"
+        "\tvolcano.sh/apis => ./staging/src/volcano.sh/apis\n"
+        "\tk8s.io/kube-scheduler v0.0.0 => k8s.io/kube-scheduler v0.36.1\n)\n"
+        "require k8s.io/utils v0.0.0\n")
+    assert module_replaces(go_mod) == [
+        ("k8s.io/kubelet", "k8s.io/kubelet@v0.36.1"),
+        ("k8s.io/api", "k8s.io/api@v0.36.1"),
+        ("k8s.io/kube-scheduler", "k8s.io/kube-scheduler@v0.36.1"),
+    ]
