@@ -6,11 +6,21 @@ scheduler runs upstream's default configuration (enqueue, allocate, backfill;
 priority, gang, conformance | overcommit, drf, predicates, proportion,
 nodeorder). Each size is timed without and with every invariant checked. The
 figures are measured, printed and never asserted: machines are shared and noisy.
+
+The same snapshot also goes through upstream's own Go scheduler (the Volcano
+adapter, adapters/volcano/), which reports its own session time; the ratio
+reference / upstream is printed. Without Go (or with SCHEDCHECK_BENCH_UPSTREAM=0,
+or `upstream=False`) that part is skipped and a note goes to stderr.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
+import tempfile
 import time
 from typing import IO, Any
 
@@ -123,13 +133,63 @@ def measure(num_nodes: int, seed: int, with_invariants: bool = True) -> dict[str
     }
 
 
+def measure_upstream(command: list[str], num_nodes: int, seed: int) -> dict[str, Any]:
+    """One session of the same synthetic cluster through upstream's scheduler (the adapter)."""
+    from schedcheck.scenario.dump import scenario_document
+
+    doc = scenario_document(f"bench-{num_nodes}", build_cluster(num_nodes, seed), bench_conf())
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(doc, f)
+        path = f.name
+    try:
+        started = time.perf_counter()
+        done = subprocess.run([*command, path], capture_output=True, text=True,
+                              env={**os.environ, "SCHEDCHECK_PROTOCOL": "1", "SCHEDCHECK_SEED": str(seed)})
+        wall = time.perf_counter() - started
+    finally:
+        os.unlink(path)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+        raise RuntimeError(f"the Volcano adapter failed: {lines[-1]}")
+    result = json.loads(done.stdout)
+    return {
+        "sessionSeconds": round(result["timings"]["totalSeconds"], 4),
+        "processSeconds": round(wall, 4),
+        "binds": len(result["binds"]),
+        "pipelined": len(result["pipelined"]),
+        "implementation": result.get("implementation", ""),
+    }
+
+
+def _upstream_command(upstream: bool | None, progress: IO[str] | None) -> list[str] | None:
+    if upstream is False or (upstream is None and os.environ.get("SCHEDCHECK_BENCH_UPSTREAM") == "0"):
+        return None
+    from schedcheck.adapters import AdapterError, adapter_command
+
+    try:
+        return adapter_command()
+    except AdapterError as err:
+        if upstream:
+            raise
+        print(f"schedcheck: bench: upstream Volcano not measured: {err}", file=progress or sys.stderr)
+        return None
+
+
 def run_bench(sizes: list[int], seed: int = 0, progress: IO[str] | None = None,
-              with_invariants: bool = True) -> dict[str, Any]:
+              with_invariants: bool = True, upstream: bool | None = None) -> dict[str, Any]:
+    """Measure every size; `upstream` None measures upstream's scheduler too when the adapter can be had."""
     results = []
+    command = _upstream_command(upstream, progress)
     for size in sizes:
         if progress is not None and progress.isatty():
             progress.write(f"measuring {size} nodes ...\n")
-        results.append(measure(size, seed, with_invariants))
+        figures = measure(size, seed, with_invariants)
+        if command is not None:
+            up = measure_upstream(command, size, seed)
+            figures["upstream"] = up
+            figures["referenceOverUpstream"] = (
+                round(figures["sessionSeconds"] / up["sessionSeconds"], 1) if up["sessionSeconds"] > 0 else None)
+        results.append(figures)
     return {"seed": seed, "actions": BENCH_ACTIONS, "tiers": BENCH_TIERS, "sizes": results}
 
 
@@ -143,8 +203,10 @@ def render_bench(figures: dict[str, Any]) -> str:
                      str(r["binds"]), str(r["podsPlacedPerSecond"]),
                      f"{with_checks:.3f}" if with_checks is not None else "-",
                      f"{100 * r['invariantOverhead']:.0f}%" if r.get("invariantOverhead") is not None else "-",
-                     str(r.get("invariantChecks", "-"))])
+                     str(r.get("invariantChecks", "-")),
+                     f"{r['upstream']['sessionSeconds']:.3f}" if "upstream" in r else "-",
+                     f"{r['referenceOverUpstream']}x" if r.get("referenceOverUpstream") else "-"])
     header = (f"one session ({', '.join(figures['actions'])}; plugins "
               f"{' | '.join(', '.join(t) for t in figures['tiers'])}), seed {figures['seed']}\n")
     return header + table(["nodes", "pods", "pending", "session s", "binds", "pods placed/s",
-                           "with invariants s", "overhead", "checks"], rows)
+                           "with invariants s", "overhead", "checks", "upstream s", "ref/upstream"], rows)

@@ -1,0 +1,84 @@
+// Command volcano-adapter runs one schedcheck scenario through upstream Volcano's
+// own scheduler (pkg/scheduler, used as a library) and prints the result object of
+// schedcheck's conformance protocol, version 1 (docs/protocol.md).
+//
+//	volcano-adapter SCENARIO   (or - for standard input)
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	"k8s.io/klog/v2"
+
+	"volcano.sh/volcano/pkg/scheduler/metrics"
+
+	// Register upstream's actions and plugins, as cmd/scheduler does.
+	_ "volcano.sh/volcano/pkg/scheduler/actions"
+	_ "volcano.sh/volcano/pkg/scheduler/plugins"
+)
+
+func main() {
+	// The kube-scheduler plugins that predicates wraps record metrics; upstream's tests initialise them too.
+	metrics.InitKubeSchedulerRelatedMetrics()
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	_ = klogFlags.Set("logtostderr", "true")
+	_ = klogFlags.Set("v", os.Getenv("SCHEDCHECK_VOLCANO_V"))
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: volcano-adapter SCENARIO   (a scenario file, or - for standard input)")
+	}
+	flag.Parse()
+	if flag.NArg() != 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	// Everything but the result goes to stderr, whatever upstream's code prints.
+	stdout := os.Stdout
+	os.Stdout = os.Stderr
+
+	sc, err := ReadScenario(flag.Arg(0))
+	if err == nil {
+		var res *Result
+		res, err = Run(sc)
+		if err == nil {
+			res.Implementation = implementation()
+			klog.Flush()
+			enc := json.NewEncoder(stdout)
+			if err = enc.Encode(res); err == nil {
+				return
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "volcano-adapter: %v\n", err)
+	var inErr *inputError
+	if errors.As(err, &inErr) {
+		os.Exit(2)
+	}
+	os.Exit(1)
+}
+
+// implementation names upstream's module version this binary was built with.
+func implementation() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "volcano"
+	}
+	for _, dep := range info.Deps {
+		if dep.Path != "volcano.sh/volcano" {
+			continue
+		}
+		if dep.Replace != nil {
+			if dep.Replace.Version != "" {
+				return "volcano@" + dep.Replace.Version
+			}
+			return "volcano@" + dep.Version + " (replaced by a local tree)"
+		}
+		return "volcano@" + dep.Version
+	}
+	return "volcano"
+}

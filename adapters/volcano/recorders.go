@@ -1,0 +1,67 @@
+package main
+
+// The cache's outside world, replaced by recorders: binds and evictions are
+// recorded instead of being sent to an API server (as upstream's unit tests do
+// with their fake binder and evictor, minus their stdout prints and channels).
+
+import (
+	"fmt"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+
+	nodeshardv1alpha1 "volcano.sh/apis/pkg/apis/shard/v1alpha1"
+	"volcano.sh/volcano/pkg/scheduler/api"
+)
+
+type bindRecord struct{ Task, Node string }
+
+type recordingBinder struct {
+	mu    sync.Mutex
+	binds []bindRecord
+}
+
+func (b *recordingBinder) Bind(_ kubernetes.Interface, tasks []*api.TaskInfo) map[api.TaskID]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, t := range tasks {
+		b.binds = append(b.binds, bindRecord{fmt.Sprintf("%s/%s", t.Namespace, t.Name), t.NodeName})
+	}
+	return nil
+}
+
+func (b *recordingBinder) snapshot() []bindRecord {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]bindRecord(nil), b.binds...)
+}
+
+type recordingEvictor struct {
+	mu      sync.Mutex
+	evicted []string
+}
+
+func (e *recordingEvictor) Evict(p *v1.Pod, _ string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.evicted = append(e.evicted, p.Namespace+"/"+p.Name)
+	return nil
+}
+
+func (e *recordingEvictor) snapshot() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.evicted...)
+}
+
+// statusSink accepts every status write; PodGroup phases are read from the
+// session's jobs after close instead.
+type statusSink struct{}
+
+func (statusSink) UpdatePodStatus(pod *v1.Pod) (*v1.Pod, error)           { return pod, nil }
+func (statusSink) UpdatePodGroup(pg *api.PodGroup) (*api.PodGroup, error) { return pg, nil }
+func (statusSink) UpdateQueueStatus(*api.QueueInfo) error                 { return nil }
+func (statusSink) UpdateNodeShardStatus(ns *nodeshardv1alpha1.NodeShard) (*nodeshardv1alpha1.NodeShard, error) {
+	return ns, nil
+}

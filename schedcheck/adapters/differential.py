@@ -1,0 +1,149 @@
+"""Differential run: every scenario through the reference and through upstream Volcano (the adapter).
+
+    python -m schedcheck.adapters.differential tests/scenarios examples [--json]
+
+Compares binds, evictions (as a multiset), pipelined tasks and PodGroup phases.
+A scenario agrees when all four match. When they do not, it is a *tie* if only
+the nodes of binds or pipelines differ (same tasks, same evictions and phases)
+and the first differing placement, in the reference's order, was a tie in the
+reference (equally scored nodes) with upstream's node among the candidates: the
+later placements then differ as a consequence; anything else is a *divergence*, printed in full for a
+human to classify (reference bug, upstream bug, or adapter limitation).
+Exit status: 0 when every scenario agrees or ties, 1 otherwise, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from schedcheck.adapters.volcano import AdapterError, adapter_command
+
+FIELDS = ("binds", "evicted", "pipelined", "podGroupPhases")
+SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def scenario_files(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(f for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file())
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise FileNotFoundError(f"{p}: no such file or directory")
+    return files
+
+
+def run_reference(path: Path, seed: int = 0) -> dict[str, Any]:
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+
+    return run_scenario(load_scenario(path), seed=seed).to_json(with_trace=True)
+
+
+def run_upstream(command: list[str], path: Path, seed: int = 0) -> dict[str, Any]:
+    env = {**os.environ, "SCHEDCHECK_PROTOCOL": "1", "SCHEDCHECK_SEED": str(seed)}
+    done = subprocess.run([*command, str(path)], capture_output=True, text=True, env=env, timeout=600)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+        raise RuntimeError(lines[-1])
+    return json.loads(done.stdout)
+
+
+def compare(ref: dict[str, Any], up: dict[str, Any]) -> dict[str, Any]:
+    """The differences between two results, and whether the reference's ties explain them."""
+    diffs: dict[str, Any] = {}
+    for field in ("binds", "pipelined", "podGroupPhases"):
+        a, b = ref.get(field, {}), up.get(field, {})
+        keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        if keys:
+            diffs[field] = {k: {"reference": a.get(k), "upstream": b.get(k)} for k in keys}
+    if Counter(ref.get("evicted", [])) != Counter(up.get("evicted", [])):
+        diffs["evicted"] = {"reference": sorted(ref.get("evicted", [])), "upstream": sorted(up.get("evicted", []))}
+    candidates: dict[str, set[str]] = {}
+    for tie in ref.get("ties", []):
+        candidates.setdefault(tie["task"], set()).update(tie["candidates"])
+    explained = False
+    if diffs and set(diffs) <= {"binds", "pipelined"} and all(
+            d["reference"] is not None and d["upstream"] is not None
+            for field in ("binds", "pipelined") for d in diffs.get(field, {}).values()):
+        differing = {task: d["upstream"] for field in ("binds", "pipelined") for task, d in diffs.get(field, {}).items()}
+        order = [op["task"] for op in ref.get("trace", []) if op["op"] in ("allocate", "pipeline")]
+        first = next((t for t in order if t in differing), None)
+        explained = first is not None and differing[first] in candidates.get(first, ())
+    verdict = "agree" if not diffs else ("tie" if explained else "divergence")
+    return {"verdict": verdict, "differences": diffs}
+
+
+def differential(files: list[Path], command: list[str], seed: int = 0) -> dict[str, Any]:
+    rows = []
+    for path in files:
+        row: dict[str, Any] = {"scenario": str(path)}
+        try:
+            ref = run_reference(path, seed)
+            up = run_upstream(command, path, seed)
+        except Exception as err:  # noqa: BLE001 - a scenario that cannot run is reported, not fatal
+            row.update(verdict="error", error=f"{type(err).__name__}: {err}")
+        else:
+            row.update(compare(ref, up))
+        rows.append(row)
+    counts = Counter(r["verdict"] for r in rows)
+    total = len(rows)
+    return {
+        "scenarios": total,
+        "counts": dict(counts),
+        "agreementRate": round(counts["agree"] / total, 3) if total else None,
+        "agreementRateWithTies": round((counts["agree"] + counts["tie"]) / total, 3) if total else None,
+        "results": rows,
+    }
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = []
+    for r in report["results"]:
+        if r["verdict"] == "agree":
+            continue
+        lines.append(f"{r['verdict'].upper():10} {r['scenario']}")
+        if "error" in r:
+            lines.append(f"    {r['error']}")
+        for field, d in r.get("differences", {}).items():
+            lines.append(f"    {field}: {json.dumps(d, sort_keys=True)}")
+    c = report["counts"]
+    lines.append(
+        f"{report['scenarios']} scenarios: {c.get('agree', 0)} agree, {c.get('tie', 0)} tie, "
+        f"{c.get('divergence', 0)} diverge, {c.get('error', 0)} error; agreement {report['agreementRate']:.1%} "
+        f"({report['agreementRateWithTies']:.1%} counting ties)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m schedcheck.adapters.differential",
+        description="Run scenarios through the reference and upstream Volcano; print where they differ.",
+        epilog="example: python -m schedcheck.adapters.differential tests/scenarios examples",
+    )
+    parser.add_argument("paths", nargs="+", help="scenario files or directories")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--seed", type=int, default=0, help="seed for both implementations (default 0)")
+    args = parser.parse_args(argv)
+    try:
+        files = scenario_files(args.paths)
+        command = adapter_command()
+    except (FileNotFoundError, AdapterError) as err:
+        print(f"differential: {err}", file=sys.stderr)
+        return 2
+    report = differential(files, command, args.seed)
+    print(json.dumps(report, indent=2) if args.json else render(report))
+    bad = report["counts"].get("divergence", 0) + report["counts"].get("error", 0)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
