@@ -142,13 +142,17 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser(
         "bench", help="print performance figures",
         description="Build synthetic clusters (N nodes, 10xN pods, half of them pending in gangs across "
-                    "several queues) and time one allocate session at each size. Prints figures; asserts nothing.",
+                    "several queues) and time one allocate session at each size, with and without the invariants, "
+                    "and through upstream Volcano's own scheduler (the Go adapter) for the ratio reference / "
+                    "upstream. Prints figures; asserts nothing.",
         epilog=BENCH_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--sizes", default="100,1000", help="comma-separated node counts (default 100,1000)")
     bench.add_argument("--seed", type=int, default=0, help="seed for the synthetic cluster (default 0)")
     bench.add_argument("--no-invariants", action="store_true", help="skip the run with every invariant checked")
+    bench.add_argument("--no-upstream", action="store_true",
+                       help="skip the same session through upstream Volcano (the Go adapter, built on first use)")
 
     for name, module_name in COMMAND_MODULES.items():
         module = importlib.import_module(module_name)
@@ -329,7 +333,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     figures = run_bench(sizes, seed=args.seed, progress=None if args.json else sys.stderr,
-                        with_invariants=not args.no_invariants)
+                        with_invariants=not args.no_invariants, upstream=False if args.no_upstream else None)
     if args.json:
         json.dump(figures, sys.stdout, indent=2)
         sys.stdout.write("\n")
