@@ -40,12 +40,26 @@ def check_answer(scenario: Scenario, result: dict[str, Any], seed: int = 0, diff
                         {"errors": errors})]
     from schedcheck.conform.external import check_result
 
-    findings = check_result(scenario, result)
+    findings = _not_shared_with_reference(scenario, check_result(scenario, result), seed)
     if findings or not differential:
         return findings
     from schedcheck.conform.differential import compare
 
     return compare(scenario, result, seed)
+
+
+def _not_shared_with_reference(scenario: Scenario, findings: list[Finding], seed: int) -> list[Finding]:
+    """Drop the outside-check findings the reference makes too, on the same objects: a rule the
+    reference (faithful to upstream) breaks in the same way is upstream's behaviour, a finding about
+    upstream (docs/findings.md), not a non-conformance of the implementation."""
+    if not findings:
+        return findings
+    from schedcheck.conform.external import check_result
+    from schedcheck.runner import run_scenario
+
+    reference = run_scenario(scenario, seed=seed, check_invariants=False).to_json(with_trace=True)
+    shared = {(f.kind, tuple(f.objects)) for f in check_result(scenario, reference)}
+    return [f for f in findings if (f.kind, tuple(f.objects)) not in shared]
 
 
 def conform_one(impl: Implementation, scenario: Scenario, doc: dict[str, Any], seed: int = 0) -> Verdict:

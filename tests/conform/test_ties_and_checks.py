@@ -79,3 +79,20 @@ def test_evicting_a_pod_marked_not_preemptable():
                             "node": running["spec"]["nodeName"]})
     kinds = [f.kind for f in check_answer(scenario_from_document(doc, "n"), result, differential=False)]
     assert kinds == ["check.evict-not-preemptable"]
+
+
+def test_a_rule_the_reference_breaks_the_same_way_is_shared_behaviour_not_a_non_conformance():
+    """Upstream's shuffle evicts a pod marked not preemptable, and the faithful reference does too
+    (tests/scenarios/shuffle-evicts-not-preemptable.yaml): an implementation doing the same conforms."""
+    from pathlib import Path
+
+    import yaml
+
+    from schedcheck.conform.external import check_result
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "shuffle-evicts-not-preemptable.yaml"
+    doc = yaml.safe_load(path.read_text())
+    scenario = scenario_from_document(copy.deepcopy(doc), path.name)
+    answer = run(copy.deepcopy(doc))
+    assert [f.kind for f in check_result(scenario, answer)] == ["check.evict-not-preemptable"]
+    assert check_answer(scenario, answer) == []
