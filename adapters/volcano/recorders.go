@@ -55,13 +55,39 @@ func (e *recordingEvictor) snapshot() []string {
 	return append([]string(nil), e.evicted...)
 }
 
-// statusSink accepts every status write; PodGroup phases are read from the
-// session's jobs after close instead.
-type statusSink struct{}
+// statusSink accepts every status write. It keeps the nominated node the
+// session's close writes on a pod (it must reach the next cycle: preempt's
+// eligibility check reads it); PodGroup phases are read from the session's jobs
+// after close instead.
+type statusSink struct {
+	mu        sync.Mutex
+	nominated map[string]string // ns/name -> status.nominatedNodeName
+}
 
-func (statusSink) UpdatePodStatus(pod *v1.Pod) (*v1.Pod, error)           { return pod, nil }
-func (statusSink) UpdatePodGroup(pg *api.PodGroup) (*api.PodGroup, error) { return pg, nil }
-func (statusSink) UpdateQueueStatus(*api.QueueInfo) error                 { return nil }
-func (statusSink) UpdateNodeShardStatus(ns *nodeshardv1alpha1.NodeShard) (*nodeshardv1alpha1.NodeShard, error) {
+func (s *statusSink) UpdatePodStatus(pod *v1.Pod) (*v1.Pod, error) {
+	if pod.Status.NominatedNodeName != "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.nominated == nil {
+			s.nominated = map[string]string{}
+		}
+		s.nominated[pod.Namespace+"/"+pod.Name] = pod.Status.NominatedNodeName
+	}
+	return pod, nil
+}
+
+func (s *statusSink) snapshot() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.nominated))
+	for k, v := range s.nominated {
+		out[k] = v
+	}
+	return out
+}
+
+func (*statusSink) UpdatePodGroup(pg *api.PodGroup) (*api.PodGroup, error) { return pg, nil }
+func (*statusSink) UpdateQueueStatus(*api.QueueInfo) error                 { return nil }
+func (*statusSink) UpdateNodeShardStatus(ns *nodeshardv1alpha1.NodeShard) (*nodeshardv1alpha1.NodeShard, error) {
 	return ns, nil
 }

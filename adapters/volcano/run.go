@@ -98,9 +98,10 @@ func Run(sc *Scenario) (*Result, error) {
 }
 
 type cycleOutcome struct {
-	binds   []bindRecord
-	evicted []string
-	groups  map[string]*api.JobInfo // ns/name -> the job as the session's close left it
+	binds     []bindRecord
+	evicted   []string
+	groups    map[string]*api.JobInfo // ns/name -> the job as the session's close left it
+	nominated map[string]string       // ns/name -> the nominated node the session's close wrote
 }
 
 func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Action, tiers []conf.Tier,
@@ -108,7 +109,8 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	binder := &recordingBinder{}
 	evictor := &recordingEvictor{}
 	// A FakeRecorder without a channel drops events, so large scenarios never block on it.
-	c := cache.NewCustomMockSchedulerCache(defaultSchedulerName, binder, evictor, statusSink{}, nil, &record.FakeRecorder{})
+	status := &statusSink{}
+	c := cache.NewCustomMockSchedulerCache(defaultSchedulerName, binder, evictor, status, nil, &record.FakeRecorder{})
 	stop := make(chan struct{})
 	defer close(stop)
 	c.Run(stop)
@@ -170,7 +172,8 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 		}
 		time.Sleep(time.Millisecond)
 	}
-	out := &cycleOutcome{binds: binder.snapshot(), evicted: evictor.snapshot(), groups: map[string]*api.JobInfo{}}
+	out := &cycleOutcome{binds: binder.snapshot(), evicted: evictor.snapshot(), groups: map[string]*api.JobInfo{},
+		nominated: status.snapshot()}
 	for _, job := range jobs {
 		out.groups[job.Namespace+"/"+job.Name] = job
 	}
@@ -404,6 +407,9 @@ func (w *World) advance(out *cycleOutcome, clock time.Time) {
 		case p.DeletionTimestamp != nil:
 			// finished terminating
 		default:
+			if node := out.nominated[key]; node != "" {
+				p.Status.NominatedNodeName = node
+			}
 			if node, ok := bound[key]; ok {
 				p.Spec.NodeName = node
 				p.Status.Phase = v1.PodRunning

@@ -27,7 +27,7 @@ def upstream(command: list[str], name: str) -> dict:
 
 
 def reference(name: str) -> dict:
-    return run_scenario(load_scenario(SCENARIOS / f"{name}.yaml")).to_json()
+    return run_scenario(load_scenario(SCENARIOS / f"{name}.yaml")).to_json(with_trace=True)
 
 
 def check_shape(result: dict, name: str, cycles: int) -> None:
@@ -87,6 +87,22 @@ def test_reclaim_agrees_with_reference(volcano_adapter):
     assert len(up["evicted"]) == len(ref["evicted"]) == 2
     assert all(key.startswith("dev/batch-worker-") for key in up["evicted"])
     assert up["podGroupPhases"] == ref["podGroupPhases"]
+
+
+def test_the_nominated_node_reaches_the_next_session(volcano_adapter):
+    """The session close writes the preemptor's nominated node; the next session's preempt must see it
+    (found by `schedcheck conform --impl volcano`: the adapter used to drop it)."""
+    name = "preempt-nominated-not-eligible-next-session"
+    up, ref = upstream(volcano_adapter, name), reference(name)
+    check_shape(up, name, 2)
+    assert up["evicted"] == ref["evicted"] == ["data/fill-0"]
+    assert up["pipelined"] == ref["pipelined"] == {"ml/spark-0-driver-0": "node-0"}
+    # Session 2: driver-0 pipelines, driver-1 is not eligible, the job is not pipelined -> discard;
+    # phase B then pipelines driver-0 alone. The same operations in both.
+    ops = [(e["op"], e["task"]) for e in up["trace"] if e["cycle"] == 1]
+    assert ops == [(e["op"], e["task"]) for e in ref["trace"] if e["cycle"] == 1]
+    assert ops == [("pipeline", "ml/spark-0-driver-0"), ("unpipeline", "ml/spark-0-driver-0"),
+                   ("pipeline", "ml/spark-0-driver-0")]
 
 
 def test_scenario_on_stdin_and_bad_input(volcano_adapter, tmp_path):
