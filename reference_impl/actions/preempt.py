@@ -221,7 +221,7 @@ class Preempt(Action):
                        nodes: list[NodeInfo]) -> bool:
         """normalPreempt: nodes by descending score; the first node where evicting suffices wins."""
         ssn = self.ssn
-        ordered = sort_nodes(prioritize_nodes(ssn, preemptor, nodes)) if nodes else []
+        ordered = sort_nodes(prioritize_nodes(ssn, preemptor, nodes), ssn, preemptor) if nodes else []
         job = ssn.jobs.get(preemptor.job)
         if job is None:
             return False

@@ -160,8 +160,17 @@ def best_node_by_idle_then_future_idle(ssn: Session, task: TaskInfo, nodes: list
     return None
 
 
-def sort_nodes(node_scores: dict[float, list[NodeInfo]]) -> list[NodeInfo]:
+def sort_nodes(node_scores: dict[float, list[NodeInfo]], ssn: Session | None = None,
+               task: TaskInfo | None = None) -> list[NodeInfo]:
+    """Nodes by descending score. Within one score upstream's order is the predicate workers'
+    completion order (not reproducible); a guided replay (ssn.tie_chooser, conform) may put the
+    implementation's node first among equals."""
     ordered: list[NodeInfo] = []
     for score in sorted(node_scores, reverse=True):
-        ordered.extend(node_scores[score])
+        group = node_scores[score]
+        if ssn is not None and task is not None and ssn.tie_chooser is not None and len(group) > 1:
+            first = ssn.tie_chooser(ssn, task, group)
+            if first is not None:
+                group = [first] + [node for node in group if node is not first]
+        ordered.extend(group)
     return ordered

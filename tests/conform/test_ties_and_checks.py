@@ -96,3 +96,16 @@ def test_a_rule_the_reference_breaks_the_same_way_is_shared_behaviour_not_a_non_
     answer = run(copy.deepcopy(doc))
     assert [f.kind for f in check_result(scenario, answer)] == ["check.evict-not-preemptable"]
     assert check_answer(scenario, answer) == []
+
+
+def test_preempt_nodes_of_equal_score_are_a_legal_tie():
+    doc = fixture("preempt-equal-score-nodes")
+    scenario = scenario_from_document(copy.deepcopy(doc), "preempt-equal-score-nodes")
+    mine = run(copy.deepcopy(doc))
+    assert mine["pipelined"] == {"data/mpi-0-worker-0": "node-0"}
+    theirs = copy.deepcopy(mine)  # what upstream did: the other node of the same score
+    theirs["pipelined"] = {"data/mpi-0-worker-0": "node-1"}
+    for op in theirs["trace"]:
+        if op["op"] == "pipeline" and op["task"] == "data/mpi-0-worker-0":
+            op["node"] = "node-1"
+    assert compare(scenario, theirs) == []
