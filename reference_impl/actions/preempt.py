@@ -28,6 +28,7 @@ from reference_impl.actions.preempt_topology import (
 from reference_impl.actions.victims import (
     TaskFilter,
     clone_filtered_tasks,
+    guided_order,
     pod_priority,
     pod_terminating_by_preemption,
     preemption_policy_never,
@@ -227,7 +228,7 @@ class Preempt(Action):
             return False
         queue = ssn.queues.get(job.queue)
         for node in ordered:
-            victims = ssn.preemptable(preemptor, clone_filtered_tasks(node, task_filter))
+            victims = ssn.preemptable(preemptor, guided_order(ssn, clone_filtered_tasks(node, task_filter)))
             if not validate_victims(preemptor, node, victims):
                 continue
             node_stmt = Statement(ssn)

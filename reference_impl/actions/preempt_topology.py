@@ -18,6 +18,7 @@ from typing import Any
 from reference_impl.actions.victims import (
     TaskFilter,
     clone_filtered_tasks,
+    guided_order,
     pod_priority,
     validate_victims,
 )
@@ -116,7 +117,7 @@ def select_victims_on_node(ssn: Session, state: dict[str, Any], preemptor: TaskI
                            node: NodeInfo, task_filter: TaskFilter) -> list[TaskInfo] | None:
     """SelectVictimsOnNode on a node clone: remove victims until the preemptor fits, then reprieve
     from the highest priority down. None when the node is not a candidate."""
-    all_victims = ssn.preemptable(preemptor, clone_filtered_tasks(node, task_filter))
+    all_victims = ssn.preemptable(preemptor, guided_order(ssn, clone_filtered_tasks(node, task_filter)))
     if not validate_victims(preemptor, node, all_victims):
         return None
     victims_queue = ssn.build_victims_priority_queue(all_victims or [], preemptor)

@@ -20,7 +20,7 @@ Not modelled: scheduler sharding (the shard groups are flattened upstream, one g
 from __future__ import annotations
 
 from reference_impl.actions.base import Action, register_action
-from reference_impl.actions.victims import preemption_policy_never, validate_victims
+from reference_impl.actions.victims import guided_order, preemption_policy_never, validate_victims
 from reference_impl.api.job_info import JobInfo
 from reference_impl.api.node_info import NodeInfo
 from reference_impl.api.queue_info import QueueInfo
@@ -137,7 +137,7 @@ class Reclaim(Action):
             if victim_queue is None or not victim_queue.reclaimable():
                 continue
             out.append(task.clone())
-        return out
+        return guided_order(self.ssn, out)
 
     def _evict_until_fits(self, node_stmt: Statement, task: TaskInfo, node: NodeInfo,
                           victims: list[TaskInfo]) -> bool:

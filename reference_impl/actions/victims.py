@@ -14,6 +14,7 @@ This module registers no action.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from reference_impl.api.node_info import NodeInfo
 from reference_impl.api.resource_info import Zero
@@ -40,6 +41,17 @@ def clone_filtered_tasks(node: NodeInfo, task_filter: TaskFilter | None) -> list
     if task_filter is None:
         return [task.clone() for task in node.tasks.values()]
     return [task.clone() for task in node.tasks.values() if task_filter(task)]
+
+
+def guided_order(ssn: Any, tasks: list[TaskInfo]) -> list[TaskInfo]:
+    """Upstream lists a node's tasks in Go map order (random), and plugins such as gang offer the
+    first of them as victims. The reference keeps snapshot order; a guided replay (conform) puts the
+    implementation's own victims first, which is one of upstream's legal orders."""
+    preferred = getattr(ssn.tie_chooser, "preferred_victims", None)
+    if preferred is None:
+        return tasks
+    chosen = preferred(ssn)
+    return sorted(tasks, key=lambda task: task.key not in chosen) if chosen else tasks
 
 
 def pod_priority(pod: Pod) -> int:

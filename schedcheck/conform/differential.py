@@ -34,6 +34,16 @@ class _Chooser:
                 self.plan[(op["cycle"], op["task"])].append(op["node"])
         self.final = {**result["pipelined"], **result["binds"]}
         self.guided = 0  # ties where the implementation's node was taken
+        self.evicted: dict[int | None, set[str]] = defaultdict(set)  # cycle (None: no trace) -> victims
+        for op in result.get("trace") or []:
+            if op["op"] == "evict":
+                self.evicted[op["cycle"]].add(op["task"])
+        if not result.get("trace"):
+            self.evicted[None] = set(result.get("evicted") or [])
+
+    def preferred_victims(self, ssn: Any) -> set[str]:
+        """The implementation's victims of this session, tried first among equally ranked victims."""
+        return self.evicted.get(ssn.cycle) or self.evicted.get(None) or set()
 
     def __call__(self, ssn: Any, task: Any, best: list[Any]) -> Any:
         by_name = {node.name: node for node in best}

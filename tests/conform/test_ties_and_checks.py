@@ -109,3 +109,20 @@ def test_preempt_nodes_of_equal_score_are_a_legal_tie():
         if op["op"] == "pipeline" and op["task"] == "data/mpi-0-worker-0":
             op["node"] = "node-1"
     assert compare(scenario, theirs) == []
+
+
+def test_victims_in_map_order_are_a_legal_tie():
+    doc = fixture("reclaim-equal-victims")
+    scenario = scenario_from_document(copy.deepcopy(doc), "reclaim-equal-victims")
+    mine = run(copy.deepcopy(doc))
+    assert mine["evicted"] == ["team-a/batch-0-2"]
+    theirs = copy.deepcopy(mine)  # what upstream did: another task of the same job, listed first
+    theirs["evicted"] = ["team-a/batch-0-3"]
+    for op in theirs["trace"]:
+        if op["op"] == "evict":
+            op["task"] = "team-a/batch-0-3"
+    assert compare(scenario, theirs) == []
+    theirs["evicted"] = ["team-a/batch-0-0", "team-a/batch-0-3"]  # two victims where one suffices
+    theirs["trace"].insert(1, {"cycle": 0, "action": "reclaim", "op": "evict", "task": "team-a/batch-0-0",
+                               "node": "node-0"})
+    assert [f.kind for f in compare(scenario, theirs)] == ["divergence"]
