@@ -82,6 +82,19 @@ def compare(ref: dict[str, Any], up: dict[str, Any]) -> dict[str, Any]:
     return {"verdict": verdict, "differences": diffs}
 
 
+def _reclassify(path: Path, up: dict[str, Any], seed: int) -> str:
+    """A divergence is a tie when a replay of the reference guided by upstream's choices (conform's
+    differential: equal-score nodes, victims in map order) makes upstream's decisions, and is
+    "not-upstream" on a scenario using a schedcheck-only switch (pipelinePersistence: persistent)."""
+    from schedcheck.conform.differential import compare as guided_compare
+    from schedcheck.scenario.loader import load_scenario
+
+    scenario = load_scenario(path)
+    if scenario.conf.persistent_pipelines:
+        return "not-upstream"
+    return "tie" if not guided_compare(scenario, up, seed) else "divergence"
+
+
 def differential(files: list[Path], command: list[str], seed: int = 0) -> dict[str, Any]:
     rows = []
     for path in files:
@@ -93,14 +106,17 @@ def differential(files: list[Path], command: list[str], seed: int = 0) -> dict[s
             row.update(verdict="error", error=f"{type(err).__name__}: {err}")
         else:
             row.update(compare(ref, up))
+            if row["verdict"] == "divergence":
+                row["verdict"] = _reclassify(path, up, seed)
         rows.append(row)
     counts = Counter(r["verdict"] for r in rows)
-    total = len(rows)
+    total = len(rows) - counts["not-upstream"]  # rates over the scenarios upstream can run
     return {
-        "scenarios": total,
+        "scenarios": len(rows),
         "counts": dict(counts),
         "agreementRate": round(counts["agree"] / total, 3) if total else None,
         "agreementRateWithTies": round((counts["agree"] + counts["tie"]) / total, 3) if total else None,
+        "notUpstream": counts["not-upstream"],
         "results": rows,
     }
 
@@ -118,7 +134,8 @@ def render(report: dict[str, Any]) -> str:
     c = report["counts"]
     lines.append(
         f"{report['scenarios']} scenarios: {c.get('agree', 0)} agree, {c.get('tie', 0)} tie, "
-        f"{c.get('divergence', 0)} diverge, {c.get('error', 0)} error; agreement {report['agreementRate']:.1%} "
+        f"{c.get('divergence', 0)} diverge, {c.get('error', 0)} error, {c.get('not-upstream', 0)} not upstream's "
+        f"(schedcheck-only switches); agreement {report['agreementRate']:.1%} "
         f"({report['agreementRateWithTies']:.1%} counting ties)")
     return "\n".join(lines)
 
