@@ -197,7 +197,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario, args.conf)
     if scenario is None:
         return EXIT_USAGE
-    result = run_scenario(scenario, seed=args.seed)
+    result = run_scenario(scenario, seed=args.seed, ledgers=args.trace)
     for name in result.skipped_plugins:
         print(f"warning: plugin {name} is not implemented in the reference yet; skipped "
               f"(upstream skips unknown plugins the same way)", file=sys.stderr)

@@ -69,11 +69,13 @@ class RunResult:
 
 def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | None = None,
                  check_invariants: bool = True, overkill: bool = False,
-                 tie_chooser: Callable[..., Any] | None = None) -> RunResult:
+                 tie_chooser: Callable[..., Any] | None = None, ledgers: bool = False) -> RunResult:
     """Run every cycle of the scenario with the invariant engine observing; judge the expectations.
 
     With `overkill`, every committed preempt/reclaim eviction is compared with the Z3 optimum;
-    `tie_chooser` guides the reference's choice among equally scored nodes (conformance replays).
+    `tie_chooser` guides the reference's choice among equally scored nodes (conformance replays);
+    `ledgers` records every node's accounting after each session (the protocol's optional ledgers;
+    off by default, because the gate runs millions of sessions and never reads them).
     """
     if engine is None and check_invariants:
         engine = InvariantEngine()
@@ -96,7 +98,8 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
                 scheduler.advance()
             last = scheduler.run_once()
             _collect_trace(result, last)
-            result.ledgers.append(_ledger(last))
+            if ledgers:
+                result.ledgers.append(_ledger(last))
             for name in last.skipped_actions:
                 if name not in result.skipped_actions:
                     result.skipped_actions.append(name)

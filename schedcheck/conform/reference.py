@@ -22,7 +22,7 @@ def run(doc: dict[str, Any], seed: int | None = None) -> dict[str, Any]:
     if seed is None:
         seed = int(os.environ.get("SCHEDCHECK_SEED", "0") or 0)
     scenario = scenario_from_document(doc, "<protocol>")
-    result = run_scenario(scenario, seed=seed, check_invariants=False)
+    result = run_scenario(scenario, seed=seed, check_invariants=False, ledgers=True)
     out = result.to_json(with_trace=True)
     for key in ("violations", "findings", "expectations"):  # the reference's own verdicts, not decisions
         out.pop(key, None)
