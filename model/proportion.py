@@ -226,7 +226,6 @@ def ob_le_real_capability():
 
 
 def ob_sum_le_total():
-    import z3
 
     def claim(t, qs, d, r, done):
         return sum(d) <= t + TOL, [sum(q.guarantee for q in qs) <= t, t >= 1000] + [

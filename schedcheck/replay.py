@@ -116,10 +116,11 @@ def cmd_replay(args: Any) -> int:
     try:
         result = replay(path)
     except ScenarioError as exc:
+        error = exc
         if _conform_kind(path):
-            exc = ScenarioError(path, "Scenario", "metadata.annotations.schedcheck.io/conform-finding",
-                                "found against another implementation: replay it with --impl CMD")
-        print(f"schedcheck: {exc}", file=sys.stderr)
+            error = ScenarioError(path, "Scenario", "metadata.annotations.schedcheck.io/conform-finding",
+                                  "found against another implementation: replay it with --impl CMD")
+        print(f"schedcheck: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
     if getattr(args, "json", False):
         json.dump(result.to_json(), sys.stdout, indent=2, default=str)

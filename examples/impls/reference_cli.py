@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from schedcheck.conform.reference import read_scenario, run, serve  # noqa: E402
+from schedcheck.conform.reference import run, serve  # noqa: E402
 
 
 def main() -> int:

@@ -141,7 +141,8 @@ class Session:
         self.current_action = ""
         self.enabled_actions: set[str] = set(conf.actions)
         self.ties: list[TieRecord] = []
-        # Optional (ssn, task, tied nodes) -> chosen node or None; None: the seeded choice stands.
+        # A guided replay (conform): (ssn, task, tied nodes) -> chosen node or None (None: the seeded
+        # choice stands); optional methods preferred_victims(ssn) and record_scores(ssn, task, scores).
         self.tie_chooser: Callable[..., Any] | None = None
         self._statement_ids = 0
         self.operations: list[Operation] = []

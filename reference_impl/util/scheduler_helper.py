@@ -109,6 +109,9 @@ def prioritize_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> dic
     for node in nodes:
         score = reduce_scores.get(node.name, 0.0) + order_scores.get(node.name, 0.0) + batch_scores.get(node.name, 0.0)
         grouped.setdefault(score, []).append(node)
+    record_scores = getattr(ssn.tie_chooser, "record_scores", None)  # a guided replay reports scores
+    if record_scores is not None:
+        record_scores(ssn, task, grouped)
     return grouped
 
 

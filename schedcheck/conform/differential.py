@@ -13,10 +13,7 @@ the reference's own decision, the tie it recorded there (if any) and the node sc
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from collections import defaultdict
-from collections.abc import Iterator
 from typing import Any
 
 from schedcheck.conform.findings import Finding
@@ -34,12 +31,17 @@ class _Chooser:
                 self.plan[(op["cycle"], op["task"])].append(op["node"])
         self.final = {**result["pipelined"], **result["binds"]}
         self.guided = 0  # ties where the implementation's node was taken
+        self.scores: dict[tuple[int, str], list[dict[str, float]]] = defaultdict(list)
         self.evicted: dict[int | None, set[str]] = defaultdict(set)  # cycle (None: no trace) -> victims
         for op in result.get("trace") or []:
             if op["op"] == "evict":
                 self.evicted[op["cycle"]].add(op["task"])
         if not result.get("trace"):
             self.evicted[None] = set(result.get("evicted") or [])
+
+    def record_scores(self, ssn: Any, task: Any, grouped: dict[float, list[Any]]) -> None:
+        """Every prioritisation's node scores, per (cycle, task), for the divergence report."""
+        self.scores[(ssn.cycle, task.key)].append({n.name: s for s, group in grouped.items() for n in group})
 
     def preferred_victims(self, ssn: Any) -> set[str]:
         """The implementation's victims of this session, tried first among equally ranked victims."""
@@ -60,54 +62,15 @@ class _Chooser:
         return None
 
 
-_recorder = threading.local()  # this thread's score table while a guided replay runs
-_installed = threading.Lock()
-_wrapped = False
-
-
-def _install_score_recorder() -> None:
-    """Wrap scheduler_helper.prioritize_nodes once, for good: it records into the calling thread's
-    table when one is set, and otherwise only passes through (so threads never disturb each other)."""
-    global _wrapped
-    import reference_impl.util.scheduler_helper as helper
-
-    with _installed:
-        if _wrapped:
-            return
-        original = helper.prioritize_nodes
-
-        def prioritize(ssn: Any, task: Any, nodes: list[Any]) -> dict[float, list[Any]]:
-            grouped = original(ssn, task, nodes)
-            table = getattr(_recorder, "scores", None)
-            if table is not None:
-                table[(ssn.cycle, task.key)].append({n.name: s for s, group in grouped.items() for n in group})
-            return grouped
-
-        helper.prioritize_nodes = prioritize
-        _wrapped = True
-
-
-@contextlib.contextmanager
-def _recording_scores(scores: dict[tuple[int, str], list[dict[str, float]]]) -> Iterator[None]:
-    """Record the node scores of every prioritisation (cycle, task) this thread makes in the block."""
-    _install_score_recorder()
-    _recorder.scores = scores
-    try:
-        yield
-    finally:
-        _recorder.scores = None
-
-
 def guided_reference(scenario: Scenario, result: dict[str, Any], seed: int = 0
                      ) -> tuple[dict[str, Any], dict[tuple[int, str], list[dict[str, float]]]]:
     """The reference's protocol result when its ties are broken the implementation's way, and the
     node scores it computed (per cycle and task)."""
     from schedcheck.runner import run_scenario
 
-    scores: dict[tuple[int, str], list[dict[str, float]]] = defaultdict(list)
-    with _recording_scores(scores):
-        run = run_scenario(scenario, seed=seed, check_invariants=False, tie_chooser=_Chooser(result))
-    return run.to_json(with_trace=True), scores
+    chooser = _Chooser(result)
+    run = run_scenario(scenario, seed=seed, check_invariants=False, tie_chooser=chooser)
+    return run.to_json(with_trace=True), chooser.scores
 
 
 def compare(scenario: Scenario, result: dict[str, Any], seed: int = 0) -> list[Finding]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from reference_impl.api.resource_info import DimensionDefaultValue, Resource
+from reference_impl.api.resource_info import Resource
 from reference_impl.api.types import TaskStatus
 from schedcheck.conform.findings import Finding
 from schedcheck.scenario.model import Scenario
