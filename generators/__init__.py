@@ -1,16 +1,16 @@
 """Hypothesis strategies that generate scenario documents (../shared/spec/scenario-format.md).
 
-- `generators.quantities`: Kubernetes quantity strings (cpu, memory, GPUs, node shapes) and
+- `schedcheck.generators.quantities`: Kubernetes quantity strings (cpu, memory, GPUs, node shapes) and
   exact arithmetic on them.
-- `generators.objects`: one strategy per kind (nodes, queues and queue trees, priority
+- `schedcheck.generators.objects`: one strategy per kind (nodes, queues and queue trees, priority
   classes, jobs = a PodGroup and its pods, placed consistently on the nodes).
-- `generators.confs`: volcano-scheduler.conf documents drawn from realistic action orders,
+- `schedcheck.generators.confs`: volcano-scheduler.conf documents drawn from realistic action orders,
   tier sets, flags and plugin arguments.
-- `generators.scenarios`: `scenarios(...)`, the whole scenario, and `scenario_profiles`
+- `schedcheck.generators.scenarios`: `scenarios(...)`, the whole scenario, and `scenario_profiles`
   ("ci", "nightly"); `sample_documents` draws seeded examples outside a test.
-- `generators.consistency`: `cluster_problems(doc)`, whether a document is a state a real
+- `schedcheck.generators.consistency`: `cluster_problems(doc)`, whether a document is a state a real
   cluster could be in.
 
 Every strategy emits plain documents, so each generated case can be saved as YAML
-(`generators.scenarios.to_yaml`), read back by the loader and replayed.
+(`schedcheck.generators.scenarios.to_yaml`), read back by the loader and replayed.
 """

@@ -27,7 +27,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from generators.quantities import choice, rarely, sometimes
+from schedcheck.generators.quantities import choice, rarely, sometimes
 
 # ---------------------------------------------------------------- actions
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import networkx as nx
 
-from generators.objects import (
+from schedcheck.generators.objects import (
     GROUP_NAME,
     ROOT,
     TASK_SPEC,
@@ -27,7 +27,7 @@ from generators.objects import (
     _tolerates,
     pod_request,
 )
-from generators.quantities import add, amounts
+from schedcheck.generators.quantities import add, amounts
 
 
 def _objects(doc: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:

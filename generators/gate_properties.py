@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from invariants.engine import InvariantEngine
+from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.runner import RunResult, run_scenario
 from schedcheck.scenario.loader import scenario_from_document
 
@@ -100,7 +100,7 @@ def _mutant_context(name: str | None):
 def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure | None]:
     """Search until the budget (or example count) is spent or a counterexample is found."""
     if strategy is None:
-        from generators.scenarios import scenario_profiles, scenarios
+        from schedcheck.generators.scenarios import scenario_profiles, scenarios
 
         strategy = scenarios(**scenario_profiles[cfg.profile])
     Path(cfg.database).mkdir(parents=True, exist_ok=True)
@@ -172,7 +172,7 @@ def _machine_batch(cfg: WorkerConfig, stats: WorkerStats, batch_seed: int, examp
     """Run the stateful machine (sessions in a row, the world changing between) for one batch."""
     from hypothesis.stateful import run_state_machine_as_test
 
-    from generators.machine import machine_for
+    from schedcheck.generators.machine import machine_for
 
     machine = machine_for(batch_seed, strict=cfg.strict, only=cfg.only)
     try:

@@ -18,14 +18,14 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from invariants.engine import InvariantEngine
-from reference_impl.api.pipelined import read_pipelined
-from reference_impl.framework.conf import PERSISTENCE_UPSTREAM, SchedulerConf, default_scheduler_conf
-from reference_impl.framework.conf_loader import PERSISTENCE_KEY
-from reference_impl.k8s import GROUP_NAME_ANNOTATION, ClusterObjects, Container, Node, Pod, PodGroup, Queue
-from reference_impl.quantity import Quantity
-from reference_impl.scheduler import Scheduler
-from reference_impl.util.timestamps import format_timestamp
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.reference.api.pipelined import read_pipelined
+from schedcheck.reference.framework.conf import PERSISTENCE_UPSTREAM, SchedulerConf, default_scheduler_conf
+from schedcheck.reference.framework.conf_loader import PERSISTENCE_KEY
+from schedcheck.reference.k8s import GROUP_NAME_ANNOTATION, ClusterObjects, Container, Node, Pod, PodGroup, Queue
+from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.scheduler import Scheduler
+from schedcheck.reference.util.timestamps import format_timestamp
 from schedcheck.scenario.dump import scenario_document
 
 MACHINE_CONFS = {

@@ -51,7 +51,7 @@ from typing import Any
 import networkx as nx
 from hypothesis import strategies as st
 
-from generators.quantities import (
+from schedcheck.generators.quantities import (
     CPU,
     GPU,
     MEMORY,

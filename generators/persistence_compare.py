@@ -1,6 +1,6 @@
 """Upstream vs persistent pipelines (seed 004) on the same generated runs.
 
-    python -m generators.persistence_compare --budget 60 --seed 3
+    python -m schedcheck.generators.persistence_compare --budget 60 --seed 3
 
 Two parts, each run in both pipelinePersistence modes:
 1. find: the CrossSessionMachine (generators/machine.py) with the cross-session rules only, quality
@@ -29,9 +29,9 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from generators.machine import MAX_JOBS, MAX_NODES, SchedulerMachine, machine_for
-from reference_impl.framework.conf import PERSISTENCE_MODES
-from reference_impl.framework.conf_loader import PERSISTENCE_KEY
+from schedcheck.generators.machine import MAX_JOBS, MAX_NODES, SchedulerMachine, machine_for
+from schedcheck.reference.framework.conf import PERSISTENCE_MODES
+from schedcheck.reference.framework.conf_loader import PERSISTENCE_KEY
 
 CROSS_SESSION = ["cross.no-oscillation", "cross.pipelined-kept", "cross.pipelined-liveness", "cross.single-placement"]
 DEFAULT_ACTIONS = "enqueue, reclaim, allocate, backfill"
@@ -69,7 +69,7 @@ def in_mode(doc: dict[str, Any], mode: str) -> dict[str, Any]:
 
 def replay(doc: dict[str, Any], mode: str) -> list[str]:
     """The cross-session rules the scenario breaks (violations and findings) when run in `mode`."""
-    from invariants.engine import InvariantEngine
+    from schedcheck.invariants.engine import InvariantEngine
     from schedcheck.runner import run_scenario
     from schedcheck.scenario.loader import scenario_from_document
 
@@ -153,9 +153,9 @@ def _describe_run(doc: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m generators.persistence_compare", description=__doc__.split("\n\n")[0],
+        prog="python -m schedcheck.generators.persistence_compare", description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  python -m generators.persistence_compare --budget 60 --seed 3 --walks 40")
+        epilog="example:\n  python -m schedcheck.generators.persistence_compare --budget 60 --seed 3 --walks 40")
     parser.add_argument("--budget", type=int, default=60, help="Hypothesis examples per mode (default 60)")
     parser.add_argument("--seed", type=int, default=None, help="machine and walk seed (default: random, printed)")
     parser.add_argument("--steps", type=int, default=20, help="rules per example or walk (default 20)")

@@ -26,7 +26,7 @@ from functools import cache, lru_cache
 
 from hypothesis import strategies as st
 
-from reference_impl.quantity import Quantity
+from schedcheck.reference.quantity import Quantity
 
 CPU = "cpu"
 MEMORY = "memory"

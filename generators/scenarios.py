@@ -37,8 +37,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from generators.confs import conf_features, scheduler_confs
-from generators.objects import (
+from schedcheck.generators.confs import conf_features, scheduler_confs
+from schedcheck.generators.objects import (
     NAMESPACES,
     NodeLedger,
     filler_job,
@@ -55,7 +55,7 @@ from generators.objects import (
     system_pods,
     timestamp,
 )
-from generators.quantities import CPU, GPU, MEMORY, amounts, choice, rarely, sometimes
+from schedcheck.generators.quantities import CPU, GPU, MEMORY, amounts, choice, rarely, sometimes
 
 API_VERSION = "schedcheck/v1"
 _OPTIONAL_NOW = st.one_of(st.none(), st.integers(3600, 3 * 3600))

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from reference_impl.api.node_info import NodeInfo
-    from reference_impl.framework.session import Operation, Session
-    from reference_impl.framework.statement import StatementOp
+    from schedcheck.reference.api.node_info import NodeInfo
+    from schedcheck.reference.framework.session import Operation, Session
+    from schedcheck.reference.framework.statement import StatementOp
 
 
 @dataclass
@@ -39,7 +39,7 @@ class CheckContext:
     def ledger(self):
         """The numpy ledger of `nodes()`, built once per checkpoint and shared by the node invariants."""
         if self._ledger is None:
-            from invariants.ledger import build_ledger
+            from schedcheck.invariants.ledger import build_ledger
 
             self._ledger = build_ledger(self.nodes())
         return self._ledger

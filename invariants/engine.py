@@ -13,12 +13,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from invariants.context import CheckContext, StatementSnapshot
-from invariants.snapshot import state_excerpt, take_snapshot
-from invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, QUALITY, STATEMENT, Invariant, catalog
-from invariants.violation import Violation
-from reference_impl.framework.event import EventHandler
-from reference_impl.framework.session import Operation, Session, SessionObserverHooks
+from schedcheck.invariants.context import CheckContext, StatementSnapshot
+from schedcheck.invariants.snapshot import state_excerpt, take_snapshot
+from schedcheck.invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, QUALITY, STATEMENT, Invariant, catalog
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.framework.event import EventHandler
+from schedcheck.reference.framework.session import Operation, Session, SessionObserverHooks
 
 FORWARD_OPS = ("allocate", "pipeline", "evict")
 DEFAULT_SNAPSHOT_LIMIT = 5000  # nodes + tasks above which statement snapshots are skipped (cost)

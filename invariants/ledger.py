@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.resource_info import CPU, MEMORY, MIN_RESOURCE, Resource
-from reference_impl.api.types import TaskStatus
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.resource_info import CPU, MEMORY, MIN_RESOURCE, Resource
+from schedcheck.reference.api.types import TaskStatus
 
 TOLERANCE = MIN_RESOURCE
 

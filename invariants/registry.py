@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from invariants.context import CheckContext
-    from invariants.violation import Violation
+    from schedcheck.invariants.context import CheckContext
+    from schedcheck.invariants.violation import Violation
 
 # Checkpoints, in the order they happen within a session.
 OPERATION = "operation"  # after every statement or session operation (allocate, pipeline, evict, undo, bind)
@@ -64,7 +64,7 @@ def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...
 
 def catalog() -> list[Invariant]:
     """Every registered invariant, in id order."""
-    import invariants.catalog  # noqa: F401  (registers on import)
+    import schedcheck.invariants.catalog  # noqa: F401  (registers on import)
 
     return [_CATALOG[key] for key in sorted(_CATALOG)]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from invariants.context import StatementSnapshot
-from reference_impl.framework.session import Session
+from schedcheck.invariants.context import StatementSnapshot
+from schedcheck.reference.framework.session import Session
 
 
 def take_snapshot(ssn: Session, events: dict[str, list[int]]) -> StatementSnapshot:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def all_obligations() -> list:
-    from model import drf, evictions, gang, ledger, proportion, resource
+    from schedcheck.model import drf, evictions, gang, ledger, proportion, resource
 
     return [*resource.OBLIGATIONS, *ledger.obligations(), *gang.obligations(), *drf.obligations(),
             *proportion.obligations(), *evictions.obligations()]

@@ -175,7 +175,7 @@ def _units(r: dict) -> dict:
 def ob_share_bounds() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     a = [z3.Real(f"allocated.{d}") for d in DIMS]
     t = [z3.Real(f"total.{d}") for d in DIMS]
     hyps = [z3.And(x >= 0, x <= y, y >= z3.RealVal("0.1")) for x, y in zip(a, t)]
@@ -196,7 +196,7 @@ def _sym_share(a, t):
 def ob_share_monotone() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     a = [z3.Real(f"a.{d}") for d in DIMS]
     b = [z3.Real(f"b.{d}") for d in DIMS]
     t = [z3.Real(f"total.{d}") for d in DIMS]
@@ -208,7 +208,7 @@ def ob_preempt_final_share(bound: int = 3) -> Any:
     """Whatever drf's preemptable takes from a job, the job's final share stays >= the preemptor's - delta."""
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     t = [z3.Real(f"total.{d}") for d in DIMS[:2]]
     alloc = [z3.Real(f"victimJob.{d}") for d in DIMS[:2]]
     reqs = [[z3.Real(f"victim{k}.{d}") for d in DIMS[:2]] for k in range(bound)]
@@ -229,7 +229,7 @@ def ob_preempt_final_share(bound: int = 3) -> Any:
 
 
 def _on_reference(keys: tuple[str, ...], instances: int = 12, seed: int = 7) -> Any:
-    from model.obligation import concrete
+    from schedcheck.model.obligation import concrete
 
     rng = random.Random(seed)
     for _ in range(instances):
@@ -251,7 +251,7 @@ def ob_sharing_incentive() -> Any:
 
 
 def ob_resource_monotonicity() -> Any:
-    from model.obligation import concrete
+    from schedcheck.model.obligation import concrete
 
     found = find_resource_monotonicity_violation()
     return concrete(found is None, found, "searched 2-user instances with progressive filling, "
@@ -259,7 +259,7 @@ def ob_resource_monotonicity() -> Any:
 
 
 def obligations() -> list:
-    from model.obligation import COUNTEREXAMPLE, Obligation
+    from schedcheck.model.obligation import COUNTEREXAMPLE, Obligation
 
     return [
         Obligation("drf.share-bounds", "0 <= allocated <= total implies 0 <= dominant share <= 1", ob_share_bounds),

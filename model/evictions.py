@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.api.resource_info import MIN_RESOURCE, Resource
+from schedcheck.reference.api.resource_info import MIN_RESOURCE, Resource
 
 
 @dataclass
@@ -113,7 +113,7 @@ def ob_greedy_minimum() -> Any:
 
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     req, fi, v, hyps, fits, made = _greedy_setup()
     smaller = []
     for size in range(len(v)):
@@ -127,7 +127,7 @@ def ob_greedy_minimum() -> Any:
 def ob_greedy_last_needed() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     req, fi, v, hyps, fits, made = _greedy_setup()
     parts = []
     for k in range(1, len(v) + 1):
@@ -137,7 +137,7 @@ def ob_greedy_last_needed() -> Any:
 
 
 def obligations() -> list:
-    from model.obligation import COUNTEREXAMPLE, Obligation
+    from schedcheck.model.obligation import COUNTEREXAMPLE, Obligation
 
     return [
         Obligation("evictions.in-order-is-minimum", "evicting in victim order until the preemptor fits "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.api.types import ALL_STATUSES, TaskStatus
+from schedcheck.reference.api.types import ALL_STATUSES, TaskStatus
 
 READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Allocated, TaskStatus.Succeeded)
 VALID = READY + (TaskStatus.Pipelined, TaskStatus.Pending)
@@ -76,7 +76,7 @@ def _placed(n: dict) -> Any:
 def ob_commit_min_placed() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     n, be, m, hyps, shown = _sym()
     return prove(z3.Implies(is_ready(n, be, m), _placed(n) >= m), hyps, shown)
 
@@ -84,7 +84,7 @@ def ob_commit_min_placed() -> Any:
 def ob_commit_min_placed_no_be() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     n, be, m, hyps, shown = _sym()
     return prove(z3.Implies(z3.And(is_ready(n, be, m), be == 0), _placed(n) >= m), hyps, shown)
 
@@ -92,7 +92,7 @@ def ob_commit_min_placed_no_be() -> Any:
 def ob_ready_implies_pipelined() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     n, be, m, hyps, shown = _sym()
     return prove(z3.Implies(is_ready(n, be, m), is_pipelined(n, be, m)), hyps, shown)
 
@@ -100,7 +100,7 @@ def ob_ready_implies_pipelined() -> Any:
 def ob_ready_not_starving() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     n, be, m, hyps, shown = _sym()
     return prove(z3.Implies(is_ready(n, be, m), z3.Not(is_starving(n, m))), hyps, shown)
 
@@ -108,7 +108,7 @@ def ob_ready_not_starving() -> Any:
 def ob_valid_covers_ready() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     n, be, m, hyps, shown = _sym()
     return prove(z3.And(valid(n) >= ready(n) + waiting(n), z3.Implies(valid(n) < m, z3.Not(is_pipelined(n, 0, m)))),
                  hyps, shown)
@@ -117,7 +117,7 @@ def ob_valid_covers_ready() -> Any:
 def ob_victims_keep_min(bound: int = 6) -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     r, m = z3.Int("readyTasks"), z3.Int("minAvailable")
     parts = []
     for c in range(bound + 1):
@@ -127,7 +127,7 @@ def ob_victims_keep_min(bound: int = 6) -> Any:
 
 
 def obligations() -> list:
-    from model.obligation import COUNTEREXAMPLE, Obligation
+    from schedcheck.model.obligation import COUNTEREXAMPLE, Obligation
 
     return [
         Obligation("gang.commit-implies-min-placed", "allocate commits a job's statement only when at least "

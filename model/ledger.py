@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from reference_impl.api.types import ALL_STATUSES, TaskStatus
+from schedcheck.reference.api.types import ALL_STATUSES, TaskStatus
 
 DIMS = ("cpu", "memory")
 Vec = tuple  # one value per DIMS entry
@@ -146,7 +146,7 @@ def _base(s: Ledger, req: Vec) -> list:
 def ob_add() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     claim = z3.And(*[z3.And(*identities(add_task(s, req, st))) for st in ALL_STATUSES])
     return prove(claim, _base(s, req), _show(s, req))
@@ -155,7 +155,7 @@ def ob_add() -> Any:
 def ob_remove() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     claim = z3.And(*[z3.Implies(z3.And(*_stored(s, req, st)), z3.And(*identities(remove_task(s, req, st))))
                      for st in ALL_STATUSES])
@@ -165,7 +165,7 @@ def ob_remove() -> Any:
 def ob_update() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     claim = z3.And(*[z3.Implies(z3.And(*_stored(s, req, a)), z3.And(*identities(update_task(s, req, a, b))))
                      for a in ALL_STATUSES for b in ALL_STATUSES])
@@ -175,7 +175,7 @@ def ob_update() -> Any:
 def ob_statement_undo() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     parts = []
     for _, status, forward, undo in STATEMENT_OPS:
@@ -190,7 +190,7 @@ def ob_statement_undo() -> Any:
 def ob_future_idle_effect() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     fi = s.future_idle()
     expected = {"evict from Running": vadd(fi, req), "evict from Bound": vadd(fi, req),
@@ -203,7 +203,7 @@ def ob_future_idle_effect() -> Any:
 def ob_sums_nonneg() -> Any:
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     parts = []
     for a in ALL_STATUSES:
@@ -220,8 +220,8 @@ def ob_remove_never_asserts() -> Any:
     """RemoveTask's asserting Sub (on Releasing and Used) never fires for a stored task."""
     import z3
 
-    from model.resource import le1
-    from model.obligation import prove
+    from schedcheck.model.resource import le1
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     parts = []
     for st in (TaskStatus.Releasing, TaskStatus.Running):
@@ -237,7 +237,7 @@ def ob_idle_nonneg_exact() -> Any:
     (per dimension); after a Pipeline, FutureIdle >= 0 iff request <= FutureIdle."""
     import z3
 
-    from model.obligation import prove
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     parts = []
     for st in ALL_STATUSES:
@@ -252,8 +252,8 @@ def ob_idle_nonneg_exact() -> Any:
 def ob_tolerant_fit_nonneg() -> Any:
     import z3
 
-    from model.resource import le1
-    from model.obligation import prove
+    from schedcheck.model.resource import le1
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     fit = z3.And(*[le1(r, i) for r, i in zip(req, s.idle)], *[i >= 0 for i in s.idle])
     t = add_task(s, req, TaskStatus.Allocated)
@@ -263,8 +263,8 @@ def ob_tolerant_fit_nonneg() -> Any:
 def ob_tolerant_fit_floor() -> Any:
     import z3
 
-    from model.resource import TOL, le1
-    from model.obligation import prove
+    from schedcheck.model.resource import TOL, le1
+    from schedcheck.model.obligation import prove
     s, req = _sym()
     fit = z3.And(*[le1(r, i) for r, i in zip(req, s.idle)], *[i >= 0 for i in s.idle])
     t = add_task(s, req, TaskStatus.Allocated)
@@ -276,8 +276,8 @@ def _scalar_add(nil_allocatable: bool | None) -> Any:
     and their nil quirk): Idle + Used has the values of Allocatable."""
     import z3
 
-    from model import resource as R
-    from model.obligation import prove
+    from schedcheck.model import resource as R
+    from schedcheck.model.obligation import prove
     alloc, req = R.fresh("allocatable"), R.fresh("request")
     empty = R.SymResource(z3.RealVal(0), z3.RealVal(0), z3.BoolVal(True),
                           {n: z3.BoolVal(False) for n in R.SCALARS}, {n: z3.RealVal(0) for n in R.SCALARS})
@@ -299,7 +299,7 @@ def ob_scalars_any() -> Any:
 
 
 def obligations() -> list:
-    from model.obligation import COUNTEREXAMPLE, Obligation
+    from schedcheck.model.obligation import COUNTEREXAMPLE, Obligation
 
     return [
         Obligation("ledger.add-task", "AddTask with any of the 10 statuses keeps Idle + Used = Allocatable and "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.evictions import Candidate, minimal_gang_victims, minimal_victims
+from schedcheck.model.evictions import Candidate, minimal_gang_victims, minimal_victims
 
 MAX_CANDIDATES = 12  # larger instances are reported as "too large"
 
@@ -128,7 +128,7 @@ class OverkillObserver:
 def _bundled(ssn, candidates: list, allowed: list) -> list[Candidate]:
     """The allowed victims under the gang actions' bundle rules: a safe bundle's tasks one by one, a
     whole bundle all together (and only when allowWholeBundle), as the action builds them."""
-    from reference_impl.actions.gangpreempt import (
+    from schedcheck.reference.actions.gangpreempt import (
         BundleType, apply_allowed_tasks, create_job_bundles, parse_settings)
 
     by_job: dict[str, list] = {}

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.api.resource_info import MIN_RESOURCE, Resource
-from reference_impl.api.types import TaskStatus
+from schedcheck.reference.api.resource_info import MIN_RESOURCE, Resource
+from schedcheck.reference.api.types import TaskStatus
 
 GI, MI = 1024 ** 3, 1024 ** 2
 

@@ -188,7 +188,7 @@ def _sym(weights: tuple[int, ...]):
 def _for_sizes(make_claim):
     import z3
 
-    from model.obligation import Outcome, PROVED, prove
+    from schedcheck.model.obligation import Outcome, PROVED, prove
 
     for weights in WEIGHTS:
         n = len(weights)
@@ -250,7 +250,7 @@ def ob_work_conserving():
 
 
 def obligations() -> list:
-    from model.obligation import COUNTEREXAMPLE, Obligation
+    from schedcheck.model.obligation import COUNTEREXAMPLE, Obligation
 
     return [
         Obligation("proportion.deserved-ge-guarantee", "deserved >= guarantee for every queue (1..3 queues)",

@@ -12,7 +12,7 @@ from typing import Any
 
 import z3
 
-from model.obligation import COUNTEREXAMPLE, Obligation, Outcome, prove
+from schedcheck.model.obligation import COUNTEREXAMPLE, Obligation, Outcome, prove
 
 TOL = z3.RealVal("0.1")  # minResource
 SCALARS = ("nvidia.com/gpu", "pods")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference_impl.quantity import Quantity
+from schedcheck.reference.quantity import Quantity
 
 ResourceList = dict[str, Quantity]
 """A Kubernetes ResourceList: resource name -> quantity."""

@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from reference_impl.actions.base import get_action
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.framework.conf import SchedulerConf
-from reference_impl.framework.framework import close_session, open_session
-from reference_impl.framework.session import Session, SessionObserverHooks
-from reference_impl.k8s import ClusterObjects
-from reference_impl.util.scheduler_helper import ServerOptions
+from schedcheck.reference.actions.base import get_action
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.framework.conf import SchedulerConf
+from schedcheck.reference.framework.framework import close_session, open_session
+from schedcheck.reference.framework.session import Session, SessionObserverHooks
+from schedcheck.reference.k8s import ClusterObjects
+from schedcheck.reference.util.scheduler_helper import ServerOptions
 
 
 @dataclass

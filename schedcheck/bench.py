@@ -24,8 +24,8 @@ import tempfile
 import time
 from typing import IO, Any
 
-from reference_impl.framework.conf import DEFAULT_ACTIONS, DEFAULT_TIERS, SchedulerConf, default_scheduler_conf
-from reference_impl.k8s import (
+from schedcheck.reference.framework.conf import DEFAULT_ACTIONS, DEFAULT_TIERS, SchedulerConf, default_scheduler_conf
+from schedcheck.reference.k8s import (
     GROUP_NAME_ANNOTATION,
     ClusterObjects,
     Container,
@@ -34,10 +34,10 @@ from reference_impl.k8s import (
     PodGroup,
     Queue,
 )
-from reference_impl.quantity import Quantity
-from invariants.engine import InvariantEngine
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.quantity import Quantity
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.scheduler import Scheduler
 
 GANG_SIZE = 5
 QUEUES = 4

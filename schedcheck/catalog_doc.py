@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from invariants.registry import QUALITY, Invariant
+from schedcheck.invariants.registry import QUALITY, Invariant
 
 CLASSES = {
     "node": "Node ledger", "job": "Tasks and jobs", "gang": "Gang atomicity", "queue": "Queues",

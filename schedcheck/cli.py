@@ -229,7 +229,7 @@ def _load(path: str, conf: str | None):
 def _cmd_check(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from invariants.engine import InvariantEngine, UnknownInvariant
+    from schedcheck.invariants.engine import InvariantEngine, UnknownInvariant
     from schedcheck.render import render_check
     from schedcheck.report import write_report
     from schedcheck.runner import run_scenario
@@ -283,7 +283,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     only = [part.strip() for part in args.only.split(",") if part.strip()] if args.only else None
     if only:
-        from invariants.registry import catalog
+        from schedcheck.invariants.registry import catalog
 
         unknown = sorted(set(only) - {inv.id for inv in catalog()})
         if unknown:
@@ -302,7 +302,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 
 
 def _cmd_invariants(args: argparse.Namespace) -> int:
-    from invariants.registry import catalog
+    from schedcheck.invariants.registry import catalog
     from schedcheck.render import table
 
     invariants = catalog()

@@ -30,13 +30,13 @@ from typing import Any
 
 import yaml
 
-from invariants.violation import plain
-from invariants.engine import InvariantEngine
-from invariants.registry import ACTION as ACTION_END
-from invariants.registry import CLOSE, OPERATION, STATEMENT
-from invariants.registry import get as get_invariant
-from invariants.snapshot import state_excerpt
-from invariants.violation import Violation
+from schedcheck.invariants.violation import plain
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.invariants.registry import ACTION as ACTION_END
+from schedcheck.invariants.registry import CLOSE, OPERATION, STATEMENT
+from schedcheck.invariants.registry import get as get_invariant
+from schedcheck.invariants.snapshot import state_excerpt
+from schedcheck.invariants.violation import Violation
 from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.model import Scenario
 
@@ -427,7 +427,7 @@ def _name(obj: dict[str, Any], namespaced: bool) -> str:
 
 def scenario_tables(doc: dict[str, Any]) -> list[str]:
     """The scenario as readable Markdown tables: conf, nodes, queues, jobs, pods, other objects."""
-    from reference_impl.k8s import GROUP_NAME_ANNOTATION
+    from schedcheck.reference.k8s import GROUP_NAME_ANNOTATION
 
     objects = doc.get("objects") if isinstance(doc.get("objects"), list) else []
     by_kind: dict[str, list[dict[str, Any]]] = {}

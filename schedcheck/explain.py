@@ -63,9 +63,9 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _run(scenario, job_key: str, seed: int):
-    from model.pending import explain
-    from reference_impl.framework.session import SessionObserverHooks
-    from reference_impl.scheduler import Scheduler
+    from schedcheck.model.pending import explain
+    from schedcheck.reference.framework.session import SessionObserverHooks
+    from schedcheck.reference.scheduler import Scheduler
 
     found: list = [None]
 

@@ -21,10 +21,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from generators.gate_properties import Failure, WorkerConfig, WorkerStats, run_worker
+from schedcheck.generators.gate_properties import Failure, WorkerConfig, WorkerStats, run_worker
 
 PROFILES = {"ci": 60.0, "nightly": 1800.0}  # default budget in seconds per profile
-GATE_PYTEST = Path(__file__).resolve().parent.parent / "generators" / "gate_pytest.py"
+import schedcheck.generators.gate_properties as _gate_properties
+
+GATE_PYTEST = Path(_gate_properties.__file__).resolve().with_name("gate_pytest.py")
 CONFIG_ENV = "SCHEDCHECK_GATE_CONFIG"
 MINIMISE_BUDGET = 120.0
 
@@ -113,7 +115,7 @@ def _run_with_pytest(config: WorkerConfig, workers: int, junit: str | None) -> i
     env = {**asdict(config), "workers": max(1, workers)}
     os.environ[CONFIG_ENV] = json.dumps(env)
     args = [str(GATE_PYTEST), "-qq", "-p", "no:cacheprovider", "-p", "no:warnings", "-o", "addopts=",
-            "--rootdir", str(GATE_PYTEST.parent.parent)]
+            "--rootdir", str(GATE_PYTEST.parent)]
     if workers > 1:
         args += ["-n", str(workers), "--dist", "load"]
     else:

@@ -56,9 +56,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from reference_impl.framework.conf import DEFAULT_ACTIONS, DEFAULT_TIERS
-from reference_impl.k8s import GROUP_NAME_ANNOTATION
-from reference_impl.quantity import Quantity
+from schedcheck.reference.framework.conf import DEFAULT_ACTIONS, DEFAULT_TIERS
+from schedcheck.reference.k8s import GROUP_NAME_ANNOTATION
+from schedcheck.reference.quantity import Quantity
 
 Doc = dict[str, Any]
 Predicate = Callable[[Doc], bool]
@@ -138,8 +138,8 @@ def failing_predicate(invariant_id: str, seed: int = 0, mutant: str | None = Non
     """"This document still violates invariant X": loads it (unreadable: no), runs it with an engine
     limited to X (with the named deliberate bug active, if any), and looks at safety violations and
     quality findings alike. Any other exception while running counts as "no" (a different failure)."""
-    from invariants.engine import InvariantEngine
-    from invariants.registry import get as get_invariant
+    from schedcheck.invariants.engine import InvariantEngine
+    from schedcheck.invariants.registry import get as get_invariant
     from schedcheck.mutants import MUTANTS
     from schedcheck.mutants import mutant as activate
     from schedcheck.runner import run_scenario

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from reference_impl.api.types import TaskStatus
+from schedcheck.reference.api.types import TaskStatus
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class Mutant:
 
 
 def _remove_task_forgets_releasing() -> list[tuple[Any, str, Any]]:
-    from reference_impl.api.node_info import NodeInfo
+    from schedcheck.reference.api.node_info import NodeInfo
 
     original = NodeInfo.remove_task
 
@@ -40,7 +40,7 @@ def _remove_task_forgets_releasing() -> list[tuple[Any, str, Any]]:
 
 
 def _discard_not_reversing() -> list[tuple[Any, str, Any]]:
-    from reference_impl.framework.statement import Statement
+    from schedcheck.reference.framework.statement import Statement
 
     def discard(self):
         self.operations = []  # the bug: the operations are dropped, not undone
@@ -49,7 +49,7 @@ def _discard_not_reversing() -> list[tuple[Any, str, Any]]:
 
 
 def _unallocate_keeps_node() -> list[tuple[Any, str, Any]]:
-    from reference_impl.framework.statement import Statement
+    from schedcheck.reference.framework.statement import Statement
 
     def unallocate(self, task):
         self.ssn.jobs[task.job].update_task_status(task, TaskStatus.Pending)
@@ -59,19 +59,19 @@ def _unallocate_keeps_node() -> list[tuple[Any, str, Any]]:
 
 
 def _no_deallocate_events() -> list[tuple[Any, str, Any]]:
-    from reference_impl.framework.session import Session
+    from schedcheck.reference.framework.session import Session
 
     return [(Session, "fire_deallocate", lambda self, task: None)]
 
 
 def _gang_commit_too_few() -> list[tuple[Any, str, Any]]:
-    import reference_impl.plugins.gang as gang
+    import schedcheck.reference.plugins.gang as gang
 
     return [(gang, "job_ready", lambda job: True)]
 
 
 def _preempt_ignores_priority() -> list[tuple[Any, str, Any]]:
-    from reference_impl.plugins.priority import PriorityPlugin
+    from schedcheck.reference.plugins.priority import PriorityPlugin
 
     original = PriorityPlugin.on_session_open
 
@@ -82,19 +82,19 @@ def _preempt_ignores_priority() -> list[tuple[Any, str, Any]]:
 
 
 def _reclaim_from_under_deserved() -> list[tuple[Any, str, Any]]:
-    from reference_impl.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
 
     return [(ProportionPlugin, "reclaimable", lambda self, reclaimer, reclaimees: (list(reclaimees), 1))]
 
 
 def _allocate_ignores_deserved() -> list[tuple[Any, str, Any]]:
-    from reference_impl.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
 
     return [(ProportionPlugin, "allocatable", lambda self, queue, task: True)]
 
 
 def _reclaim_own_queue() -> list[tuple[Any, str, Any]]:
-    from reference_impl.actions.reclaim import Reclaim
+    from schedcheck.reference.actions.reclaim import Reclaim
 
     def reclaimees(self, node, job):
         return [t.clone() for t in node.tasks.values() if t.status == TaskStatus.Running and t.preemptable]
@@ -102,7 +102,7 @@ def _reclaim_own_queue() -> list[tuple[Any, str, Any]]:
 
 
 def _evict_before_fit() -> list[tuple[Any, str, Any]]:
-    from reference_impl.actions.preempt import Preempt
+    from schedcheck.reference.actions.preempt import Preempt
 
     original = Preempt._evict_until_fits
 
@@ -114,7 +114,7 @@ def _evict_before_fit() -> list[tuple[Any, str, Any]]:
 
 
 def _binding_not_allocated() -> list[tuple[Any, str, Any]]:
-    from reference_impl.api.job_info import JobInfo
+    from schedcheck.reference.api.job_info import JobInfo
 
     original = JobInfo.add_task_info
 
@@ -126,7 +126,7 @@ def _binding_not_allocated() -> list[tuple[Any, str, Any]]:
 
 
 def _pipeline_not_reserved() -> list[tuple[Any, str, Any]]:
-    from reference_impl.api.node_info import NodeInfo
+    from schedcheck.reference.api.node_info import NodeInfo
 
     original = NodeInfo.add_task
 

@@ -29,8 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from model.catalog import select
-    from model.obligation import discharge
+    from schedcheck.model.catalog import select
+    from schedcheck.model.obligation import discharge
 
     names = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
     try:

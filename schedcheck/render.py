@@ -94,7 +94,7 @@ def _overkill_lines(result: RunResult) -> list[str]:
     """Evictions made vs the Z3 minimum, per preemptor (model/overkill.py)."""
     if not result.overkill:
         return []
-    from model.overkill import MAX_CANDIDATES, render_lines
+    from schedcheck.model.overkill import MAX_CANDIDATES, render_lines
 
     return [f"overkill (evictions made / minimum needed among the offered victims, "
             f"computed up to {MAX_CANDIDATES} candidates):"] + render_lines(result.overkill)

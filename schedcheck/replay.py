@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from invariants.engine import InvariantEngine
+from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.counterexample import Counterexample, only_ids, read_counterexample, run_with
 from schedcheck.scenario.errors import ScenarioError
 
@@ -77,7 +77,7 @@ def replay_counterexample(cx: Counterexample, engine_factory: Callable[[], Invar
 
 def describe(result: ReplayResult) -> str:
     """One paragraph saying what the replay found."""
-    from invariants.registry import get as get_invariant
+    from schedcheck.invariants.registry import get as get_invariant
 
     rule = get_invariant(result.invariant)
     setting = f"seed {result.seed}" + (f", with the deliberate bug {result.mutant} active" if result.mutant else "")

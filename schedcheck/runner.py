@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.api.types import TaskStatus
-from reference_impl.scheduler import CycleReport, Scheduler
-from reference_impl.util.assertion import AssertionViolation
-from invariants.engine import InvariantEngine
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.scheduler import CycleReport, Scheduler
+from schedcheck.reference.util.assertion import AssertionViolation
+from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.expect import judge
 from schedcheck.scenario.model import Scenario
 
@@ -86,7 +86,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now,
                           hooks_factory=hooks_factory, tie_chooser=tie_chooser)
     result = RunResult(scenario=scenario.name, seed=seed, cycles=scenario.cycles)
-    from reference_impl.framework.plugin import get_plugin_builder
+    from schedcheck.reference.framework.plugin import get_plugin_builder
 
     result.skipped_plugins = sorted(
         {p.name for tier in scenario.conf.tiers for p in tier.plugins if get_plugin_builder(p.name) is None}
@@ -128,8 +128,8 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
 
 def _with_overkill(hooks_factory):
     """A hooks factory that adds the overkill observer (model/overkill.py) to each session's hooks."""
-    from model.overkill import OverkillObserver
-    from reference_impl.framework.session import SessionObserverHooks
+    from schedcheck.model.overkill import OverkillObserver
+    from schedcheck.reference.framework.session import SessionObserverHooks
 
     observer = OverkillObserver()
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reference_impl.api.resource_info import Resource
-from reference_impl.k8s import GROUP_NAME_ANNOTATION, Container, Node, Pod, PodGroup
-from reference_impl.quantity import Quantity
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.k8s import GROUP_NAME_ANNOTATION, Container, Node, Pod, PodGroup
+from schedcheck.reference.quantity import Quantity
 
 GPU = "nvidia.com/gpu"
 GI = 1024**3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.util import assertion
+from schedcheck.reference.util import assertion
 
 
 @pytest.fixture(autouse=True)

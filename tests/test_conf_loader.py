@@ -2,13 +2,13 @@ from pathlib import Path
 
 import pytest
 
-from reference_impl.framework.conf import (
+from schedcheck.reference.framework.conf import (
     ENABLE_FLAGS,
     FLAGS_LEFT_OFF_BY_DEFAULT,
     SchedulerConf,
     default_scheduler_conf,
 )
-from reference_impl.framework.conf_loader import parse_scheduler_conf
+from schedcheck.reference.framework.conf_loader import parse_scheduler_conf
 from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.loader import load_scenario_text
 

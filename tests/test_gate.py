@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.gate_properties import WorkerConfig, check_document, run_worker
+from schedcheck.generators.gate_properties import WorkerConfig, check_document, run_worker
 from schedcheck.cli import main
 
 
@@ -35,7 +35,7 @@ def test_a_reference_crash_is_a_finding_not_a_harness_error(monkeypatch):
 
     def crash(*args, **kwargs):
         raise KeyError("boom")
-    monkeypatch.setattr("generators.gate_properties.run_scenario", crash)
+    monkeypatch.setattr("schedcheck.generators.gate_properties.run_scenario", crash)
     _, failure = check_document({"apiVersion": "schedcheck/v1", "kind": "Scenario", "metadata": {"name": "x"}},
                                 seed=0, strict=False)
     assert failure["id"] == "reference.crash" and "KeyError" in failure["message"]
@@ -76,6 +76,6 @@ def test_gate_finds_minimises_and_replays_a_bug(tmp_path, capsys):
 
 @pytest.mark.parametrize("profile", ["ci", "nightly"])
 def test_profiles_build(profile):
-    from generators.scenarios import scenario_profiles, scenarios
+    from schedcheck.generators.scenarios import scenario_profiles, scenarios
 
     assert scenarios(**scenario_profiles[profile]) is not None

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from reference_impl import k8s
-from reference_impl.quantity import Quantity
+from schedcheck.reference import k8s
+from schedcheck.reference.quantity import Quantity
 from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.loader import (
     INTERNAL_ERROR,

@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from invariants.registry import QUALITY
-from invariants.registry import get as get_invariant
-from reference_impl.quantity import Quantity
+from schedcheck.invariants.registry import QUALITY
+from schedcheck.invariants.registry import get as get_invariant
+from schedcheck.reference.quantity import Quantity
 from schedcheck.minimize import (
     failing_predicate,
     minimize,

@@ -3,7 +3,7 @@
 import heapq
 import random
 
-from reference_impl.util.priority_queue import PriorityQueue
+from schedcheck.reference.util.priority_queue import PriorityQueue
 
 
 def test_pops_in_order():

@@ -2,7 +2,7 @@ from fractions import Fraction
 
 import pytest
 
-from reference_impl.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity
+from schedcheck.reference.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity
 
 F = Fraction
 

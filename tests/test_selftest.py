@@ -55,7 +55,7 @@ def test_at_least_ten_mutants_each_with_a_case():
 
 
 def test_mutant_is_undone_after_its_block():
-    from reference_impl.framework.statement import Statement
+    from schedcheck.reference.framework.statement import Statement
 
     clean = Statement.discard
     with mutant("discard-not-reversing"):

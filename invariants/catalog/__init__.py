@@ -1,6 +1,6 @@
 """The catalog, one module per class of rule; importing a module registers its invariants."""
 
-from invariants.catalog import (  # noqa: F401
+from schedcheck.invariants.catalog import (  # noqa: F401
     admission,
     cross_session,
     evictions,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from invariants.context import CheckContext
-from invariants.registry import ACTION, invariant
-from invariants.violation import Violation
-from reference_impl.api.resource_info import PODS, Resource
-from reference_impl.plugins.util import inqueue_resource
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import ACTION, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import PODS, Resource
+from schedcheck.reference.plugins.util import inqueue_resource
 
 
 def _requested_dims(minimum: Resource) -> set[str]:

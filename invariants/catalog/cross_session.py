@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from invariants.catalog.victims import preemptions, task_of
-from invariants.context import CheckContext
-from invariants.registry import CLOSE, QUALITY, STATEMENT, invariant
-from invariants.violation import Violation
-from reference_impl.api.resource_info import Zero
-from reference_impl.api.types import TaskStatus
+from schedcheck.invariants.catalog.victims import preemptions, task_of
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import CLOSE, QUALITY, STATEMENT, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import Zero
+from schedcheck.reference.api.types import TaskStatus
 
 SOURCE = "seed 004 (task state persistence across sessions); volcano-semantics §11"
 OSCILLATION_WINDOW = 4  # K: sessions without a new pod within which evictions must not repeat

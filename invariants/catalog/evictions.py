@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from invariants.catalog.victims import preemptions, task_of
-from invariants.context import CheckContext
-from invariants.registry import QUALITY, STATEMENT, invariant
-from invariants.violation import Violation
-from reference_impl.api.resource_info import Resource, Zero
+from schedcheck.invariants.catalog.victims import preemptions, task_of
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import QUALITY, STATEMENT, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import Resource, Zero
 
 
 def _future_idle_before(ctx: CheckContext):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from invariants.context import CheckContext
-from invariants.registry import CLOSE, STATEMENT, invariant
-from invariants.violation import Violation
-from reference_impl.api.job_info import JobInfo
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import CLOSE, STATEMENT, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.job_info import JobInfo
 
 
 def _short_of_minimum(job: JobInfo, evicted: int = 0) -> str:
@@ -73,7 +73,7 @@ def gang_session_atomic(ctx: CheckContext) -> Iterator[Violation]:
 def gang_no_stranded_placement(ctx: CheckContext) -> Iterator[Violation]:
     # Pipelined tasks are not judged: preempt's phase B commits one task at a time with no
     # JobPipelined check (semantics §12 item 8), so a lone pipelined task is upstream behaviour.
-    from reference_impl.api.types import TaskStatus
+    from schedcheck.reference.api.types import TaskStatus
 
     for job in ctx.ssn.jobs.values():
         stranded = [t for t in job.tasks_with_status(TaskStatus.Allocated)

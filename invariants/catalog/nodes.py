@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from invariants.context import CheckContext
-from invariants.ledger import build_ledger, mismatches, negatives
-from invariants.registry import ACTION, CLOSE, OPERATION, invariant
-from invariants.violation import Violation
-from reference_impl.api.types import TaskStatus
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.ledger import build_ledger, mismatches, negatives
+from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.types import TaskStatus
 
 EVERYWHERE = (OPERATION, ACTION, CLOSE)
 

@@ -6,10 +6,10 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from invariants.context import CheckContext
-from invariants.registry import ACTION, invariant
-from invariants.violation import Violation
-from reference_impl.api.types import TaskStatus
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import ACTION, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.types import TaskStatus
 
 MAX_PAIRS_ITEMS = 60
 MAX_TRIPLE_ITEMS = 16

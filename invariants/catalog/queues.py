@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from invariants.context import CheckContext
-from invariants.registry import ACTION, CLOSE, OPERATION, QUALITY, STATEMENT, invariant
-from invariants.violation import Violation
-from reference_impl.api.resource_info import MIN_RESOURCE, Resource, Zero
-from reference_impl.api.types import TaskStatus, allocated_status
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, QUALITY, STATEMENT, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import MIN_RESOURCE, Resource, Zero
+from schedcheck.reference.api.types import TaskStatus, allocated_status
 
 
 def _accounted(status: TaskStatus) -> bool:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from invariants.context import CheckContext
-from invariants.registry import CLOSE, invariant
-from invariants.violation import Violation
-from reference_impl.api.types import TaskStatus
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import CLOSE, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.types import TaskStatus
 
 
 @invariant("session.cache-isolated", "the cache changes during a session only through committed binds and evictions",

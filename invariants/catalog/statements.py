@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from invariants.context import CheckContext
-from invariants.snapshot import take_snapshot
-from invariants.registry import QUALITY, STATEMENT, invariant
-from invariants.violation import Violation
-from reference_impl.api.types import TaskStatus
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.snapshot import take_snapshot
+from schedcheck.invariants.registry import QUALITY, STATEMENT, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.types import TaskStatus
 
 
 def _close(a: dict[str, float], b: dict[str, float]) -> bool:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from invariants.context import CheckContext
-from invariants.registry import QUALITY, STATEMENT, invariant
-from invariants.violation import Violation
-from reference_impl.api.resource_info import Resource, Zero
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus
-from reference_impl.framework.session import Operation
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import QUALITY, STATEMENT, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import Resource, Zero
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.framework.session import Operation
 
 EVICTING_ACTIONS = ("preempt", "reclaim")
 

@@ -7,15 +7,15 @@ job's allocated tasks once the job is ready.
 
 from __future__ import annotations
 
-from reference_impl.actions.base import Action, register_action
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus
-from reference_impl.api.unschedule_info import FitErrors
-from reference_impl.framework.arguments import as_arguments
-from reference_impl.framework.session import Session
-from reference_impl.framework.statement import Statement
-from reference_impl.util.priority_queue import PriorityQueue
-from reference_impl.util.scheduler_helper import PredicateHelper, best_scored_node
+from schedcheck.reference.actions.base import Action, register_action
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.api.unschedule_info import FitErrors
+from schedcheck.reference.framework.arguments import as_arguments
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.framework.statement import Statement
+from schedcheck.reference.util.priority_queue import PriorityQueue
+from schedcheck.reference.util.scheduler_helper import PredicateHelper, best_scored_node
 
 
 class Backfill(Action):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from reference_impl.framework.session import Session
+    from schedcheck.reference.framework.session import Session
 
 
 class Action:
@@ -24,11 +24,11 @@ def register_action(cls: type[Action]) -> type[Action]:
 
 
 def _load_builtin_actions() -> None:
-    """Import every module of reference_impl.actions; each registers its action on import."""
+    """Import every module of schedcheck.reference.actions; each registers its action on import."""
     import importlib
     import pkgutil
 
-    import reference_impl.actions as package
+    import schedcheck.reference.actions as package
 
     for module in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{module.name}")

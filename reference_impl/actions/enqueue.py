@@ -7,9 +7,9 @@ plugins are not asked.
 
 from __future__ import annotations
 
-from reference_impl.actions.base import Action, register_action
-from reference_impl.framework.session import Session
-from reference_impl.util.priority_queue import PriorityQueue
+from schedcheck.reference.actions.base import Action, register_action
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.util.priority_queue import PriorityQueue
 
 
 class Enqueue(Action):

@@ -45,33 +45,33 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from reference_impl.actions.allocate import PREDICATE_ERROR_CACHE_KEY, insufficient_resource_reason
-from reference_impl.actions.base import Action, register_action
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import Resource, Zero
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import (
+from schedcheck.reference.actions.allocate import PREDICATE_ERROR_CACHE_KEY, insufficient_resource_reason
+from schedcheck.reference.actions.base import Action, register_action
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import Resource, Zero
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import (
     EvictionContext,
     EvictionKind,
     TaskStatus,
     allocated_status,
     preemptable_status,
 )
-from reference_impl.api.unschedule_info import FitError, Status, StatusCode
-from reference_impl.framework.arguments import as_arguments
-from reference_impl.framework.session import Session
-from reference_impl.framework.statement import (
+from schedcheck.reference.api.unschedule_info import FitError, Status, StatusCode
+from schedcheck.reference.framework.arguments import as_arguments
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.framework.statement import (
     Statement,
     StatementError,
     StatementOp,
     recover_operations,
     save_operations,
 )
-from reference_impl.k8s import PREEMPTABLE_KEY
-from reference_impl.util.priority_queue import PriorityQueue
-from reference_impl.util.scheduler_helper import PredicateHelper, best_node_by_idle_then_future_idle
+from schedcheck.reference.k8s import PREEMPTABLE_KEY
+from schedcheck.reference.util.priority_queue import PriorityQueue
+from schedcheck.reference.util.scheduler_helper import PredicateHelper, best_node_by_idle_then_future_idle
 
 MAX_DOMAINS_KEY = "maxDomains"
 ALLOW_WHOLE_BUNDLE_KEY = "allowWholeBundle"

@@ -15,8 +15,8 @@ nomination plan and what the single-domain model leaves out), with these differe
 
 from __future__ import annotations
 
-from reference_impl.actions.base import register_action
-from reference_impl.actions.gangpreempt import (
+from schedcheck.reference.actions.base import register_action
+from schedcheck.reference.actions.gangpreempt import (
     REASON_GANG_RECLAIM,
     Bundle,
     BundleLess,
@@ -24,12 +24,12 @@ from reference_impl.actions.gangpreempt import (
     is_job_preemptable_for_gang_eviction,
     sort_bundles,
 )
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import Resource
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import EvictionKind, TaskStatus
-from reference_impl.framework.session import Session
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import EvictionKind, TaskStatus
+from schedcheck.reference.framework.session import Session
 
 
 def victim_queue_less(ssn: Session, reclaimer_queue: str) -> BundleLess:

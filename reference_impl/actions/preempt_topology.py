@@ -15,20 +15,20 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from reference_impl.actions.victims import (
+from schedcheck.reference.actions.victims import (
     TaskFilter,
     clone_filtered_tasks,
     guided_order,
     pod_priority,
     validate_victims,
 )
-from reference_impl.api.node_info import NodeError, NodeInfo
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import Zero
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.framework.session import Session
-from reference_impl.framework.statement import Statement, StatementError
-from reference_impl.util.timestamps import parse_timestamp
+from schedcheck.reference.api.node_info import NodeError, NodeInfo
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import Zero
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.framework.statement import Statement, StatementError
+from schedcheck.reference.util.timestamps import parse_timestamp
 
 MAX_INT32_PLUS_ONE = 2**31
 

@@ -19,19 +19,19 @@ Not modelled: scheduler sharding (the shard groups are flattened upstream, one g
 
 from __future__ import annotations
 
-from reference_impl.actions.base import Action, register_action
-from reference_impl.actions.victims import guided_order, preemption_policy_never, validate_victims
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import Zero
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus
-from reference_impl.framework.arguments import as_arguments
-from reference_impl.framework.session import Session
-from reference_impl.framework.statement import Statement, StatementError
-from reference_impl.util.priority_queue import PriorityQueue
-from reference_impl.util.scheduler_helper import PredicateHelper
+from schedcheck.reference.actions.base import Action, register_action
+from schedcheck.reference.actions.victims import guided_order, preemption_policy_never, validate_victims
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import Zero
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.framework.arguments import as_arguments
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.framework.statement import Statement, StatementError
+from schedcheck.reference.util.priority_queue import PriorityQueue
+from schedcheck.reference.util.scheduler_helper import PredicateHelper
 
 PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
 

@@ -10,11 +10,11 @@ reference keeps the session's order.
 
 from __future__ import annotations
 
-from reference_impl.actions.base import Action, register_action
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus
-from reference_impl.cache.errors import CacheError
-from reference_impl.framework.session import Session
+from schedcheck.reference.actions.base import Action, register_action
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.cache.errors import CacheError
+from schedcheck.reference.framework.session import Session
 
 EVICT_REASON = "shuffle"
 

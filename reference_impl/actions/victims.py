@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.resource_info import Zero
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.k8s import Pod
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.resource_info import Zero
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.k8s import Pod
 
 DISRUPTION_TARGET = "DisruptionTarget"
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"

@@ -10,12 +10,12 @@ from __future__ import annotations
 import copy
 from collections import Counter
 
-from reference_impl.api.resource_info import Resource, exceeded_part
-from reference_impl.api.task_info import TaskInfo, parse_go_bool
-from reference_impl.api.types import TaskStatus, allocated_status, scheduled_status
-from reference_impl.api.unschedule_info import FitErrors
-from reference_impl.k8s import PREEMPTABLE_KEY, PodGroup
-from reference_impl.util.timestamps import parse_timestamp
+from schedcheck.reference.api.resource_info import Resource, exceeded_part
+from schedcheck.reference.api.task_info import TaskInfo, parse_go_bool
+from schedcheck.reference.api.types import TaskStatus, allocated_status, scheduled_status
+from schedcheck.reference.api.unschedule_info import FitErrors
+from schedcheck.reference.k8s import PREEMPTABLE_KEY, PodGroup
+from schedcheck.reference.util.timestamps import parse_timestamp
 
 _READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Allocated, TaskStatus.Succeeded)
 _VALID = (TaskStatus.Allocated, TaskStatus.Binding, TaskStatus.Bound, TaskStatus.Running,

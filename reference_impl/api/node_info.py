@@ -7,10 +7,10 @@ status; Idle may go negative (upstream only logs it).
 
 from __future__ import annotations
 
-from reference_impl.api.resource_info import Resource, Zero
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import NodePhase, TaskStatus
-from reference_impl.k8s import Node
+from schedcheck.reference.api.resource_info import Resource, Zero
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import NodePhase, TaskStatus
+from schedcheck.reference.k8s import Node
 
 
 class NodeError(Exception):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reference_impl.k8s import Pod
+from schedcheck.reference.k8s import Pod
 
 PIPELINED_STATUS_ANNOTATION = "volcano.sh/pipelined-status"
 PIPELINED_NODE_ANNOTATION = "volcano.sh/pipelined-node"

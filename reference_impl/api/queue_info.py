@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reference_impl.k8s import Queue
-from reference_impl.util.timestamps import parse_timestamp
+from schedcheck.reference.k8s import Queue
+from schedcheck.reference.util.timestamps import parse_timestamp
 
 
 class QueueInfo:

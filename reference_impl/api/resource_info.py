@@ -13,10 +13,10 @@ import enum
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from reference_impl.util.assertion import assertf
+from schedcheck.reference.util.assertion import assertf
 
 if TYPE_CHECKING:
-    from reference_impl.k8s import ResourceList
+    from schedcheck.reference.k8s import ResourceList
 
 MIN_RESOURCE = 0.1
 """Upstream's minResource: the tolerance of every tolerant comparison."""

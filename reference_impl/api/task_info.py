@@ -5,16 +5,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reference_impl.api.resource_info import PODS, Resource
-from reference_impl.api.types import TaskStatus
-from reference_impl.k8s import (
+from schedcheck.reference.api.resource_info import PODS, Resource
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.k8s import (
     GROUP_NAME_ANNOTATION,
     PREEMPTABLE_KEY,
     TASK_PRIORITY_ANNOTATION,
     TASK_SPEC_KEY,
     Pod,
 )
-from reference_impl.util.timestamps import parse_timestamp
+from schedcheck.reference.util.timestamps import parse_timestamp
 
 REVOCABLE_ZONE_ANNOTATION = "volcano.sh/revocable-zone"
 QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"

@@ -22,17 +22,17 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.node_info import NodeError, NodeInfo
-from reference_impl.api.pipelined import clear_pipelined, read_pipelined, set_pipelined
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus, completed_status
-from reference_impl.cache.errors import CacheError
-from reference_impl.framework.framework import task_scheduling_reason
-from reference_impl.k8s import DEFAULT_SCHEDULER_NAME, ClusterObjects, Pod, PodCondition, Queue, ResourceQuota
-from reference_impl.util.scheduler_helper import ServerOptions
-from reference_impl.util.timestamps import format_timestamp, parse_timestamp
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.node_info import NodeError, NodeInfo
+from schedcheck.reference.api.pipelined import clear_pipelined, read_pipelined, set_pipelined
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus, completed_status
+from schedcheck.reference.cache.errors import CacheError
+from schedcheck.reference.framework.framework import task_scheduling_reason
+from schedcheck.reference.k8s import DEFAULT_SCHEDULER_NAME, ClusterObjects, Pod, PodCondition, Queue, ResourceQuota
+from schedcheck.reference.util.scheduler_helper import ServerOptions
+from schedcheck.reference.util.timestamps import format_timestamp, parse_timestamp
 
 DEFAULT_QUEUE = "default"
 ROOT_QUEUE = "root"

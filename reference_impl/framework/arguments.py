@@ -26,7 +26,7 @@ class Arguments(dict):
         if isinstance(value, bool):
             return value
         if isinstance(value, str):
-            from reference_impl.api.task_info import parse_go_bool
+            from schedcheck.reference.api.task_info import parse_go_bool
 
             parsed = parse_go_bool(value)
             return default if parsed is None else parsed

@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from reference_impl.framework.conf import (
+from schedcheck.reference.framework.conf import (
     ENABLE_FLAGS,
     KNOWN_ACTIONS,
     KNOWN_PLUGINS,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from reference_impl.api.task_info import TaskInfo
+    from schedcheck.reference.api.task_info import TaskInfo
 
 
 @dataclass

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.types import TaskStatus, completed_status
-from reference_impl.framework.conf import SchedulerConf
-from reference_impl.framework.plugin import get_plugin_builder
-from reference_impl.framework.session import Session, SessionObserverHooks
-from reference_impl.k8s import PodGroupCondition
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.types import TaskStatus, completed_status
+from schedcheck.reference.framework.conf import SchedulerConf
+from schedcheck.reference.framework.plugin import get_plugin_builder
+from schedcheck.reference.framework.session import Session, SessionObserverHooks
+from schedcheck.reference.k8s import PodGroupCondition
 
 if TYPE_CHECKING:
-    from reference_impl.cache.cache import SchedulerCache
+    from schedcheck.reference.cache.cache import SchedulerCache
 
 UNSCHEDULABLE_CONDITION = "Unschedulable"
 SCHEDULED_CONDITION = "Scheduled"

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from reference_impl.framework.session import Session
+    from schedcheck.reference.framework.session import Session
 
 
 class Plugin:
@@ -43,11 +43,11 @@ def registered_plugins() -> list[str]:
 
 
 def _load_builtin_plugins() -> None:
-    """Import every module of reference_impl.plugins; each registers its builder on import."""
+    """Import every module of schedcheck.reference.plugins; each registers its builder on import."""
     import importlib
     import pkgutil
 
-    import reference_impl.plugins as package
+    import schedcheck.reference.plugins as package
 
     for module in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{module.name}")

@@ -14,26 +14,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import Resource
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus
-from reference_impl.api.unschedule_info import (
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.api.unschedule_info import (
     ALLOCATE_FAILING,
     PREEMPT_FAILING,
     FitError,
     FitErrors,
 )
-from reference_impl.cache.errors import CacheError
-from reference_impl.framework.conf import SchedulerConf, Tier
-from reference_impl.framework.event import Event, EventHandler
-from reference_impl.util.priority_queue import PriorityQueue
+from schedcheck.reference.cache.errors import CacheError
+from schedcheck.reference.framework.conf import SchedulerConf, Tier
+from schedcheck.reference.framework.event import Event, EventHandler
+from schedcheck.reference.util.priority_queue import PriorityQueue
 
 if TYPE_CHECKING:
-    from reference_impl.cache.cache import SchedulerCache
-    from reference_impl.framework.plugin import Plugin
+    from schedcheck.reference.cache.cache import SchedulerCache
+    from schedcheck.reference.framework.plugin import Plugin
 
 PERMIT = 1
 ABSTAIN = 0
@@ -494,7 +494,7 @@ class Session:
 
     def filter_out_unschedulable_and_unresolvable_nodes(self, task: TaskInfo) -> list[NodeInfo]:
         """Nodes not marked UnschedulableAndUnresolvable for this task earlier in the session."""
-        from reference_impl.api.unschedule_info import StatusCode
+        from schedcheck.reference.api.unschedule_info import StatusCode
 
         job = self.jobs.get(task.job)
         fit_errors: FitErrors | None = job.nodes_fit_errors.get(task.uid) if job else None
@@ -541,7 +541,7 @@ class Session:
 
         No rollback on failure, as upstream: a failed AddTask leaves the task Allocated in its job.
         """
-        from reference_impl.api.node_info import NodeError
+        from schedcheck.reference.api.node_info import NodeError
 
         task.pod.node_name = node.name
         from_status = task.status
@@ -622,6 +622,6 @@ def _pod_index(name: str) -> int | None:
     parts = name.split("-")
     if len(parts) < 3:
         return None
-    from reference_impl.api.task_info import parse_go_int
+    from schedcheck.reference.api.task_info import parse_go_int
 
     return parse_go_int(parts[-1])

@@ -18,13 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from reference_impl.api.node_info import NodeError, NodeInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus
-from reference_impl.cache.errors import CacheError
+from schedcheck.reference.api.node_info import NodeError, NodeInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.cache.errors import CacheError
 
 if TYPE_CHECKING:
-    from reference_impl.framework.session import Session
+    from schedcheck.reference.framework.session import Session
 
 EVICT = "evict"
 PIPELINE = "pipeline"

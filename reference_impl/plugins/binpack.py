@@ -17,12 +17,12 @@ with `used` = node.Used (Releasing included, Pipelined not).
 
 from __future__ import annotations
 
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.resource_info import CPU, MEMORY
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.framework.arguments import as_arguments
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import Session
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.resource_info import CPU, MEMORY
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.framework.arguments import as_arguments
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import Session
 
 PLUGIN_NAME = "binpack"
 BINPACK_WEIGHT = "binpack.weight"

@@ -34,9 +34,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import (
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import (
     MAX_INT,
     PODS,
     Infinity,
@@ -46,14 +46,14 @@ from reference_impl.api.resource_info import (
     intersection,
     res_max,
 )
-from reference_impl.api.task_info import QUEUE_ALLOCATION_GATE, TaskInfo
-from reference_impl.api.types import EvictionContext, EvictionKind, TaskStatus
-from reference_impl.framework.event import Event, EventHandler
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import PERMIT, REJECT, Session
-from reference_impl.plugins.drf import hierarchy_enabled
-from reference_impl.plugins.util import format_resource_names
-from reference_impl.plugins.proportion import (
+from schedcheck.reference.api.task_info import QUEUE_ALLOCATION_GATE, TaskInfo
+from schedcheck.reference.api.types import EvictionContext, EvictionKind, TaskStatus
+from schedcheck.reference.framework.event import Event, EventHandler
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import PERMIT, REJECT, Session
+from schedcheck.reference.plugins.drf import hierarchy_enabled
+from schedcheck.reference.plugins.util import format_resource_names
+from schedcheck.reference.plugins.proportion import (
     QUOTA_INSUFFICIENT,
     UNSCHEDULABLE_REASON,
     PodGroupEvent,

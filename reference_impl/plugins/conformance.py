@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import PERMIT, Session
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import PERMIT, Session
 
 CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 SYSTEM_NAMESPACE = "kube-system"

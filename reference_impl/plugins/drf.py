@@ -26,14 +26,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import Resource, share
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import allocated_status
-from reference_impl.framework.event import Event, EventHandler
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import PERMIT, Session
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import Resource, share
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import allocated_status
+from schedcheck.reference.framework.event import Event, EventHandler
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import PERMIT, Session
 
 PLUGIN_NAME = "drf"
 SHARE_DELTA = 0.000001

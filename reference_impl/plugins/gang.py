@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus, allocated_status
-from reference_impl.framework.framework import (
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus, allocated_status
+from schedcheck.reference.framework.framework import (
     SCHEDULED_CONDITION,
     UNSCHEDULABLE_CONDITION,
     update_pod_group_condition,
 )
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import PERMIT, REJECT, Session, ValidateResult
-from reference_impl.k8s import PodGroupCondition
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import PERMIT, REJECT, Session, ValidateResult
+from schedcheck.reference.k8s import PodGroupCondition
 
 NOT_ENOUGH_PODS_OF_TASK = "NotEnoughPodsOfTask"
 NOT_ENOUGH_PODS = "NotEnoughTasks"

@@ -25,11 +25,11 @@ import re
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from reference_impl.k8s import Container, Node, NodeSelectorTerm, Pod, PreferredSchedulingTerm, Taint, Toleration
+from schedcheck.reference.k8s import Container, Node, NodeSelectorTerm, Pod, PreferredSchedulingTerm, Taint, Toleration
 
 if TYPE_CHECKING:
-    from reference_impl.api.node_info import NodeInfo
-    from reference_impl.framework.session import Session
+    from schedcheck.reference.api.node_info import NodeInfo
+    from schedcheck.reference.framework.session import Session
 
 GPU = "nvidia.com/gpu"
 DEFAULT_MILLI_CPU_REQUEST = 100  # pkg/scheduler/util/pod_resources.go

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import math
 
-from reference_impl.api.unschedule_info import ScoringError
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.framework.arguments import as_arguments
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import Session
-from reference_impl.k8s import Pod
-from reference_impl.plugins.k8s_mirror import (
+from schedcheck.reference.api.unschedule_info import ScoringError
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.framework.arguments import as_arguments
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.k8s import Pod
+from schedcheck.reference.plugins.k8s_mirror import (
     MirrorNode,
     PreferredTermsError,
     SelectorTerm,

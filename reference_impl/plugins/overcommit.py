@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.resource_info import Resource
-from reference_impl.framework.arguments import as_arguments
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import PERMIT, REJECT, Session
-from reference_impl.plugins.util import inqueue_resource
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.framework.arguments import as_arguments
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import PERMIT, REJECT, Session
+from schedcheck.reference.plugins.util import inqueue_resource
 
 PLUGIN_NAME = "overcommit"
 OVERCOMMIT_FACTOR_KEY = "overcommit-factor"

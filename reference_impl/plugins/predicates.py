@@ -28,15 +28,15 @@ score 0 for pods without volumes or claims).
 
 from __future__ import annotations
 
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.unschedule_info import NODE_POD_NUMBER_EXCEEDED, FitError, Status, StatusCode
-from reference_impl.framework.arguments import as_arguments
-from reference_impl.framework.event import Event, EventHandler
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import Session
-from reference_impl.k8s import Node, Pod, Taint
-from reference_impl.plugins.k8s_mirror import (
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.unschedule_info import NODE_POD_NUMBER_EXCEEDED, FitError, Status, StatusCode
+from schedcheck.reference.framework.arguments import as_arguments
+from schedcheck.reference.framework.event import Event, EventHandler
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.k8s import Node, Pod, Taint
+from schedcheck.reference.plugins.k8s_mirror import (
     RequiredNodeAffinity,
     node_affinity_key,
     session_mirror,

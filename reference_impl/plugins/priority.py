@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import EvictionContext, EvictionKind
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import PERMIT, Session
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import EvictionContext, EvictionKind
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import PERMIT, Session
 
 
 def _higher_first(left: int, right: int) -> int:

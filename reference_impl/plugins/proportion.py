@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import (
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import (
     MAX_FLOAT,
     Infinity,
     Resource,
@@ -47,13 +47,13 @@ from reference_impl.api.resource_info import (
     semantic_deep_equal,
     share,
 )
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus, allocated_status
-from reference_impl.framework.event import Event, EventHandler
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import PERMIT, REJECT, Session
-from reference_impl.k8s import PodGroup
-from reference_impl.plugins.util import format_resource_names, inqueue_resource
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus, allocated_status
+from schedcheck.reference.framework.event import Event, EventHandler
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import PERMIT, REJECT, Session
+from schedcheck.reference.k8s import PodGroup
+from schedcheck.reference.plugins.util import format_resource_names, inqueue_resource
 
 PLUGIN_NAME = "proportion"
 STATE_KEY = "proportionState"

@@ -51,14 +51,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import Session
-from reference_impl.k8s import Pod, ResourceList
-from reference_impl.plugins.sla import DurationError, parse_go_duration, seconds_to_ns
-from reference_impl.plugins.usage import node_resource_usage
-from reference_impl.quantity import Quantity
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.k8s import Pod, ResourceList
+from schedcheck.reference.plugins.sla import DurationError, parse_go_duration, seconds_to_ns
+from schedcheck.reference.plugins.usage import node_resource_usage
+from schedcheck.reference.quantity import Quantity
 
 PLUGIN_NAME = "rescheduling"
 LOW_NODE_UTILIZATION = "lowNodeUtilization"

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import PERMIT, REJECT, Session
-from reference_impl.k8s import ResourceList, ResourceQuota
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import PERMIT, REJECT, Session
+from schedcheck.reference.k8s import ResourceList, ResourceQuota
 
 PLUGIN_NAME = "resourcequota"
 

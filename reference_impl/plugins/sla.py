@@ -21,9 +21,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import ABSTAIN, PERMIT, Session
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import ABSTAIN, PERMIT, Session
 
 PLUGIN_NAME = "sla"
 JOB_WAITING_TIME = "sla-waiting-time"  # the plugin argument and the legacy annotation

@@ -43,14 +43,14 @@ import weakref
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.task_info import TaskInfo, parse_go_int
-from reference_impl.api.types import TaskStatus
-from reference_impl.api.unschedule_info import FitError, Status, StatusCode
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import PERMIT, REJECT, Session
-from reference_impl.plugins.sla import SECOND, DurationError, parse_go_duration, seconds_to_ns
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.task_info import TaskInfo, parse_go_int
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.api.unschedule_info import FitError, Status, StatusCode
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import PERMIT, REJECT, Session
+from schedcheck.reference.plugins.sla import SECOND, DurationError, parse_go_duration, seconds_to_ns
 
 PLUGIN_NAME = "tdm"
 REVOCABLE_ZONE_LABEL = "volcano.sh/revocable-zone"

@@ -44,17 +44,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.task_info import TaskInfo, get_pod_resource_request
-from reference_impl.api.types import TaskStatus
-from reference_impl.api.unschedule_info import FitError, Status, StatusCode
-from reference_impl.framework.arguments import Arguments, as_arguments
-from reference_impl.framework.event import Event, EventHandler
-from reference_impl.framework.plugin import Plugin, register_plugin_builder
-from reference_impl.framework.session import Session
-from reference_impl.plugins.sla import SECOND, go_since, seconds_to_ns
-from reference_impl.quantity import Quantity
-from reference_impl.util.timestamps import ZERO_TIME, parse_timestamp
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.task_info import TaskInfo, get_pod_resource_request
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.api.unschedule_info import FitError, Status, StatusCode
+from schedcheck.reference.framework.arguments import Arguments, as_arguments
+from schedcheck.reference.framework.event import Event, EventHandler
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.plugins.sla import SECOND, go_since, seconds_to_ns
+from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.util.timestamps import ZERO_TIME, parse_timestamp
 
 PLUGIN_NAME = "usage"
 CPU_USAGE_ANNOTATION = "schedcheck.io/cpu-usage-avg"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.resource_info import CPU, IGNORED_DEVICES, MEMORY, PODS, Resource, is_scalar_resource_name
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.resource_info import CPU, IGNORED_DEVICES, MEMORY, PODS, Resource, is_scalar_resource_name
 
 
 def format_resource_names(prefix: str, verb: str, names: list[str]) -> str:

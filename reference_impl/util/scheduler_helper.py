@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from reference_impl.api.unschedule_info import FitErrors, ScoringError
+from schedcheck.reference.api.unschedule_info import FitErrors, ScoringError
 
 if TYPE_CHECKING:
-    from reference_impl.api.node_info import NodeInfo
-    from reference_impl.api.task_info import TaskInfo
-    from reference_impl.framework.session import Session
+    from schedcheck.reference.api.node_info import NodeInfo
+    from schedcheck.reference.api.task_info import TaskInfo
+    from schedcheck.reference.framework.session import Session
 
 BASELINE_PERCENTAGE_OF_NODES_TO_FIND = 50
 
@@ -143,7 +143,7 @@ def best_scored_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> Nod
 def best_node_by_idle_then_future_idle(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
     """Nodes where the task fits Idle first, then those where it fits only FutureIdle; a lone node
     in a group is taken without scoring (allocate.go prioritizeNodes, classic path)."""
-    from reference_impl.api.resource_info import Zero
+    from schedcheck.reference.api.resource_info import Zero
 
     request = task.init_resreq
     idle_fit: list[NodeInfo] = []

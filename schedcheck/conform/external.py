@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from reference_impl.api.resource_info import Resource
-from reference_impl.api.types import TaskStatus
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.types import TaskStatus
 from schedcheck.conform.findings import Finding
 from schedcheck.scenario.model import Scenario
 
@@ -119,7 +119,7 @@ def _per_cycle(scenario: Scenario, result: dict[str, Any]) -> tuple[Decisions | 
 
 
 def _replay(scenario: Scenario, result: dict[str, Any], decisions: Decisions) -> list[Finding]:
-    from reference_impl.cache.cache import SchedulerCache
+    from schedcheck.reference.cache.cache import SchedulerCache
 
     cache = SchedulerCache(scenario.objects, now=scenario.now)
     queue_checks = _queue_plugins_on(scenario)
@@ -268,7 +268,7 @@ def _check_pipelined(cycle: int, cache: Any, tasks: dict[str, Any], binds: list[
 
 def _static(scenario: Scenario, result: dict[str, Any]) -> list[Finding]:
     """Cycle-free rules: no pod marked preemptable=false is ever evicted."""
-    from reference_impl.api.task_info import get_pod_preemptable
+    from schedcheck.reference.api.task_info import get_pod_preemptable
 
     if result.get("trace") is not None or scenario.cycles == 1:
         return []  # the replay judged them already

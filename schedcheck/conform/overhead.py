@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
-    from generators.scenarios import profile_scenarios, sample_documents
+    from schedcheck.generators.scenarios import profile_scenarios, sample_documents
     from schedcheck.conform.check import check_answer
     from schedcheck.conform.impl import parse_impl
     from schedcheck.conform.reference import run

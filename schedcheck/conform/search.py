@@ -59,7 +59,7 @@ def folder_scenarios(folder: str) -> list[tuple[str, dict[str, Any]]]:
 
 def generated_scenarios(seed: int) -> Iterator[tuple[str, dict[str, Any]]]:
     """An endless stream of generated scenarios (the gate's ci profile), the same for the same seed."""
-    from generators.scenarios import profile_scenarios, sample_documents
+    from schedcheck.generators.scenarios import profile_scenarios, sample_documents
 
     batch = 0
     while True:

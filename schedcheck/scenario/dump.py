@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl import k8s
-from reference_impl.framework.conf import ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_DEFAULT, SchedulerConf
-from reference_impl.framework.conf_loader import PERSISTENCE_KEY
+from schedcheck.reference import k8s
+from schedcheck.reference.framework.conf import ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_DEFAULT, SchedulerConf
+from schedcheck.reference.framework.conf_loader import PERSISTENCE_KEY
 
 
 def _quantities(resources: k8s.ResourceList) -> dict[str, str]:

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from typing import Any, NoReturn
 
-from reference_impl import k8s
-from reference_impl.quantity import Quantity
+from schedcheck.reference import k8s
+from schedcheck.reference.quantity import Quantity
 from schedcheck.scenario.errors import ScenarioError, describe
 
 _INT32 = (-(2**31), 2**31 - 1)

@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from reference_impl.framework.conf import SchedulerConf, default_scheduler_conf
-from reference_impl.framework.conf_loader import load_yaml_documents, parse_scheduler_conf
+from schedcheck.reference.framework.conf import SchedulerConf, default_scheduler_conf
+from schedcheck.reference.framework.conf_loader import load_yaml_documents, parse_scheduler_conf
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.model import Expectations, Scenario

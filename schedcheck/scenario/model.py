@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.framework.conf import SchedulerConf
-from reference_impl.k8s import ClusterObjects
+from schedcheck.reference.framework.conf import SchedulerConf
+from schedcheck.reference.k8s import ClusterObjects
 
 
 @dataclass

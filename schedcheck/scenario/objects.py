@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reference_impl import k8s
+from schedcheck.reference import k8s
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.references import listing, reference_warnings

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from reference_impl import k8s
+from schedcheck.reference import k8s
 
 _POD_PHASES = {"Pending", "Running", "Succeeded", "Failed", "Unknown"}
 POD_GROUP_PHASES = {"Pending", "Inqueue", "Running", "Unknown", "Completed"}

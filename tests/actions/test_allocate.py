@@ -1,8 +1,8 @@
 """allocate's job loop (semantics §8.2), on small clusters built in code."""
 
-from reference_impl.api.types import TaskStatus
-from reference_impl.k8s import ClusterObjects
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.k8s import ClusterObjects
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group
 from tests.framework.helpers import conf
 

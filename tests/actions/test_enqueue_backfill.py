@@ -1,8 +1,8 @@
 """enqueue admission order and backfill of best-effort tasks (semantics §8.1, §8.3)."""
 
-from reference_impl.framework.session import REJECT
-from reference_impl.k8s import ClusterObjects, Queue
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.framework.session import REJECT
+from schedcheck.reference.k8s import ClusterObjects, Queue
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group, rl
 from tests.framework.helpers import conf
 
@@ -21,7 +21,7 @@ def test_enqueue_admits_every_pending_job_without_min_resources():
 
 
 def test_enqueue_asks_the_vote_only_for_jobs_with_min_resources(monkeypatch):
-    import reference_impl.scheduler as scheduler_module
+    import schedcheck.reference.scheduler as scheduler_module
 
     original = scheduler_module.open_session
 

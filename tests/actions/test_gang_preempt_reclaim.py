@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-import reference_impl.scheduler as scheduler_module
-from reference_impl.actions.gangpreempt import (
+import schedcheck.reference.scheduler as scheduler_module
+from schedcheck.reference.actions.gangpreempt import (
     Bundle,
     BundleType,
     apply_allowed_tasks,
@@ -17,12 +17,12 @@ from reference_impl.actions.gangpreempt import (
     parse_settings,
     sort_bundles,
 )
-from reference_impl.api.resource_info import Resource
-from reference_impl.api.types import TaskStatus
-from reference_impl.framework.conf import SchedulerConf
-from reference_impl.framework.session import PERMIT
-from reference_impl.k8s import ClusterObjects, PriorityClass, Queue
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.framework.conf import SchedulerConf
+from schedcheck.reference.framework.session import PERMIT
+from schedcheck.reference.k8s import ClusterObjects, PriorityClass, Queue
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group, res
 from tests.framework.helpers import conf, session
 

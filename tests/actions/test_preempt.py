@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from reference_impl.actions.preempt import (
+from schedcheck.reference.actions.preempt import (
     Preempt,
     between_jobs_filter,
     within_job_filter,
 )
-from reference_impl.actions.preempt_topology import (
+from schedcheck.reference.actions.preempt_topology import (
     Candidate,
     TopologySettings,
     calculate_num_candidates,
     select_candidate,
     select_victims_on_node,
 )
-from reference_impl.actions.victims import validate_victims
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus
-from reference_impl.framework.session import Session
-from reference_impl.k8s import ClusterObjects, PodCondition, PriorityClass, Queue
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.actions.victims import validate_victims
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.k8s import ClusterObjects, PodCondition, PriorityClass, Queue
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group
 from tests.framework.helpers import conf, session
 

@@ -6,11 +6,11 @@ registered under a configured plugin's name, so these tests do not depend on pro
 
 from __future__ import annotations
 
-from reference_impl.actions.reclaim import Reclaim
-from reference_impl.api.types import TaskStatus
-from reference_impl.framework.session import Session
-from reference_impl.k8s import ClusterObjects, Queue
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.actions.reclaim import Reclaim
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.k8s import ClusterObjects, Queue
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group
 from tests.framework.helpers import conf, session
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-import reference_impl.scheduler as scheduler_module
-from reference_impl.api.types import TaskStatus
-from reference_impl.cache.errors import CacheError
-from reference_impl.k8s import ClusterObjects
-from reference_impl.scheduler import Scheduler
-from reference_impl.util import assertion
-from reference_impl.util.assertion import AssertionViolation
+import schedcheck.reference.scheduler as scheduler_module
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.cache.errors import CacheError
+from schedcheck.reference.k8s import ClusterObjects
+from schedcheck.reference.scheduler import Scheduler
+from schedcheck.reference.util import assertion
+from schedcheck.reference.util.assertion import AssertionViolation
 from tests.builders import node, pod, pod_group
 from tests.framework.helpers import conf
 
@@ -116,7 +116,7 @@ def _tdm_objects(budget=None):
 
 
 def _tdm_scheduler(objects, window, actions="shuffle", period=None):
-    from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+    from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
 
     arguments = {"tdm.revocable-zone.rz1": window}
     if period is not None:
@@ -128,8 +128,8 @@ def _tdm_scheduler(objects, window, actions="shuffle", period=None):
 
 
 def test_tdm_zone_windows_on_the_session_clock():
-    from reference_impl.plugins.tdm import zone_unavailable
-    from reference_impl.util.timestamps import parse_timestamp
+    from schedcheck.reference.plugins.tdm import zone_unavailable
+    from schedcheck.reference.util.timestamps import parse_timestamp
 
     at = parse_timestamp
     assert zone_unavailable({"rz": "22:00-23:00"}, "rz", at("2026-05-01T22:30:00Z")) is None
@@ -144,7 +144,7 @@ def test_tdm_zone_windows_on_the_session_clock():
 
 
 def test_tdm_disruption_budget():
-    from reference_impl.plugins.tdm import max_pod_evict_num, parse_int_or_percent
+    from schedcheck.reference.plugins.tdm import max_pod_evict_num, parse_int_or_percent
 
     assert (parse_int_or_percent("3", 8), parse_int_or_percent("50%", 3), parse_int_or_percent("x%", 3)) == (3, 2, 0)
     cases = [(None, 1), (("volcano.sh/jdb-min-available", "1"), 3), (("volcano.sh/jdb-min-available", "5"), 1),

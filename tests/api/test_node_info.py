@@ -2,9 +2,9 @@
 
 import pytest
 
-from reference_impl.api.node_info import NodeError, NodeInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import TaskStatus
+from schedcheck.reference.api.node_info import NodeError, NodeInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus
 from tests.builders import GI, node, pod
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reference_impl.api.resource_info import (
+from schedcheck.reference.api.resource_info import (
     Infinity,
     Resource,
     Zero,
@@ -11,7 +11,7 @@ from reference_impl.api.resource_info import (
     res_min,
     share,
 )
-from reference_impl.util.assertion import AssertionViolation, recorded_assertions, set_panic_on_error
+from schedcheck.reference.util.assertion import AssertionViolation, recorded_assertions, set_panic_on_error
 from tests.builders import GI, GPU, res, rl
 
 
@@ -46,8 +46,8 @@ def test_seed001_diff():
 
 
 def test_seed001_pod_request_is_max_of_containers_sum_and_init_max():
-    from reference_impl.api.task_info import get_pod_resource_request
-    from reference_impl.k8s import Container, Pod
+    from schedcheck.reference.api.task_info import get_pod_resource_request
+    from schedcheck.reference.k8s import Container, Pod
 
     p = Pod(name="p", namespace="d", uid="u",
             containers=[Container("a", rl(cpu="500m", memory="1Gi")), Container("b", rl(cpu="300m", memory="512Mi"))],
@@ -57,7 +57,7 @@ def test_seed001_pod_request_is_max_of_containers_sum_and_init_max():
 
 
 def test_seed001_future_idle():
-    from reference_impl.api.node_info import NodeInfo
+    from schedcheck.reference.api.node_info import NodeInfo
 
     n = NodeInfo(None, "n")
     n.idle, n.releasing, n.pipelined = res(100), res(500), res(300)
@@ -155,7 +155,7 @@ def test_exceeded_part_and_helpers():
 
 
 def test_from_resource_list_units():
-    from reference_impl.quantity import Quantity
+    from schedcheck.reference.quantity import Quantity
 
     r = Resource.from_resource_list({**rl(cpu="1500m", memory="1Gi", pods="110", nvidia_com__gpu="2"),
                                      "ephemeral-storage": Quantity.parse("1"),

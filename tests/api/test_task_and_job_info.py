@@ -1,9 +1,9 @@
 """TaskInfo construction and JobInfo counters (semantics §2, §4)."""
 
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.task_info import TaskInfo, get_task_status
-from reference_impl.api.types import TaskStatus
-from reference_impl.k8s import Container
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.task_info import TaskInfo, get_task_status
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.k8s import Container
 from tests.builders import pod, pod_group, rl
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
-from reference_impl.framework.framework import open_session
-from reference_impl.framework.session import Session
-from reference_impl.k8s import ClusterObjects
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from schedcheck.reference.framework.framework import open_session
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.k8s import ClusterObjects
 
 
 def conf(*tiers: list[str], actions: str = "enqueue, allocate", **flags: dict[str, bool]) -> SchedulerConf:

@@ -1,9 +1,9 @@
 """The cache: snapshot isolation and the world between sessions."""
 
-from reference_impl.api.types import TaskStatus
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.k8s import ClusterObjects, PriorityClass
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.k8s import ClusterObjects, PriorityClass
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group
 from tests.framework.helpers import conf
 

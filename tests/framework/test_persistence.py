@@ -12,19 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from reference_impl.api.pipelined import (
+from schedcheck.reference.api.pipelined import (
     EVICTION_OCCURRED_ANNOTATION,
     PIPELINED_NODE_ANNOTATION,
     PIPELINED_STATUS_ANNOTATION,
     read_pipelined,
 )
-from reference_impl.api.types import TaskStatus
-from reference_impl.framework.conf import PluginOption, apply_plugin_conf_defaults
-from reference_impl.framework.conf_loader import parse_scheduler_conf
-from reference_impl.framework.event import EventHandler
-from reference_impl.framework.framework import close_session, open_session
-from reference_impl.framework.statement import Statement
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.framework.conf import PluginOption, apply_plugin_conf_defaults
+from schedcheck.reference.framework.conf_loader import parse_scheduler_conf
+from schedcheck.reference.framework.event import EventHandler
+from schedcheck.reference.framework.framework import close_session, open_session
+from schedcheck.reference.framework.statement import Statement
+from schedcheck.reference.scheduler import Scheduler
 from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.loader import load_scenario
 

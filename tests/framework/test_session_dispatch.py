@@ -1,7 +1,7 @@
 """The three dispatch modes and the enable flags (semantics §6.2), with stand-in callbacks."""
 
-from reference_impl.framework.session import ABSTAIN, PERMIT, REJECT
-from reference_impl.k8s import ClusterObjects
+from schedcheck.reference.framework.session import ABSTAIN, PERMIT, REJECT
+from schedcheck.reference.k8s import ClusterObjects
 from tests.builders import node, pod, pod_group
 from tests.framework.helpers import conf, session
 

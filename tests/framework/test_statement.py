@@ -2,10 +2,10 @@
 
 import pytest
 
-from reference_impl.api.types import TaskStatus
-from reference_impl.framework.event import EventHandler
-from reference_impl.framework.statement import Statement, StatementError
-from reference_impl.k8s import ClusterObjects
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.framework.event import EventHandler
+from schedcheck.reference.framework.statement import Statement, StatementError
+from schedcheck.reference.k8s import ClusterObjects
 from tests.builders import node, pod, pod_group
 from tests.framework.helpers import session
 

@@ -3,7 +3,7 @@
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from generators.machine import machine_for
+from schedcheck.generators.machine import machine_for
 from schedcheck.mutants import mutant
 from schedcheck.scenario.loader import scenario_from_document
 

@@ -12,16 +12,16 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
-import reference_impl.scheduler  # noqa: F401 - registers every action and plugin
-from generators.confs import (
+import schedcheck.reference.scheduler  # noqa: F401 - registers every action and plugin
+from schedcheck.generators.confs import (
     ACTION_ORDERS,
     TIER_SETS,
     conf_features,
     default_conf,
     scheduler_confs,
 )
-from generators.consistency import cluster_problems
-from generators.objects import (
+from schedcheck.generators.consistency import cluster_problems
+from schedcheck.generators.objects import (
     GROUP_NAME,
     ROOT,
     hierarchical_queues,
@@ -32,7 +32,7 @@ from generators.objects import (
     queue_lists,
     queue_trees,
 )
-from generators.quantities import (
+from schedcheck.generators.quantities import (
     amount,
     cpu_quantities,
     format_quantity,
@@ -42,7 +42,7 @@ from generators.quantities import (
     node_shapes,
     requests,
 )
-from generators.scenarios import (
+from schedcheck.generators.scenarios import (
     profile_scenarios,
     sample_documents,
     scenario_name,
@@ -50,10 +50,10 @@ from generators.scenarios import (
     scenarios,
     to_yaml,
 )
-from reference_impl.actions.base import get_action
-from reference_impl.framework.conf_loader import parse_scheduler_conf
-from reference_impl.framework.plugin import get_plugin_builder
-from reference_impl.quantity import Quantity
+from schedcheck.reference.actions.base import get_action
+from schedcheck.reference.framework.conf_loader import parse_scheduler_conf
+from schedcheck.reference.framework.plugin import get_plugin_builder
+from schedcheck.reference.quantity import Quantity
 from schedcheck.runner import run_scenario
 from schedcheck.scenario.loader import load_scenario_text, scenario_from_document
 from tests.generators.test_found import UPSTREAM_FINDINGS

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from invariants.engine import InvariantEngine
-from reference_impl.k8s import ClusterObjects, PriorityClass, Queue
-from reference_impl.scheduler import Scheduler
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.reference.k8s import ClusterObjects, PriorityClass, Queue
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group, rl
 from tests.framework.helpers import conf
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from invariants.registry import catalog
-from reference_impl.api.resource_info import Resource
-from reference_impl.api.types import TaskStatus
+from schedcheck.invariants.registry import catalog
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.types import TaskStatus
 from tests.invariants.harness import FAIR_TIERS, check, cluster
 
 
@@ -83,14 +83,14 @@ def _break_counters(ssn, *_):
 
 
 def _gang_always_ready(monkeypatch):
-    import reference_impl.plugins.gang as gang
+    import schedcheck.reference.plugins.gang as gang
 
     monkeypatch.setattr(gang, "job_ready", lambda job: True)
 
 
 def _discard_forgets_node(monkeypatch):
     """The bug: unallocate puts the task back to Pending but leaves it on the node."""
-    from reference_impl.framework.statement import Statement
+    from schedcheck.reference.framework.statement import Statement
 
     def unallocate(self, task):
         self.ssn.jobs[task.job].update_task_status(task, TaskStatus.Pending)
@@ -100,7 +100,7 @@ def _discard_forgets_node(monkeypatch):
 
 
 def _discard_does_nothing(monkeypatch):
-    from reference_impl.framework.statement import Statement
+    from schedcheck.reference.framework.statement import Statement
 
     def discard(self):
         self.operations = []
@@ -108,13 +108,13 @@ def _discard_does_nothing(monkeypatch):
 
 
 def _discard_keeps_status(monkeypatch):
-    from reference_impl.framework.statement import Statement
+    from schedcheck.reference.framework.statement import Statement
 
     monkeypatch.setattr(Statement, "_unallocate", lambda self, task: None)
 
 
 def _no_deallocate_events(monkeypatch):
-    from reference_impl.framework.session import Session
+    from schedcheck.reference.framework.session import Session
 
     monkeypatch.setattr(Session, "fire_deallocate", lambda self, task: None)
 
@@ -155,13 +155,13 @@ def _deserved_too_large(ssn, *_):
 
 
 def _always_allocatable(monkeypatch):
-    from reference_impl.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
 
     monkeypatch.setattr(ProportionPlugin, "allocatable", lambda self, queue, task: True)
 
 
 def _never_overused(monkeypatch):
-    from reference_impl.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
 
     _always_allocatable(monkeypatch)
     monkeypatch.setattr(ProportionPlugin, "overused", lambda self, queue: False)
@@ -171,7 +171,7 @@ FAIR = {"objects": "capped-queue", "tiers": FAIR_TIERS}
 
 
 def _enqueue_always_permits(monkeypatch):
-    from reference_impl.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
 
     monkeypatch.setattr(ProportionPlugin, "job_enqueueable", lambda self, job: 1)
 PREEMPT = {"objects": "preempt", "actions": "enqueue, allocate, preempt"}
@@ -214,7 +214,7 @@ def _evict_elsewhere(ssn, op):
 
 def _priority_ignored(monkeypatch):
     """The bug: priority's Preemptable offers every preemptee, whatever its priority."""
-    from reference_impl.plugins import priority
+    from schedcheck.reference.plugins import priority
 
     original = priority.PriorityPlugin.on_session_open
 
@@ -226,7 +226,7 @@ def _priority_ignored(monkeypatch):
 
 def _gang_ignored(monkeypatch):
     """The bug: gang's Preemptable no longer protects MinAvailable."""
-    from reference_impl.plugins import gang
+    from schedcheck.reference.plugins import gang
 
     original = gang.GangPlugin.on_session_open
 
@@ -238,7 +238,7 @@ def _gang_ignored(monkeypatch):
 
 def _reclaim_own_queue(monkeypatch):
     """The bug: reclaim also offers tasks of the reclaimer's own queue."""
-    from reference_impl.actions.reclaim import Reclaim
+    from schedcheck.reference.actions.reclaim import Reclaim
 
     def reclaimees(self, node, job):
         return [t.clone() for t in node.tasks.values() if t.status == TaskStatus.Running and t.preemptable]
@@ -247,14 +247,14 @@ def _reclaim_own_queue(monkeypatch):
 
 def _proportion_reclaims_all(monkeypatch):
     """The bug: proportion's Reclaimable offers every reclaimee, even from a queue within its deserved share."""
-    from reference_impl.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
 
     monkeypatch.setattr(ProportionPlugin, "reclaimable", lambda self, reclaimer, reclaimees: (list(reclaimees), 1))
 
 
 def _overused_reclaims(monkeypatch):
     """The bug: reclaim neither drops overused queues nor asks Preemptive."""
-    from reference_impl.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
 
     monkeypatch.setattr(ProportionPlugin, "overused", lambda self, queue: False)
     monkeypatch.setattr(ProportionPlugin, "preemptive", lambda self, queue, candidates: True)
@@ -262,7 +262,7 @@ def _overused_reclaims(monkeypatch):
 
 def _evict_before_checking(monkeypatch):
     """The bug (seed 000's reclaimForTask sketch): evict the first victim before testing the fit."""
-    from reference_impl.actions.preempt import Preempt
+    from schedcheck.reference.actions.preempt import Preempt
 
     original = Preempt._evict_until_fits
 

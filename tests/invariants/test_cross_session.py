@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from invariants.engine import InvariantEngine
-from reference_impl.actions.allocate import Allocate
-from reference_impl.api.pipelined import clear_pipelined
-from reference_impl.cache.cache import BindOutcome, SchedulerCache
-from reference_impl.k8s import Pod
-from reference_impl.scheduler import Scheduler
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.reference.actions.allocate import Allocate
+from schedcheck.reference.api.pipelined import clear_pipelined
+from schedcheck.reference.cache.cache import BindOutcome, SchedulerCache
+from schedcheck.reference.k8s import Pod
+from schedcheck.reference.scheduler import Scheduler
 from schedcheck.scenario.loader import load_scenario
 
 SCENARIOS = Path(__file__).parents[1] / "scenarios"

@@ -6,8 +6,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.evictions import Candidate, minimal_gang_victims, minimal_victims
-from reference_impl.api.resource_info import Resource, Zero
+from schedcheck.model.evictions import Candidate, minimal_gang_victims, minimal_victims
+from schedcheck.reference.api.resource_info import Resource, Zero
 from schedcheck.cli import main as cli_main
 
 SIZES = st.integers(0, 4).map(lambda v: v * 1000.0)

@@ -5,12 +5,12 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import drf as D
-from model import gang as G
-from reference_impl.api.job_info import JobInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import ALL_STATUSES
-from reference_impl.plugins.gang import GangPlugin
+from schedcheck.model import drf as D
+from schedcheck.model import gang as G
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import ALL_STATUSES
+from schedcheck.reference.plugins.gang import GangPlugin
 from tests.builders import pod, pod_group
 
 TASKS = st.lists(st.tuples(st.sampled_from(ALL_STATUSES), st.booleans()), max_size=8)
@@ -79,8 +79,8 @@ CPU_MEM = st.integers(0, 8).map(float)
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(CPU_MEM, CPU_MEM, CPU_MEM, CPU_MEM, st.lists(st.tuples(CPU_MEM, CPU_MEM), max_size=4))
 def test_drf_victims_agree_with_the_plugin(p_cpu, p_mem, v_cpu, v_mem, victims):
-    from reference_impl.api.resource_info import Resource
-    from reference_impl.plugins.drf import DrfAttr, DrfPlugin
+    from schedcheck.reference.api.resource_info import Resource
+    from schedcheck.reference.plugins.drf import DrfAttr, DrfPlugin
 
     total = {"cpu": 10.0, "memory": 10.0}
     plugin = DrfPlugin({})

@@ -3,10 +3,10 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import ledger as L
-from reference_impl.api.node_info import NodeInfo
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import ALL_STATUSES, TaskStatus
+from schedcheck.model import ledger as L
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import ALL_STATUSES, TaskStatus
 from tests.builders import node, pod
 
 STATUSES = st.sampled_from(ALL_STATUSES)
@@ -73,7 +73,7 @@ def test_statement_ops_and_undo_restore_the_ledger():
 
 def test_nil_scalar_allocatable_breaks_the_pods_identity_on_the_reference():
     """ledger.scalars-identity-nil's counterexample, replayed on NodeInfo."""
-    from reference_impl.k8s import Node
+    from schedcheck.reference.k8s import Node
     from tests.builders import rl
 
     n = NodeInfo(Node(name="n", uid="n", allocatable=rl(cpu="4", memory="8Gi")))  # no pods: nil scalar map

@@ -11,12 +11,12 @@ import itertools
 
 from hypothesis import HealthCheck, given, settings
 
-from generators.scenarios import scenarios, to_yaml
-from model.pending import explain, is_pending
-from reference_impl.api.resource_info import Resource, Zero
-from reference_impl.api.types import TaskStatus
-from reference_impl.framework.session import SessionObserverHooks
-from reference_impl.scheduler import Scheduler
+from schedcheck.generators.scenarios import scenarios, to_yaml
+from schedcheck.model.pending import explain, is_pending
+from schedcheck.reference.api.resource_info import Resource, Zero
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.framework.session import SessionObserverHooks
+from schedcheck.reference.scheduler import Scheduler
 from schedcheck.scenario.loader import load_scenario_text
 
 

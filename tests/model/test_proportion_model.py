@@ -3,12 +3,12 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import proportion as P
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import Resource
-from reference_impl.k8s import Queue
-from reference_impl.plugins.proportion import QueueAttr, compute_deserved, init_quota, total_guarantee
-from reference_impl.quantity import Quantity
+from schedcheck.model import proportion as P
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.k8s import Queue
+from schedcheck.reference.plugins.proportion import QueueAttr, compute_deserved, init_quota, total_guarantee
+from schedcheck.reference.quantity import Quantity
 
 CPU = st.integers(0, 12)
 QUEUES = st.lists(st.tuples(st.integers(1, 3), CPU, st.one_of(st.none(), st.integers(1, 12)), CPU),

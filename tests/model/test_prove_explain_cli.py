@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from model.catalog import all_obligations
-from model.obligation import COUNTEREXAMPLE, PROVED, discharge
+from schedcheck.model.catalog import all_obligations
+from schedcheck.model.obligation import COUNTEREXAMPLE, PROVED, discharge
 from schedcheck.cli import main as cli_main
 
 
@@ -24,8 +24,8 @@ def test_a_broken_law_is_refuted():
     """The machinery can fail: a wrong ledger rule (Releasing not counted in Used) is caught."""
     import z3
 
-    from model import ledger as L
-    from model.obligation import prove
+    from schedcheck.model import ledger as L
+    from schedcheck.model.obligation import prove
 
     s, req = L._sym()
     wrong = L.replace(s, idle=L.vsub(s.idle, req), releasing=L.vadd(s.releasing, req),

@@ -8,8 +8,8 @@ import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import resource as m
-from reference_impl.api.resource_info import Infinity, Resource, Zero
+from schedcheck.model import resource as m
+from schedcheck.reference.api.resource_info import Infinity, Resource, Zero
 
 VALUES = st.sampled_from([0.0, 1 / 32, 3 / 32, 4 / 32, 0.25, 1.0, 1000.0, 1000 + 1 / 32, 2000.0, -1 / 32])
 SCALARS = st.one_of(st.none(), st.dictionaries(st.sampled_from(m.SCALARS), VALUES, max_size=2))
@@ -61,7 +61,7 @@ def test_add_and_sub_agree(x, y):
 
 def test_expected_refutations_are_real_on_the_reference():
     """The counterexamples prove reports are reproduced by the reference itself."""
-    from model.resource import ob_le_transitive, ob_sub_add_inverse
+    from schedcheck.model.resource import ob_le_transitive, ob_sub_add_inverse
 
     ce = ob_le_transitive().counterexample
 

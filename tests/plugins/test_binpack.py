@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
-from reference_impl.framework.framework import open_session
-from reference_impl.framework.session import Session
-from reference_impl.framework.statement import Statement
-from reference_impl.k8s import GROUP_NAME_ANNOTATION, ClusterObjects, Container, Pod
-from reference_impl.plugins.binpack import resource_weights
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from schedcheck.reference.framework.framework import open_session
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.framework.statement import Statement
+from schedcheck.reference.k8s import GROUP_NAME_ANNOTATION, ClusterObjects, Container, Pod
+from schedcheck.reference.plugins.binpack import resource_weights
 from tests.builders import node, pod, pod_group, rl
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.api.types import EvictionContext, EvictionKind
-from reference_impl.framework.session import PERMIT, REJECT
-from reference_impl.k8s import ClusterObjects, Queue
-from reference_impl.plugins.capacity import STATE_KEY
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import EvictionContext, EvictionKind
+from schedcheck.reference.framework.session import PERMIT, REJECT
+from schedcheck.reference.k8s import ClusterObjects, Queue
+from schedcheck.reference.plugins.capacity import STATE_KEY
 from tests.builders import node, pod, pod_group, rl
 from tests.framework.helpers import conf, session
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.framework.session import PERMIT
-from reference_impl.k8s import ClusterObjects, Queue
-from reference_impl.util.assertion import AssertionViolation
+from schedcheck.reference.framework.session import PERMIT
+from schedcheck.reference.k8s import ClusterObjects, Queue
+from schedcheck.reference.util.assertion import AssertionViolation
 from tests.builders import node, pod, pod_group
 from tests.framework.helpers import conf, session
 

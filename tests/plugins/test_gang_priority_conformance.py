@@ -1,8 +1,8 @@
 """gang, priority and conformance callbacks (semantics §9.1, §9.2, §9.10)."""
 
-from reference_impl.api.types import EvictionContext, EvictionKind, TaskStatus
-from reference_impl.framework.session import PERMIT, REJECT
-from reference_impl.k8s import ClusterObjects, PriorityClass
+from schedcheck.reference.api.types import EvictionContext, EvictionKind, TaskStatus
+from schedcheck.reference.framework.session import PERMIT, REJECT
+from schedcheck.reference.k8s import ClusterObjects, PriorityClass
 from tests.builders import node, pod, pod_group
 from tests.framework.helpers import conf, session
 

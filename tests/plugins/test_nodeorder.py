@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
-from reference_impl.framework.framework import open_session
-from reference_impl.framework.session import Session
-from reference_impl.framework.statement import Statement
-from reference_impl.k8s import (
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from schedcheck.reference.framework.framework import open_session
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.framework.statement import Statement
+from schedcheck.reference.k8s import (
     GROUP_NAME_ANNOTATION,
     ClusterObjects,
     Container,
@@ -22,7 +22,7 @@ from reference_impl.k8s import (
     Taint,
     Toleration,
 )
-from reference_impl.plugins.nodeorder import ScoreError, balanced_resource_score, default_normalize
+from schedcheck.reference.plugins.nodeorder import ScoreError, balanced_resource_score, default_normalize
 from tests.builders import node, pod, pod_group, rl
 
 ONLY = {"leastrequested.weight": 0, "mostrequested.weight": 0, "balancedresource.weight": 0,

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
-from reference_impl.framework.framework import open_session
-from reference_impl.framework.session import PERMIT, REJECT, Session
-from reference_impl.k8s import ClusterObjects, Container
-from reference_impl.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR, overcommit_factor
-from reference_impl.plugins.util import inqueue_resource as get_inqueue_resource
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from schedcheck.reference.framework.framework import open_session
+from schedcheck.reference.framework.session import PERMIT, REJECT, Session
+from schedcheck.reference.k8s import ClusterObjects, Container
+from schedcheck.reference.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR, overcommit_factor
+from schedcheck.reference.plugins.util import inqueue_resource as get_inqueue_resource
 
 
 def deduct_sch_gated_resources(job, res):
     return job.deduct_sch_gated_resources(res)
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import GI, node, pod, pod_group, res, rl
 
 

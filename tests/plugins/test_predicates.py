@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.api.unschedule_info import FitError, StatusCode
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
-from reference_impl.framework.framework import open_session
-from reference_impl.framework.session import Session
-from reference_impl.framework.statement import Statement, StatementError
-from reference_impl.k8s import (
+from schedcheck.reference.api.unschedule_info import FitError, StatusCode
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from schedcheck.reference.framework.framework import open_session
+from schedcheck.reference.framework.session import Session
+from schedcheck.reference.framework.statement import Statement, StatementError
+from schedcheck.reference.k8s import (
     GROUP_NAME_ANNOTATION,
     ClusterObjects,
     NodeAffinity,
@@ -20,8 +20,8 @@ from reference_impl.k8s import (
     Taint,
     Toleration,
 )
-from reference_impl.plugins.k8s_mirror import session_mirror
-from reference_impl.plugins.predicates import required_terms_conflict
+from schedcheck.reference.plugins.k8s_mirror import session_mirror
+from schedcheck.reference.plugins.predicates import required_terms_conflict
 from tests.builders import node, pod, pod_group
 
 UAU = StatusCode.UnschedulableAndUnresolvable
@@ -292,7 +292,7 @@ def test_no_conflict_when_a_term_does_not_pin_names_or_names_overlap():
 
 
 def test_pre_predicate_accepts_sidecar_init_containers():
-    from reference_impl.k8s import Container
+    from schedcheck.reference.k8s import Container
 
     p = pod("p", init_containers=[Container("side", restart_policy="Always")])
     ssn = open_ssn([node("n1")], [p])

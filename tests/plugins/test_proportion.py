@@ -6,25 +6,25 @@ from collections import Counter
 
 import pytest
 
-from reference_impl.api.queue_info import QueueInfo
-from reference_impl.api.resource_info import Resource
-from reference_impl.api.task_info import TaskInfo
-from reference_impl.framework.session import PERMIT, REJECT
-from reference_impl.framework.statement import Statement
-from reference_impl.k8s import ClusterObjects, Queue
-from reference_impl.api.resource_info import semantic_deep_equal
-from reference_impl.plugins.util import inqueue_resource
+from schedcheck.reference.api.queue_info import QueueInfo
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.framework.session import PERMIT, REJECT
+from schedcheck.reference.framework.statement import Statement
+from schedcheck.reference.k8s import ClusterObjects, Queue
+from schedcheck.reference.api.resource_info import semantic_deep_equal
+from schedcheck.reference.plugins.util import inqueue_resource
 
 
 def deduct_sch_gated_resources(job, res):
     return job.deduct_sch_gated_resources(res)
-from reference_impl.plugins.proportion import (
+from schedcheck.reference.plugins.proportion import (
     STATE_KEY,
     QueueAttr,
     compute_deserved,
 )
-from reference_impl.scheduler import Scheduler
-from reference_impl.util.assertion import AssertionViolation
+from schedcheck.reference.scheduler import Scheduler
+from schedcheck.reference.util.assertion import AssertionViolation
 from tests.builders import GI, node, pod, pod_group, rl
 from tests.framework.helpers import conf, session
 

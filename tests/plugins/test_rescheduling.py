@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
-from reference_impl.k8s import ClusterObjects
-from reference_impl.plugins.rescheduling import (
+from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from schedcheck.reference.k8s import ClusterObjects
+from schedcheck.reference.plugins.rescheduling import (
     DEFAULT_INTERVAL,
     LowNodeUtilizationConf,
     ReschedulingConfig,
@@ -19,7 +19,7 @@ from reference_impl.plugins.rescheduling import (
     pod_eviction_key,
     time_to_run,
 )
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group, rl
 
 NOW = "2026-05-01T10:00:00Z"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
-from reference_impl.framework.framework import open_session
-from reference_impl.framework.session import PERMIT, REJECT
-from reference_impl.k8s import ClusterObjects, ResourceQuota
-from reference_impl.plugins.resourcequota import exceeded_names, quota_add, quota_mask
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from schedcheck.reference.framework.framework import open_session
+from schedcheck.reference.framework.session import PERMIT, REJECT
+from schedcheck.reference.k8s import ClusterObjects, ResourceQuota
+from schedcheck.reference.plugins.resourcequota import exceeded_names, quota_add, quota_mask
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group, rl
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
-from reference_impl.framework.framework import open_session
-from reference_impl.framework.session import ABSTAIN, PERMIT
-from reference_impl.k8s import ClusterObjects
-from reference_impl.plugins.sla import DurationError, global_waiting_time, job_waiting_time, parse_go_duration
-from reference_impl.scheduler import Scheduler
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from schedcheck.reference.framework.framework import open_session
+from schedcheck.reference.framework.session import ABSTAIN, PERMIT
+from schedcheck.reference.k8s import ClusterObjects
+from schedcheck.reference.plugins.sla import DurationError, global_waiting_time, job_waiting_time, parse_go_duration
+from schedcheck.reference.scheduler import Scheduler
 from tests.builders import node, pod, pod_group, rl
 
 S = 1_000_000_000

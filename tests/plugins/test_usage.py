@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.api.unschedule_info import StatusCode
-from reference_impl.cache.cache import SchedulerCache
-from reference_impl.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
-from reference_impl.framework.framework import open_session
-from reference_impl.framework.statement import Statement
-from reference_impl.k8s import ClusterObjects
-from reference_impl.plugins.usage import (
+from schedcheck.reference.api.unschedule_info import StatusCode
+from schedcheck.reference.cache.cache import SchedulerCache
+from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+from schedcheck.reference.framework.framework import open_session
+from schedcheck.reference.framework.statement import Statement
+from schedcheck.reference.k8s import ClusterObjects
+from schedcheck.reference.plugins.usage import (
     NODE_USAGE_CPU_EXTEND,
     NODE_USAGE_MEMORY_EXTEND,
     applied_risk_factor,
