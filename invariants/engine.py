@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from schedcheck.invariants.context import CheckContext, StatementSnapshot
+from schedcheck.invariants.known import known_finding_for
 from schedcheck.invariants.snapshot import state_excerpt, take_snapshot
 from schedcheck.invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, QUALITY, STATEMENT, Invariant, catalog
 from schedcheck.invariants.violation import Violation
@@ -35,6 +36,7 @@ class InvariantEngine:
         max_per_invariant: int = 20,
         stop_at_first: bool = False,
         snapshot_limit: int = DEFAULT_SNAPSHOT_LIMIT,
+        fail_on_known: Iterable[str] = (),
     ) -> None:
         invariants = catalog()
         if only is not None:
@@ -52,6 +54,7 @@ class InvariantEngine:
         self.max_per_invariant = max_per_invariant
         self.stop_at_first = stop_at_first
         self.snapshot_limit = snapshot_limit
+        self.fail_on_known = frozenset(fail_on_known)  # known finding ids (or "all") that still fail the run
         self.violations: list[Violation] = []  # safety rules broken: the run fails
         self.findings: list[Violation] = []  # quality rules broken (upstream may do the same): reported only
         self.suppressed: Counter[str] = Counter()
@@ -158,7 +161,16 @@ class InvariantEngine:
             self.suppressed[inv.id] += 1
             return
         violation.state = state_excerpt(ctx.ssn, violation.objects)
-        (self.findings if inv.severity == QUALITY else self.violations).append(violation)
+        if inv.severity == QUALITY:
+            self.findings.append(violation)
+            return
+        known = known_finding_for(ctx, violation, inv.id)
+        if known is not None:
+            violation.known = known.id
+            if known.id not in self.fail_on_known and "all" not in self.fail_on_known:
+                self.findings.append(violation)
+                return
+        self.violations.append(violation)
 
 
 class _SessionState:

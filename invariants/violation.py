@@ -19,19 +19,22 @@ class Violation:
     checkpoint: str = ""
     operation: str = ""  # e.g. "pipeline ns/p1 -> n2 (statement 7)"
     state: dict[str, Any] = field(default_factory=dict)  # excerpt of the objects at the time
+    known: str = ""  # the known upstream finding it matches (invariants/known.py), if any
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.invariant, "cycle": self.cycle, "action": self.action, "checkpoint": self.checkpoint,
             "operation": self.operation, "objects": self.objects, "expected": plain(self.expected),
             "found": plain(self.found), "message": self.message, "state": plain(self.state),
+            **({"known": self.known} if self.known else {}),
         }
 
     def one_line(self) -> str:
         where = f"cycle {self.cycle}" + (f", {self.action}" if self.action else "") + f", {self.checkpoint}"
         if self.operation:
             where += f" after {self.operation}"
-        return f"{self.invariant} ({where}): {self.message}"
+        known = f" [known upstream finding {self.known}]" if self.known else ""
+        return f"{self.invariant} ({where}): {self.message}{known}"
 
 
 def plain(value: Any) -> Any:

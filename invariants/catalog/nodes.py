@@ -87,8 +87,11 @@ def cache_idle_non_negative(ctx: CheckContext) -> Iterator[Violation]:
                             f"more was bound to the node than it can hold", [f"node {node}"], ">= 0", found)
 
 
-@invariant("node.pod-limit", "a node that had a task allocated this session holds no more running or allocated "
-           "pods than its pod limit", "node", "volcano-semantics §1.3, §9.6 (pod-count predicate)", (CLOSE,))
+# Upstream counts pods only in the predicates plugin (allocate's resource check has no pod dimension
+# and backfill has none at all), so without it a node's pod limit is not a scheduler rule.
+@invariant("node.pod-limit", "with the predicates plugin, a node that had a task allocated this session holds "
+           "no more running or allocated pods than its pod limit", "node",
+           "volcano-semantics §1.3, §9.6 (pod-count predicate)", (CLOSE,), requires=("predicates",))
 def node_pod_limit(ctx: CheckContext) -> Iterator[Violation]:
     # Pipelined tasks are left out: they reserve a slot that Releasing pods will free (FutureIdle).
     placed: set[str] = set()

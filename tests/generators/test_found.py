@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.runner import run_scenario
 from schedcheck.scenario.loader import load_scenario
 
@@ -13,9 +14,10 @@ FOUND_DIR = Path(__file__).parent / "found"
 
 # file stem -> (invariant it broke when found, status): "resolved" (the rule was corrected: the scenario
 # must now run clean), "upstream" (a real upstream bug, docs/findings.md: the faithful reference must
-# keep reproducing it) or "upstream-finding" (the same, for a quality rule: a finding, not a violation)
+# keep reproducing it), "upstream-known" (the same, named in invariants/known.py: reported as a known
+# finding unless its switch makes it fail) or "upstream-finding" (the same, for a quality rule)
 FOUND: dict[str, tuple[str, str]] = {
-    "node-pod-limit-after-discarded-reclaim": ("node.pod-limit", "upstream"),
+    "node-pod-limit-after-discarded-reclaim": ("node.pod-limit", "upstream-known"),
     "statement-discard-restores-unevict-bound": ("statement.discard-restores", "resolved"),
     "statement-discard-restores-nested-node-statement": ("statement.discard-restores", "resolved"),
     "victim-preempt-scope-equal-priority": ("victim.preempt-scope", "resolved"),
@@ -27,7 +29,7 @@ FOUND: dict[str, tuple[str, str]] = {
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
-UPSTREAM_FINDINGS = frozenset(inv for inv, status in FOUND.values() if status == "upstream")
+UPSTREAM_FINDINGS = frozenset(inv for inv, status in FOUND.values() if status in ("upstream", "upstream-known"))
 
 
 def test_every_found_file_is_listed():
@@ -45,6 +47,11 @@ def test_found_scenario(stem, invariant, status):
     broken = [v["id"] for v in result.violations]
     if status == "upstream-finding":
         assert broken == [] and invariant in [f["id"] for f in result.findings]
+    elif status == "upstream-known":
+        known = [f.get("known") for f in result.findings if f["id"] == invariant]
+        assert broken == [] and known and known[0], "a known upstream finding must be reported, not fail"
+        strict = run_scenario(scenario, seed=0, engine=InvariantEngine(fail_on_known={known[0]}))
+        assert invariant in [v["id"] for v in strict.violations], f"--fail-on-known {known[0]} must fail"
     elif status == "upstream":
         assert invariant in broken, f"the reference no longer reproduces upstream's {invariant} bug"
     else:

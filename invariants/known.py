@@ -1,0 +1,59 @@
+"""Known upstream findings: safety violations the faithful reference reproduces because upstream
+Volcano really behaves that way (docs/findings.md).
+
+A violation that matches a known finding is reported under the finding's name as a finding, not as
+a failure, so a CI gate on a faithful scheduler stays green while the behaviour stays visible.
+Each finding has its own switch: `fail_on_known={"F1"}` (CLI `--fail-on-known F1`, or `all`)
+turns it back into a failure, for users who want upstream's bug to break their build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from schedcheck.invariants.context import CheckContext
+    from schedcheck.invariants.violation import Violation
+
+
+@dataclass(frozen=True)
+class KnownFinding:
+    id: str  # F<number in docs/findings.md>
+    invariant: str
+    title: str
+    doc: str
+    matches: Callable[[CheckContext, Violation], bool]
+
+
+def _node_of(violation: Violation) -> str:
+    for obj in violation.objects:
+        if obj.startswith("node "):
+            return obj[len("node "):]
+    return ""
+
+
+def _discarded_eviction_on_node(ctx: CheckContext, violation: Violation) -> bool:
+    """F1: the over-full node had a victim evicted and put back (a discarded reclaim or preemption)
+    this session, which leaves the victim out of the predicates plugin's pod view."""
+    node = _node_of(violation)
+    return any(op.op == "unevict" and op.node == node for op in ctx.ssn.operations)
+
+
+KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
+    KnownFinding("F1", "node.pod-limit",
+                 "backfill over a node's pod limit after a discarded reclaim or preemption",
+                 "docs/findings.md #1", _discarded_eviction_on_node),
+)
+
+
+def known_finding_for(ctx: CheckContext, violation: Violation, invariant: str) -> KnownFinding | None:
+    for finding in KNOWN_FINDINGS:
+        if finding.invariant == invariant and finding.matches(ctx, violation):
+            return finding
+    return None
+
+
+def known_ids() -> list[str]:
+    return [finding.id for finding in KNOWN_FINDINGS]

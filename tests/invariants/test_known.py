@@ -1,0 +1,48 @@
+"""Known upstream findings (invariants/known.py): reported by name, failing only when switched on,
+and never hiding a violation with another cause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.invariants.known import KNOWN_FINDINGS, known_ids
+from schedcheck.runner import run_scenario
+from schedcheck.scenario.loader import load_scenario
+from tests.invariants.harness import check
+from tests.invariants.test_catalog import _break_pod_limit
+
+F1_SCENARIO = Path(__file__).parent.parent / "generators" / "found" / "node-pod-limit-after-discarded-reclaim.yaml"
+
+
+def test_every_known_finding_names_a_catalog_invariant_and_a_findings_entry():
+    from schedcheck.invariants.registry import get
+
+    assert known_ids() == sorted(set(known_ids()), key=known_ids().index)
+    for finding in KNOWN_FINDINGS:
+        assert get(finding.invariant) is not None, finding.id
+        assert finding.doc.startswith("docs/findings.md #"), finding.id
+
+
+def test_the_discarded_reclaim_pod_limit_is_the_known_finding_f1():
+    result = run_scenario(load_scenario(F1_SCENARIO), seed=0)
+    assert result.violations == []
+    assert [(f["id"], f.get("known")) for f in result.findings if f["id"] == "node.pod-limit"][0] == (
+        "node.pod-limit", "F1")
+
+
+def test_the_switch_makes_f1_fail_again():
+    for switch in ({"F1"}, {"all"}):
+        result = run_scenario(load_scenario(F1_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known=switch))
+        assert [v["id"] for v in result.violations] == ["node.pod-limit"]
+
+
+def test_a_pod_limit_violation_without_a_discarded_eviction_still_fails():
+    engine = check("node.pod-limit", corrupt=("closed", _break_pod_limit))
+    assert engine.violations and all(v.known == "" for v in engine.violations)
+
+
+def test_the_pod_limit_rule_needs_the_predicates_plugin():
+    from schedcheck.invariants.registry import get
+
+    assert get("node.pod-limit").requires == ("predicates",)
