@@ -16,7 +16,8 @@ from typing import Any
 from schedcheck.invariants.context import CheckContext, StatementSnapshot
 from schedcheck.invariants.known import known_finding_for
 from schedcheck.invariants.snapshot import state_excerpt, take_snapshot
-from schedcheck.invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, QUALITY, STATEMENT, Invariant, catalog
+from schedcheck.invariants.catalog import catalog
+from schedcheck.invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, QUALITY, STATEMENT, Invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.framework.event import EventHandler
 from schedcheck.reference.framework.session import Operation, Session, SessionObserverHooks

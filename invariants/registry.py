@@ -60,15 +60,3 @@ def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...
         return fn
 
     return register
-
-
-def catalog() -> list[Invariant]:
-    """Every registered invariant, in id order."""
-    import schedcheck.invariants.catalog  # noqa: F401  (registers on import)
-
-    return [_CATALOG[key] for key in sorted(_CATALOG)]
-
-
-def get(id: str) -> Invariant | None:
-    catalog()
-    return _CATALOG.get(id)

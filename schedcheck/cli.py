@@ -283,7 +283,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     only = [part.strip() for part in args.only.split(",") if part.strip()] if args.only else None
     if only:
-        from schedcheck.invariants.registry import catalog
+        from schedcheck.invariants.catalog import catalog
 
         unknown = sorted(set(only) - {inv.id for inv in catalog()})
         if unknown:
@@ -302,7 +302,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 
 
 def _cmd_invariants(args: argparse.Namespace) -> int:
-    from schedcheck.invariants.registry import catalog
+    from schedcheck.invariants.catalog import catalog
     from schedcheck.render import table
 
     invariants = catalog()

@@ -34,7 +34,7 @@ from schedcheck.invariants.violation import plain
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.invariants.registry import ACTION as ACTION_END
 from schedcheck.invariants.registry import CLOSE, OPERATION, STATEMENT
-from schedcheck.invariants.registry import get as get_invariant
+from schedcheck.invariants.catalog import get as get_invariant
 from schedcheck.invariants.snapshot import state_excerpt
 from schedcheck.invariants.violation import Violation
 from schedcheck.scenario.errors import ScenarioError

@@ -139,7 +139,7 @@ def failing_predicate(invariant_id: str, seed: int = 0, mutant: str | None = Non
     limited to X (with the named deliberate bug active, if any), and looks at safety violations and
     quality findings alike. Any other exception while running counts as "no" (a different failure)."""
     from schedcheck.invariants.engine import InvariantEngine
-    from schedcheck.invariants.registry import get as get_invariant
+    from schedcheck.invariants.catalog import get as get_invariant
     from schedcheck.mutants import MUTANTS
     from schedcheck.mutants import mutant as activate
     from schedcheck.runner import run_scenario

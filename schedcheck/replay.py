@@ -77,7 +77,7 @@ def replay_counterexample(cx: Counterexample, engine_factory: Callable[[], Invar
 
 def describe(result: ReplayResult) -> str:
     """One paragraph saying what the replay found."""
-    from schedcheck.invariants.registry import get as get_invariant
+    from schedcheck.invariants.catalog import get as get_invariant
 
     rule = get_invariant(result.invariant)
     setting = f"seed {result.seed}" + (f", with the deliberate bug {result.mutant} active" if result.mutant else "")

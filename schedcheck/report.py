@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from schedcheck.invariants.registry import get as get_invariant
+from schedcheck.invariants.catalog import get as get_invariant
 
 
 def write_report(parent: Path, name: str, payload: dict[str, Any]) -> Path:

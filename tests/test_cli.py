@@ -99,7 +99,7 @@ def test_bench_rejects_bad_sizes(capsys):
 
 
 def test_docs_invariants_page_matches_the_catalog():
-    from schedcheck.invariants.registry import catalog
+    from schedcheck.invariants.catalog import catalog
     from schedcheck.catalog_doc import render_catalog_markdown
 
     page = Path(__file__).resolve().parent.parent / "docs" / "invariants.md"

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from schedcheck.invariants.registry import QUALITY
-from schedcheck.invariants.registry import get as get_invariant
+from schedcheck.invariants.catalog import get as get_invariant
 from schedcheck.reference.quantity import Quantity
 from schedcheck.minimize import (
     failing_predicate,

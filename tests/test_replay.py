@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from schedcheck.invariants.registry import get as get_invariant
+from schedcheck.invariants.catalog import get as get_invariant
 from schedcheck.counterexample import (
     ACTION,
     CYCLE,

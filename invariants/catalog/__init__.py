@@ -1,6 +1,8 @@
 """The catalog, one module per class of rule; importing a module registers its invariants."""
 
-from schedcheck.invariants.catalog import (  # noqa: F401
+from __future__ import annotations
+
+from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its invariants on import)
     admission,
     cross_session,
     evictions,
@@ -13,3 +15,13 @@ from schedcheck.invariants.catalog import (  # noqa: F401
     statements,
     victims,
 )
+from schedcheck.invariants.registry import _CATALOG, Invariant
+
+
+def catalog() -> list[Invariant]:
+    """Every registered invariant, in id order."""
+    return [_CATALOG[key] for key in sorted(_CATALOG)]
+
+
+def get(id: str) -> Invariant | None:
+    return _CATALOG.get(id)

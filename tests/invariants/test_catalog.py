@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from schedcheck.invariants.registry import catalog
+from schedcheck.invariants.catalog import catalog
 from schedcheck.reference.api.resource_info import Resource
 from schedcheck.reference.api.types import TaskStatus
 from tests.invariants.harness import FAIR_TIERS, check, cluster

@@ -16,7 +16,7 @@ F1_SCENARIO = Path(__file__).parent.parent / "generators" / "found" / "node-pod-
 
 
 def test_every_known_finding_names_a_catalog_invariant_and_a_findings_entry():
-    from schedcheck.invariants.registry import get
+    from schedcheck.invariants.catalog import get
 
     assert known_ids() == sorted(set(known_ids()), key=known_ids().index)
     for finding in KNOWN_FINDINGS:
@@ -43,6 +43,6 @@ def test_a_pod_limit_violation_without_a_discarded_eviction_still_fails():
 
 
 def test_the_pod_limit_rule_needs_the_predicates_plugin():
-    from schedcheck.invariants.registry import get
+    from schedcheck.invariants.catalog import get
 
     assert get("node.pod-limit").requires == ("predicates",)
