@@ -127,13 +127,39 @@ def instance_yaml(total: dict, demands: list[dict], counts: list[int], name: str
 
 
 def reference_allocation(total: dict, demands: list[dict], counts: list[int]) -> list[int]:
-    """How many tasks of each user the reference binds in one allocate cycle."""
-    from schedcheck.runner import run_scenario
-    from schedcheck.scenario.loader import load_scenario_text
+    """How many tasks of each user the reference binds in one allocate cycle (the instance of
+    `instance_yaml`, built directly from the reference's own object types)."""
+    from schedcheck.reference.framework.conf import PluginOption, SchedulerConf, Tier, apply_plugin_conf_defaults
+    from schedcheck.reference.k8s import GROUP_NAME_ANNOTATION, ClusterObjects, Container, Node, Pod, PodGroup
+    from schedcheck.reference.quantity import Quantity
+    from schedcheck.reference.scheduler import Scheduler
 
-    scenario = load_scenario_text(instance_yaml(total, demands, counts), "<drf-instance>")
-    result = run_scenario(scenario, check_invariants=False)
-    return [sum(1 for pod in result.binds if pod.startswith(f"default/user-{i}-")) for i in range(len(demands))]
+    def quantities(cpu_milli: float, memory: float, pods: float | None = None) -> dict:
+        out = {"cpu": Quantity.parse(str(int(cpu_milli) // 1000)), "memory": Quantity.parse(f"{int(memory // GI)}Gi")}
+        if pods is not None:
+            out["pods"] = Quantity.parse(str(int(pods)))
+        return out
+
+    node = Node(name="node-1", uid="uid-node-1", allocatable=quantities(total["cpu"], total["memory"], total["pods"]))
+    pods, groups = [], []
+    for i, demand in enumerate(demands):
+        groups.append(PodGroup(name=f"user-{i}", namespace="default", uid=f"uid-pg-user-{i}", min_member=1,
+                               phase="Inqueue"))
+        for k in range(counts[i]):
+            pods.append(Pod(name=f"user-{i}-{k}", namespace="default", uid=f"uid-user-{i}-{k}",
+                            annotations={GROUP_NAME_ANNOTATION: f"user-{i}"},
+                            containers=[Container("main", quantities(demand["cpu"], demand["memory"]))]))
+
+    def tier(*names: str) -> Tier:
+        options = [PluginOption(name) for name in names]
+        for option in options:
+            apply_plugin_conf_defaults(option)
+        return Tier(options)
+
+    conf = SchedulerConf(actions=["allocate"], tiers=[tier("priority", "gang", "drf"), tier("predicates")])
+    report = Scheduler(ClusterObjects(nodes=[node], pods=pods, pod_groups=groups), conf).run_once()
+    bound = [record.task for record in report.session.cache.log.binds]
+    return [sum(1 for pod in bound if pod.startswith(f"default/user-{i}-")) for i in range(len(demands))]
 
 
 def random_instance(rng: random.Random, users: int | None = None) -> tuple[dict, list[dict], list[int]]:
