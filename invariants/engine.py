@@ -17,7 +17,9 @@ from schedcheck.invariants.context import CheckContext, StatementSnapshot
 from schedcheck.invariants.known import known_finding_for
 from schedcheck.invariants.snapshot import state_excerpt, take_snapshot
 from schedcheck.invariants.catalog import catalog
-from schedcheck.invariants.registry import ACTION, CHECKPOINTS, CLOSE, OPERATION, QUALITY, STATEMENT, Invariant
+from schedcheck.invariants.registry import (
+    ACTION, CHECKPOINTS, CLOSE, OPERATION, QUALITY, STATEMENT, Invariant, open_collectors,
+)
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.framework.event import EventHandler
 from schedcheck.reference.framework.session import Operation, Session, SessionObserverHooks
@@ -95,6 +97,10 @@ class InvariantEngine:
         state.memory["binds_at_open"] = len(ssn.cache.log.binds)
         state.memory["evictions_at_open"] = len(ssn.cache.log.evictions)
         state.memory["run"] = self.run_memory
+        active_ids = {inv.id for invs in state.active.values() for inv in invs}
+        for key, (collect, readers) in open_collectors().items():
+            if active_ids.intersection(readers):
+                state.memory[key] = collect(ssn)
         events = state.events
 
         def count(index: int):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from schedcheck.invariants.context import CheckContext
@@ -60,3 +60,21 @@ def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...
         return fn
 
     return register
+
+
+# What some rules must remember of the session as it opened (after the plugins opened): memory key ->
+# (a function of the session, the invariant ids that read it). The engine runs a collector only when one
+# of its readers is active.
+OpenCollector = Callable[[Any], Any]
+_OPEN_COLLECTORS: dict[str, tuple[OpenCollector, tuple[str, ...]]] = {}
+
+
+def collect_at_open(key: str, readers: tuple[str, ...]) -> Callable[[OpenCollector], OpenCollector]:
+    def register(fn: OpenCollector) -> OpenCollector:
+        _OPEN_COLLECTORS[key] = (fn, readers)
+        return fn
+    return register
+
+
+def open_collectors() -> dict[str, tuple[OpenCollector, tuple[str, ...]]]:
+    return dict(_OPEN_COLLECTORS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its invariants on import)
     admission,
+    admission_rules,
     cross_session,
     evictions,
     gang,
@@ -11,6 +12,7 @@ from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its i
     nodes,
     order,
     queues,
+    recompute,
     session,
     statements,
     victims,

@@ -1,0 +1,122 @@
+"""Admission decisions judged against each admission plugin's rule, restated (enqueue; seed 003, semantics §8.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.recompute import reserved_minimum
+from schedcheck.invariants.registry import ACTION, collect_at_open, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.types import allocated_status
+
+OVERCOMMIT_OPENING = "overcommit_opening"
+ADMISSION_PLUGINS = ("capacity", "overcommit", "proportion", "resourcequota", "sla")
+DEFAULT_FACTOR = 1.2
+
+
+@dataclass
+class OvercommitOpening:
+    idle: Resource  # Σ allocatable · factor − Σ used, at open
+    inqueue: Resource  # what Inqueue jobs (and Running ones at minMember) still reserve, at open
+    pending: set[str]
+    decisive: bool  # no admission plugin sits in a tier before overcommit's, so its Reject stands
+
+
+def _factor(arguments: dict) -> float:
+    raw = arguments.get("overcommit-factor", DEFAULT_FACTOR)
+    try:
+        factor = float(raw)
+    except (TypeError, ValueError):
+        factor = DEFAULT_FACTOR
+    return DEFAULT_FACTOR if factor < 1.0 else factor
+
+
+def _decisive(ssn, plugin: str) -> tuple[bool, dict]:
+    """Whether `plugin`'s Reject decides (no admission plugin in an earlier tier could Permit first)."""
+    for tier in ssn.tiers:
+        names = [option.name for option in tier.plugins]
+        if plugin in names:
+            option = next(o for o in tier.plugins if o.name == plugin)
+            return True, dict(option.arguments or {})
+        if any(name in ADMISSION_PLUGINS for name in names):
+            return False, {}
+    return False, {}
+
+
+@collect_at_open(OVERCOMMIT_OPENING, ("enqueue.overcommit",))
+def _overcommit_at_open(ssn) -> OvercommitOpening | None:
+    decisive, arguments = _decisive(ssn, "overcommit")
+    if "overcommit" not in ssn.plugins:
+        return None
+    used = Resource()
+    for node in ssn.nodes.values():
+        used.add(node.used)
+    idle = Resource().add(ssn.total_resource).multi(_factor(arguments)).sub_without_assert(used)
+    inqueue = Resource()
+    pending = set()
+    for job in ssn.jobs.values():
+        pod_group = job.pod_group
+        if pod_group is None:
+            continue
+        if job.is_pending():
+            pending.add(job.uid)
+        if pod_group.min_resources is None:
+            continue
+        if pod_group.phase == "Inqueue":
+            inqueue.add(job.deduct_sch_gated_resources(Resource.from_resource_list(pod_group.min_resources)))
+        elif pod_group.phase == "Running":
+            allocated = Resource()
+            count = 0
+            for task in job.tasks.values():
+                if allocated_status(task.status):
+                    allocated.add(task.resreq)
+                    count += 1
+            if count >= pod_group.min_member:
+                inqueue.add(job.deduct_sch_gated_resources(reserved_minimum(job, allocated)))
+    return OvercommitOpening(idle, inqueue, pending, decisive)
+
+
+def _over(wanted: Resource, idle: Resource, minimum: Resource) -> list[str]:
+    """The dimensions minResources asks for (pods aside) on which `wanted` exceeds `idle`."""
+    names = [n for n in minimum.resource_names() if n != "pods" and minimum.get(n) > 0]
+    return [n for n in names if wanted.get(n) > idle.get(n) + max(0.1, 1e-9 * abs(idle.get(n)))]
+
+
+@invariant("enqueue.overcommit", "with overcommit deciding admission, enqueue admits a job with minResources only "
+           "if what is already inqueue plus its minimum fits the overcommitted idle (Σ allocatable · factor − Σ "
+           "used) on the dimensions it asks for", "queue",
+           "overcommit.go JobEnqueueable / JobEnqueued; seed 003 (enqueue); semantics §8.1, §9.9", (ACTION,),
+           requires=("overcommit",))
+def enqueue_overcommit(ctx: CheckContext) -> Iterator[Violation]:
+    opening: OvercommitOpening | None = ctx.session_state.get(OVERCOMMIT_OPENING)
+    if ctx.action != "enqueue" or opening is None or not opening.decisive:
+        return
+    admitted = [job for job in ctx.ssn.jobs.values() if job.uid in opening.pending and job.pod_group is not None
+                and job.pod_group.phase == "Inqueue" and job.pod_group.min_resources is not None]
+    if not admitted:
+        return
+    minimums = {job.uid: Resource.from_resource_list(job.pod_group.min_resources) for job in admitted}
+    reserved = {job.uid: job.deduct_sch_gated_resources(minimums[job.uid]) for job in admitted}
+    for job in admitted:  # each was admitted on top of at least what was inqueue at open
+        wanted = opening.inqueue.clone().add(minimums[job.uid])
+        over = _over(wanted, opening.idle, minimums[job.uid])
+        if over:
+            yield Violation("", f"job {job.uid} was admitted, but inqueue at open <{opening.inqueue}> plus its "
+                                f"minResources <{minimums[job.uid]}> exceeds overcommit's idle <{opening.idle}> "
+                                f"(dimensions {', '.join(over)})", [f"job {job.uid}", f"queue {job.queue}"],
+                            f"<= {opening.idle}", str(wanted))
+            return
+    # the job admitted last saw every other admission in inqueue
+    everyone = opening.inqueue.clone()
+    for uid in reserved:
+        everyone.add(reserved[uid])
+    if all(_over(everyone.clone().sub_without_assert(reserved[job.uid]).add(minimums[job.uid]), opening.idle,
+                 minimums[job.uid]) for job in admitted):
+        names = ", ".join(sorted(job.uid for job in admitted))
+        yield Violation("", f"enqueue admitted {len(admitted)} jobs ({names}) whose minimums together with what "
+                            f"was inqueue at open <{everyone}> exceed overcommit's idle <{opening.idle}>: whichever "
+                            f"came last should have been rejected", [f"job {job.uid}" for job in admitted],
+                        f"<= {opening.idle}", str(everyone))

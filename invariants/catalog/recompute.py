@@ -1,0 +1,74 @@
+"""Plugin state recomputed from scratch (invariants/recompute.py) and compared with what the plugin holds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from schedcheck.invariants.catalog.queues import _dims_differ
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.recompute import ProportionOpening, proportion_opening, share_of
+from schedcheck.invariants.registry import ACTION, CLOSE, collect_at_open, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import Resource
+
+PROPORTION_OPENING = "proportion_opening"
+SESSION_CONSTANT = ("guarantee", "capability", "real_capability", "request", "elastic", "deserved")
+WORDS = {"real_capability": "realCapability"}
+
+
+@collect_at_open(PROPORTION_OPENING, ("queue.proportion-recomputed",))
+def _proportion_at_open(ssn) -> ProportionOpening | None:
+    return proportion_opening(ssn) if "proportion" in ssn.plugins else None
+
+
+def _admitted_this_session(ctx: CheckContext, opening: ProportionOpening) -> dict[str, Resource]:
+    """What enqueue's JobEnqueued added to each queue's inqueue: the full minimum of every job it admitted."""
+    added: dict[str, Resource] = {}
+    if "enqueue" not in ctx.ssn.enabled_actions:
+        return added  # allocate lets pending jobs through itself, without JobEnqueued
+    for job in ctx.ssn.jobs.values():
+        pod_group = job.pod_group
+        if job.uid in opening.pending_jobs and pod_group is not None and pod_group.phase == "Inqueue" \
+                and pod_group.min_resources is not None:
+            minimum = Resource.from_resource_list(pod_group.min_resources)
+            added.setdefault(job.queue, Resource()).add(job.deduct_sch_gated_resources(minimum))
+    return added
+
+
+@invariant("queue.proportion-recomputed", "proportion's per-queue deserved, realCapability, capability, "
+           "guarantee, request, elastic, inqueue and share equal a from-scratch recomputation (water-filling "
+           "on every dimension, the queues' jobs, the jobs enqueue admitted)", "queue",
+           "seed 001 (queue model, Deserved); proportion.go OnSessionOpen, JobEnqueued, updateShare; "
+           "semantics §9.4", (ACTION, CLOSE), requires=("proportion",))
+def proportion_recomputed(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = ctx.ssn.plugins.get("proportion")
+    opening: ProportionOpening | None = ctx.session_state.get(PROPORTION_OPENING)
+    if plugin is None or opening is None:
+        return
+    admitted = _admitted_this_session(ctx, opening)
+    for name, attr in plugin.queue_attrs.items():
+        want = opening.queues.get(name)
+        if want is None:
+            yield Violation("", f"queue {name}: proportion keeps attributes for a queue with no job in the "
+                                f"session", [f"queue {name}"], "no attributes", "attributes")
+            continue
+        for field in SESSION_CONSTANT:
+            held, expected = getattr(attr, field), getattr(want, field)
+            wrong = _dims_differ(held, expected)
+            if wrong:
+                word = WORDS.get(field, field)
+                yield Violation("", f"queue {name}: proportion's {word} is <{held}> but recomputed from the "
+                                    f"queues and jobs at session open it is <{expected}> (dimensions "
+                                    f"{', '.join(wrong)})", [f"queue {name}"], expected.as_dict(), held.as_dict())
+        inqueue = want.inqueue.clone().add(admitted.get(name, Resource()))
+        wrong = _dims_differ(attr.inqueue, inqueue)
+        if wrong:
+            yield Violation("", f"queue {name}: proportion's inqueue is <{attr.inqueue}> but the jobs it reserves "
+                                f"for (Inqueue at open, reaching minMember, or admitted by enqueue) add up to "
+                                f"<{inqueue}> (dimensions {', '.join(wrong)})", [f"queue {name}"],
+                            inqueue.as_dict(), attr.inqueue.as_dict())
+        share = share_of(attr.allocated, attr.deserved)
+        if abs(share - attr.share) > 1e-9 * max(1.0, abs(share)):
+            yield Violation("", f"queue {name}: proportion's share is {attr.share:.6g} but allocated / deserved "
+                                f"gives {share:.6g}: queue order and reclaim read a stale share",
+                            [f"queue {name}"], share, attr.share)

@@ -1,0 +1,49 @@
+"""enqueue.overcommit: admissions judged against overcommit's rule, restated."""
+
+from __future__ import annotations
+
+import schedcheck.reference.plugins.overcommit as overcommit
+from schedcheck.reference.k8s import ClusterObjects
+from tests.builders import node, pod, pod_group, rl
+from tests.invariants.harness import check
+
+RULE = "enqueue.overcommit"
+TIERS = (["priority", "gang", "conformance"], ["overcommit", "predicates"])
+SLA_FIRST = (["sla"], ["overcommit", "predicates"])
+
+
+def _two_jobs(cpu: str = "3") -> ClusterObjects:
+    """One 4-cpu node (idle 4.8 with the default factor); two jobs asking for 3 cpu each: one fits."""
+    return ClusterObjects(
+        nodes=[node("n1", cpu="4", memory="8Gi")],
+        pods=[pod("a-0", group="a", cpu=cpu), pod("b-0", group="b", cpu=cpu)],
+        pod_groups=[pod_group("a", 1, min_resources=rl(cpu=cpu)), pod_group("b", 1, min_resources=rl(cpu=cpu))],
+    )
+
+
+def _violations(engine) -> list[str]:
+    return [v.invariant for v in engine.violations]
+
+
+def test_passes_when_overcommit_admits_one_of_two():
+    assert _violations(check(RULE, _two_jobs(), actions="enqueue", tiers=TIERS)) == []
+
+
+def test_passes_when_both_fit():
+    assert _violations(check(RULE, _two_jobs(cpu="2"), actions="enqueue", tiers=TIERS)) == []
+
+
+def test_fires_when_admissions_are_not_added_to_inqueue(monkeypatch):
+    monkeypatch.setattr(overcommit.OvercommitPlugin, "job_enqueued", lambda self, job: None)
+    assert RULE in _violations(check(RULE, _two_jobs(), actions="enqueue", tiers=TIERS))
+
+
+def test_fires_when_the_factor_is_taken_as_unlimited(monkeypatch):
+    monkeypatch.setattr(overcommit, "overcommit_factor", lambda arguments: 100.0)
+    big = _two_jobs(cpu="6")
+    assert RULE in _violations(check(RULE, big, actions="enqueue", tiers=TIERS))
+
+
+def test_is_silent_when_an_earlier_tier_may_permit(monkeypatch):
+    monkeypatch.setattr(overcommit.OvercommitPlugin, "job_enqueued", lambda self, job: None)
+    assert _violations(check(RULE, _two_jobs(), actions="enqueue", tiers=SLA_FIRST)) == []
