@@ -5,6 +5,7 @@ from __future__ import annotations
 from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its invariants on import)
     admission,
     admission_rules,
+    capacity_rules,
     cross_session,
     evictions,
     gang,

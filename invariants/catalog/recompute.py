@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from schedcheck.invariants.catalog.queues import _dims_differ
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.recompute import ProportionOpening, proportion_opening, share_of
-from schedcheck.invariants.registry import ACTION, CLOSE, collect_at_open, invariant
+from schedcheck.invariants.registry import ACTION, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource
 
@@ -22,7 +22,8 @@ def _proportion_at_open(ssn) -> ProportionOpening | None:
 
 
 def _admitted_this_session(ctx: CheckContext, opening: ProportionOpening) -> dict[str, Resource]:
-    """What enqueue's JobEnqueued added to each queue's inqueue: the full minimum of every job it admitted."""
+    """What enqueue's JobEnqueued added to each queue's inqueue: the full minimum of every job it admitted.
+    Judged at action ends only: at close the job updater moves phases on (Inqueue to Running, Completed)."""
     added: dict[str, Resource] = {}
     if "enqueue" not in ctx.ssn.enabled_actions:
         return added  # allocate lets pending jobs through itself, without JobEnqueued
@@ -39,7 +40,7 @@ def _admitted_this_session(ctx: CheckContext, opening: ProportionOpening) -> dic
            "guarantee, request, elastic, inqueue and share equal a from-scratch recomputation (water-filling "
            "on every dimension, the queues' jobs, the jobs enqueue admitted)", "queue",
            "seed 001 (queue model, Deserved); proportion.go OnSessionOpen, JobEnqueued, updateShare; "
-           "semantics §9.4", (ACTION, CLOSE), requires=("proportion",))
+           "semantics §9.4", (ACTION,), requires=("proportion",))
 def proportion_recomputed(ctx: CheckContext) -> Iterator[Violation]:
     plugin = ctx.ssn.plugins.get("proportion")
     opening: ProportionOpening | None = ctx.session_state.get(PROPORTION_OPENING)

@@ -1,0 +1,88 @@
+"""The capacity plugin's queues, flat and hierarchical, recomputed and its bounds judged at every level
+(seed 001 queue model; upstream capacity.go; volcano-semantics §9.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from schedcheck.invariants.catalog.queues import _accounted, _dims_differ
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import Resource
+
+
+def _plugin(ctx: CheckContext):
+    plugin = ctx.ssn.plugins.get("capacity")
+    if plugin is None or not getattr(plugin, "ready", True) or ctx.ssn.conf.persistent_pipelines:
+        return None
+    return plugin
+
+
+def _subtree_allocated(ctx: CheckContext, attrs) -> dict[str, Resource]:
+    """Every queue's allocated as its tasks (and, with a hierarchy, its descendants' tasks) hold it."""
+    totals: dict[str, Resource] = {}
+    for job in ctx.ssn.jobs.values():
+        attr = attrs.get(job.queue)
+        if attr is None:
+            continue
+        held = Resource()
+        for task in job.tasks.values():
+            if _accounted(task.status):
+                held.add(task.resreq)
+        for queue_id in (job.queue, *getattr(attr, "ancestors", ())):
+            totals.setdefault(queue_id, Resource()).add(held)
+    return totals
+
+
+@invariant("queue.capacity-allocated", "capacity's allocated for every queue (and, with a hierarchy, every "
+           "ancestor) equals the summed requests of the allocated and pipelined tasks beneath it", "queue",
+           "capacity.go event handlers and updateAncestors; semantics §9.5", (STATEMENT, ACTION, CLOSE),
+           requires=("capacity",))
+def capacity_allocated(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = _plugin(ctx)
+    if plugin is None or ctx.statement_kind == "commit":
+        return
+    attrs = plugin.queue_attrs
+    expected = _subtree_allocated(ctx, attrs)
+    for queue_id, attr in attrs.items():
+        want = expected.get(queue_id, Resource())
+        wrong = _dims_differ(attr.allocated, want)
+        if wrong:
+            level = "ancestor queue" if getattr(attr, "children", None) else "queue"
+            yield Violation("", f"{level} {attr.name}: capacity counts <{attr.allocated}> allocated but the tasks "
+                                f"beneath it hold <{want}> (dimensions {', '.join(wrong)})",
+                            [f"queue {attr.name}"], want.as_dict(), attr.allocated.as_dict())
+
+
+@invariant("queue.capacity-within-real-capability", "allocate never places a task that takes its queue, or any "
+           "ancestor of it, past realCapability on a dimension the task requests", "queue",
+           "capacity.go Allocatable (queueAllocatable for the leaf and every ancestor); semantics §9.5",
+           (OPERATION,), requires=("capacity",))
+def capacity_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
+    op = ctx.operation
+    if op is None or op.op != "allocate" or ctx.action != "allocate":
+        return
+    plugin = _plugin(ctx)
+    job = ctx.ssn.jobs.get(op.job)
+    if plugin is None or job is None:
+        return
+    attrs = plugin.queue_attrs
+    attr = attrs.get(job.queue)
+    task = job.tasks.get(op.task_uid)
+    if attr is None or task is None:
+        return
+    requested = [n for n in task.resreq.resource_names() if n != "pods" and task.resreq.get(n) > 0]
+    expected = _subtree_allocated(ctx, attrs)
+    for queue_id in (job.queue, *getattr(attr, "ancestors", ())):
+        level = attrs.get(queue_id)
+        if level is None:
+            continue
+        held = expected.get(queue_id, Resource())
+        real = level.real_capability
+        over = [n for n in requested if held.get(n) > real.get(n) + max(0.1, 1e-9 * abs(real.get(n)))]
+        if over:
+            yield Violation("", f"task {op.task} was allocated to {op.node} although queue {level.name}"
+                                f"{' (an ancestor of ' + attr.name + ')' if queue_id != job.queue else ''} then "
+                                f"holds <{held}>, past its realCapability <{real}> (dimensions {', '.join(over)})",
+                            [f"task {op.task}", f"queue {level.name}"], f"<= {real}", str(held))

@@ -1,0 +1,60 @@
+"""queue.capacity-allocated and queue.capacity-within-real-capability, flat and hierarchical."""
+
+from __future__ import annotations
+
+import schedcheck.reference.plugins.capacity as capacity
+from schedcheck.reference.k8s import ClusterObjects, Queue
+from schedcheck.reference.scheduler import Scheduler
+from schedcheck.invariants.engine import InvariantEngine
+from tests.builders import node, pod, pod_group, rl
+from tests.framework.helpers import conf
+
+TIERS = (["priority", "gang", "conformance"], ["capacity", "predicates"])
+
+
+def _hierarchy() -> ClusterObjects:
+    """root > eng (capability 3 cpu) > {team-a, team-b}; team-a's jobs ask for 4 cpu in 1-cpu tasks."""
+    queues = [Queue("root", "root"), Queue("eng", "eng", parent="root", capability=rl(cpu="3", memory="8Gi")),
+              Queue("team-a", "team-a", parent="eng"), Queue("team-b", "team-b", parent="eng")]
+    return ClusterObjects(
+        nodes=[node("n1", cpu="8", memory="16Gi")],
+        pods=[pod(f"a-{i}", group="a", cpu="1", memory="1Gi") for i in range(4)]
+        + [pod("b-0", group="b", cpu="1", memory="1Gi")],
+        pod_groups=[pod_group("a", 1, queue="team-a", phase="Inqueue"), pod_group("b", 1, queue="team-b",
+                                                                                   phase="Inqueue")],
+        queues=queues,
+    )
+
+
+def _run(objects: ClusterObjects, rule: str, hierarchy: bool = True) -> list[str]:
+    engine = InvariantEngine(only=[rule])
+    flags = {"capacity": {"enableHierarchy": True}} if hierarchy else {}
+    Scheduler(objects, conf(*TIERS, actions="enqueue, allocate", **flags), hooks_factory=engine.hooks).run(1)
+    return [v.message for v in engine.violations]
+
+
+def test_passes_on_the_faithful_plugin():
+    for rule in ("queue.capacity-allocated", "queue.capacity-within-real-capability"):
+        assert _run(_hierarchy(), rule) == []
+        assert _run(_hierarchy(), rule, hierarchy=False) == []
+
+
+def test_fires_when_an_ancestor_is_not_charged(monkeypatch):
+    original = capacity.CapacityPlugin._apply
+
+    def apply_leaf_only(self, task, removing):
+        saved = self.hierarchy
+        self.hierarchy = False  # the bug: ancestors skipped
+        try:
+            return original(self, task, removing)
+        finally:
+            self.hierarchy = saved
+    monkeypatch.setattr(capacity.CapacityPlugin, "_apply", apply_leaf_only)
+    found = _run(_hierarchy(), "queue.capacity-allocated")
+    assert any("ancestor queue eng" in message for message in found)
+
+
+def test_fires_when_only_the_leaf_bound_is_checked(monkeypatch):
+    monkeypatch.setattr(capacity.CapacityPlugin, "_branch", lambda self, queue_id: [queue_id])
+    found = _run(_hierarchy(), "queue.capacity-within-real-capability")
+    assert any("queue eng (an ancestor of team-" in message for message in found)
