@@ -15,17 +15,21 @@ def _requested_dims(minimum: Resource) -> set[str]:
     return {name for name, value in minimum.as_dict().items() if value > 0 and name != PODS}
 
 
-def _proportion_decides(ssn) -> bool:
-    """Proportion's vote counts only if no admission plugin sits in an earlier tier: an earlier
-    tier's Permit ends the vote (e.g. sla once the waiting time has passed; semantics §6.2, §9.11)."""
+def decides_admission(ssn, plugin: str) -> bool:
+    """A plugin's JobEnqueueable vote counts only if no admission plugin sits in an earlier tier: an
+    earlier tier's Permit ends the vote (e.g. sla once the waiting time has passed; semantics §6.2, §9.11)."""
     for tier in ssn.tiers:
         voters = [o.name for o in tier.plugins if o.enabled("enableJobEnqueued") and o.name in ssn.plugins
                   and ssn._fns["job_enqueueable"].get(o.name) is not None]
-        if "proportion" in voters:
+        if plugin in voters:
             return True
         if voters:
             return False
     return False
+
+
+def _proportion_decides(ssn) -> bool:
+    return decides_admission(ssn, "proportion")
 
 
 @invariant("enqueue.within-real-capability", "after enqueue, a queue's allocated + admitted minimums - elastic "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from schedcheck.invariants.catalog.admission import decides_admission
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.recompute import reserved_minimum
 from schedcheck.invariants.registry import ACTION, collect_at_open, invariant
@@ -13,7 +14,6 @@ from schedcheck.reference.api.resource_info import Resource
 from schedcheck.reference.api.types import allocated_status
 
 OVERCOMMIT_OPENING = "overcommit_opening"
-ADMISSION_PLUGINS = ("capacity", "overcommit", "proportion", "resourcequota", "sla")
 DEFAULT_FACTOR = 1.2
 
 
@@ -34,23 +34,19 @@ def _factor(arguments: dict) -> float:
     return DEFAULT_FACTOR if factor < 1.0 else factor
 
 
-def _decisive(ssn, plugin: str) -> tuple[bool, dict]:
-    """Whether `plugin`'s Reject decides (no admission plugin in an earlier tier could Permit first)."""
+def _arguments(ssn, plugin: str) -> dict:
     for tier in ssn.tiers:
-        names = [option.name for option in tier.plugins]
-        if plugin in names:
-            option = next(o for o in tier.plugins if o.name == plugin)
-            return True, dict(option.arguments or {})
-        if any(name in ADMISSION_PLUGINS for name in names):
-            return False, {}
-    return False, {}
+        for option in tier.plugins:
+            if option.name == plugin:
+                return dict(option.arguments or {})
+    return {}
 
 
 @collect_at_open(OVERCOMMIT_OPENING, ("enqueue.overcommit",))
 def _overcommit_at_open(ssn) -> OvercommitOpening | None:
-    decisive, arguments = _decisive(ssn, "overcommit")
     if "overcommit" not in ssn.plugins:
         return None
+    decisive, arguments = decides_admission(ssn, "overcommit"), _arguments(ssn, "overcommit")
     used = Resource()
     for node in ssn.nodes.values():
         used.add(node.used)
@@ -120,3 +116,44 @@ def enqueue_overcommit(ctx: CheckContext) -> Iterator[Violation]:
                             f"was inqueue at open <{everyone}> exceed overcommit's idle <{opening.idle}>: whichever "
                             f"came last should have been rejected", [f"job {job.uid}" for job in admitted],
                         f"<= {opening.idle}", str(everyone))
+
+
+@invariant("enqueue.capacity-within-real-capability", "with capacity deciding admission, the job enqueue admitted "
+           "last into a queue's subtree fitted, with every other admission counted, within realCapability of the "
+           "queue and of every ancestor (minResources + allocated + inqueue - elastic) on the dimensions it asks for",
+           "queue", "capacity.go JobEnqueueable (queue and every ancestor), JobEnqueued; semantics §8.1, §9.5",
+           (ACTION,), requires=("capacity",))
+def enqueue_capacity(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    plugin = ssn.plugins.get("capacity")
+    if ctx.action != "enqueue" or plugin is None or ssn.operations or not getattr(plugin, "ready", True) \
+            or not decides_admission(ssn, "capacity"):
+        return  # judged when enqueue ran before anything was placed, so allocations are those of the open
+    attrs = plugin.queue_attrs
+    admitted_under: dict[str, list] = {}
+    for job in ssn.jobs.values():
+        was = ssn.pod_group_old_phase.get(job.uid, "")
+        pod_group = job.pod_group
+        if pod_group is None or pod_group.min_resources is None or was not in ("", "Pending") \
+                or pod_group.phase != "Inqueue" or job.queue not in attrs:
+            continue
+        for queue_id in (job.queue, *getattr(attrs[job.queue], "ancestors", ())):
+            admitted_under.setdefault(queue_id, []).append(job)
+    for queue_id, jobs in sorted(admitted_under.items()):
+        attr = attrs.get(queue_id)
+        if attr is None:
+            continue
+        base = attr.allocated.clone().add(attr.inqueue).sub_without_assert(attr.elastic)
+
+        def fits_last(job) -> bool:
+            minimum = job.get_min_resources()
+            wanted = base.clone().sub_without_assert(job.deduct_sch_gated_resources(minimum)).add(minimum)
+            return not _over(wanted, attr.real_capability, minimum)
+
+        if not any(fits_last(job) for job in jobs):
+            names = ", ".join(sorted(job.uid for job in jobs))
+            yield Violation("", f"queue {attr.name}: enqueue admitted {names} beneath it, but with every admission "
+                                f"counted (allocated + inqueue - elastic <{base}>) none of them fits realCapability "
+                                f"<{attr.real_capability}>: whichever came last should have been rejected",
+                            [f"queue {attr.name}"] + [f"job {job.uid}" for job in jobs],
+                            f"<= {attr.real_capability}", str(base))

@@ -153,3 +153,24 @@ def task_single_node(ctx: CheckContext) -> Iterator[Violation]:
                 yield Violation("", f"task {task.key} is {task.status.name} in its job but {stored.status.name} "
                                     f"on node {task.node_name}", [f"task {task.key}", f"node {task.node_name}"],
                                 task.status.name, stored.status.name)
+
+
+@invariant("node.placement-fits", "allocate places a task only where its request fits the node's Idle, and a "
+           "pipeline only where it fits FutureIdle, on every dimension it requests (pods aside)", "node",
+           "seed 001 (Idle, FutureIdle); allocate.go (InitResreq <= Idle / FutureIdle); node_info.go AddTask",
+           (OPERATION,))
+def node_placement_fits(ctx: CheckContext) -> Iterator[Violation]:
+    op = ctx.operation
+    if op is None or op.op not in ("allocate", "pipeline") or ctx.ssn.conf.persistent_pipelines:
+        return
+    node = ctx.ssn.nodes.get(op.node)
+    job = ctx.ssn.jobs.get(op.job)
+    task = job.tasks.get(op.task_uid) if job is not None else None
+    if node is None or task is None:
+        return
+    room, word = (node.idle, "Idle") if op.op == "allocate" else (node.future_idle(), "FutureIdle")
+    short = [n for n in task.resreq.resource_names() if n != "pods" and room.get(n) < -0.1 - 1e-9 * node.allocatable.get(n)]
+    if short:
+        yield Violation("", f"task {op.task} was {op.op}d to node {op.node} without room: {word} is now "
+                            f"{', '.join(f'{n} {_fmt(n, room.get(n))}' for n in short)} (below zero)",
+                        [f"node {op.node}", f"task {op.task}"], ">= 0", {n: room.get(n) for n in short})

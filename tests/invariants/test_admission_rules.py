@@ -47,3 +47,52 @@ def test_fires_when_the_factor_is_taken_as_unlimited(monkeypatch):
 def test_is_silent_when_an_earlier_tier_may_permit(monkeypatch):
     monkeypatch.setattr(overcommit.OvercommitPlugin, "job_enqueued", lambda self, job: None)
     assert _violations(check(RULE, _two_jobs(), actions="enqueue", tiers=SLA_FIRST)) == []
+
+
+CAPACITY_TIERS = (["priority", "gang", "conformance"], ["capacity", "predicates"])
+
+
+def _capacity_cluster():
+    from schedcheck.reference.k8s import Queue
+
+    queues = [Queue("root", "root"), Queue("eng", "eng", parent="root", capability=rl(cpu="4", memory="8Gi")),
+              Queue("team-a", "team-a", parent="eng"), Queue("team-b", "team-b", parent="eng")]
+    return ClusterObjects(
+        nodes=[node("n1", cpu="8", memory="16Gi")],
+        pods=[pod("a-0", group="a", cpu="3"), pod("b-0", group="b", cpu="3")],
+        pod_groups=[pod_group("a", 1, queue="team-a", min_resources=rl(cpu="3")),
+                    pod_group("b", 1, queue="team-b", min_resources=rl(cpu="3"))],
+        queues=queues,
+    )
+
+
+def _capacity_run(rule: str):
+    from schedcheck.invariants.engine import InvariantEngine
+    from schedcheck.reference.scheduler import Scheduler
+    from tests.framework.helpers import conf
+
+    engine = InvariantEngine(only=[rule])
+    Scheduler(_capacity_cluster(), conf(*CAPACITY_TIERS, actions="enqueue", capacity={"enableHierarchy": True}),
+              hooks_factory=engine.hooks).run(1)
+    return [v.message for v in engine.violations]
+
+
+def test_capacity_admission_passes_on_the_faithful_plugin():
+    assert _capacity_run("enqueue.capacity-within-real-capability") == []
+
+
+def test_capacity_admission_fires_when_ancestors_are_not_checked(monkeypatch):
+    import schedcheck.reference.plugins.capacity as capacity
+
+    original = capacity.CapacityPlugin.job_enqueueable
+
+    def leaf_only(self, job):
+        saved = self._branch
+        self._branch = lambda queue_id: [queue_id]  # the bug: the ancestors' realCapability is skipped
+        try:
+            return original(self, job)
+        finally:
+            self._branch = saved
+    monkeypatch.setattr(capacity.CapacityPlugin, "job_enqueueable", leaf_only)
+    found = _capacity_run("enqueue.capacity-within-real-capability")
+    assert any("queue eng" in message for message in found)
