@@ -88,3 +88,22 @@ def eviction_one_minimal(ctx: CheckContext) -> Iterator[Violation]:
                                     f"that eviction ({len(victims)} victims, FutureIdle before them <{before}>)",
                                 [f"task {victim.key}", f"task {preemptor.key}", f"node {node.name}"],
                                 len(victims) - 1, len(victims))
+
+
+@invariant("eviction.reclaim-stops-when-fits", "reclaim evicts on a node only until the reclaimer fits: before "
+           "each of its evictions, FutureIdle plus what it had already freed there did not fit the reclaimer",
+           "eviction", "reclaim.go (evict while InitResreq does not fit FutureIdle + evicted); seed 001 "
+           "(FutureIdle)", (STATEMENT,))
+def eviction_reclaim_stops_when_fits(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.action != "reclaim":
+        return
+    for preemptor, victims, before, node in _future_idle_before(ctx):
+        available = before.clone()
+        for count, victim in enumerate(victims):
+            if preemptor.init_resreq.less_equal(available, Zero):
+                yield Violation("", f"reclaim evicted {victim.key} from {node.name} although {preemptor.key} "
+                                    f"already fitted there after {count} eviction(s) (FutureIdle + freed "
+                                    f"<{available}>)", [f"task {victim.key}", f"task {preemptor.key}",
+                                                         f"node {node.name}"], count, len(victims))
+                break
+            available.add(victim.resreq)

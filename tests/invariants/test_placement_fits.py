@@ -19,3 +19,36 @@ def test_fires_when_a_placement_leaves_idle_below_zero():
             ssn.nodes[op.node].idle.milli_cpu = -1000.0
     engine = check(RULE, cluster("basic"), corrupt=("operation", corrupt))
     assert engine.violations and "without room" in engine.violations[0].message
+
+
+def test_reclaim_stops_when_the_reclaimer_fits(monkeypatch):
+    import schedcheck.reference.actions.reclaim as reclaim
+    from schedcheck.reference.k8s import ClusterObjects, Queue
+    from tests.builders import node, pod, pod_group
+
+    def two_victims() -> ClusterObjects:
+        """qb runs two 1-cpu pods on the full 2-cpu n1; qa's job wants 1 cpu: one eviction is enough."""
+        return ClusterObjects(
+            nodes=[node("n1", cpu="2")],
+            pods=[pod(f"hog-{i}", group="hog", cpu="1", node_name="n1", phase="Running") for i in range(2)]
+            + [pod("want-0", group="want", cpu="1")],
+            pod_groups=[pod_group("hog", 0, queue="qb", phase="Running"),
+                        pod_group("want", 1, queue="qa", phase="Inqueue")],
+            queues=[Queue("qa", "qa"), Queue("qb", "qb")])
+
+    rule = "eviction.reclaim-stops-when-fits"
+    faithful = check(rule, two_victims(), actions="enqueue, reclaim")
+    assert faithful.violations == []
+
+    def evict_everything(self, node_stmt, task, node, victims):
+        """The bug: every victim offered is evicted, not only until the reclaimer fits."""
+        queue = self.ssn.build_victims_priority_queue(victims, task)
+        evicted = False
+        while not queue.empty():
+            node_stmt.evict(queue.pop(), "reclaim")
+            evicted = True
+        node_stmt.pipeline(task, node.name, evicted)
+        return True
+    monkeypatch.setattr(reclaim.Reclaim, "_evict_until_fits", evict_everything)
+    engine = check(rule, two_victims(), actions="enqueue, reclaim")
+    assert rule in [v.invariant for v in engine.violations]
