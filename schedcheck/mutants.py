@@ -138,6 +138,109 @@ def _pipeline_not_reserved() -> list[tuple[Any, str, Any]]:
     return [(NodeInfo, "add_task", add_task)]
 
 
+def _overcommit_inqueue_not_added() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.overcommit import OvercommitPlugin
+
+    return [(OvercommitPlugin, "job_enqueued", lambda self, job: None)]
+
+
+def _overcommit_factor_unbounded() -> list[tuple[Any, str, Any]]:
+    import schedcheck.reference.plugins.overcommit as overcommit
+
+    return [(overcommit, "overcommit_factor", lambda arguments: 100.0)]
+
+
+def _capacity_branch_leaf_only() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.capacity import CapacityPlugin
+
+    return [(CapacityPlugin, "_branch", lambda self, queue_id: [queue_id])]
+
+
+def _capacity_ancestors_not_charged() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.capacity import CapacityPlugin
+
+    original = CapacityPlugin._apply
+
+    def apply(self, task, removing):
+        saved, self.hierarchy = self.hierarchy, False  # the bug: the ancestors' allocated is left alone
+        try:
+            return original(self, task, removing)
+        finally:
+            self.hierarchy = saved
+    return [(CapacityPlugin, "_apply", apply)]
+
+
+def _proportion_deserved_ignores_weight() -> list[tuple[Any, str, Any]]:
+    import schedcheck.reference.plugins.proportion as proportion
+
+    original = proportion._grow_deserved
+    return [(proportion, "_grow_deserved", lambda attr, remaining, fraction: original(attr, remaining, 1.0))]
+
+
+def _proportion_deserved_over_real_capability() -> list[tuple[Any, str, Any]]:
+    import schedcheck.reference.plugins.proportion as proportion
+    from schedcheck.reference.api.resource_info import Zero, res_max
+
+    def grow(attr, remaining, fraction):
+        attr.deserved.add(remaining.clone().multi(fraction))
+        attr.deserved.min_dimension_resource(attr.request, Zero)  # the bug: realCapability does not cap it
+        attr.deserved = res_max(attr.deserved, attr.guarantee)
+        attr.update_share()
+    return [(proportion, "_grow_deserved", grow)]
+
+
+def _proportion_share_stale() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.proportion import QueueAttr
+
+    return [(QueueAttr, "update_share", lambda self: None)]
+
+
+def _proportion_inqueue_not_added() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
+
+    return [(ProportionPlugin, "job_enqueued", lambda self, job: None)]
+
+
+def _reclaim_evicts_every_victim() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.actions.reclaim import Reclaim
+
+    def evict_until_fits(self, node_stmt, task, node, victims):
+        queue = self.ssn.build_victims_priority_queue(victims, task)
+        evicted = False
+        while not queue.empty():  # the bug: no check that the reclaimer already fits
+            node_stmt.evict(queue.pop(), "reclaim")
+            evicted = True
+        node_stmt.pipeline(task, node.name, evicted)
+        return True
+    return [(Reclaim, "_evict_until_fits", evict_until_fits)]
+
+
+def _enqueue_skips_admission() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.framework.session import Session
+
+    original = Session.job_enqueueable
+    return [(Session, "job_enqueueable", lambda self, job: original(self, job) or True)]
+
+
+def _allocated_idle_not_subtracted() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.api.node_info import NodeInfo
+
+    original = NodeInfo.add_task
+
+    def add_task(self, task):
+        original(self, task)
+        if task.status == TaskStatus.Allocated and self.node is not None:
+            self.idle.add(task.resreq)  # the bug: Idle is not reduced for an allocated task
+            self._future_idle = None
+    return [(NodeInfo, "add_task", add_task)]
+
+
+def _drf_deallocate_forgotten() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.drf import DrfPlugin
+
+    return [(DrfPlugin, "_on_deallocate", lambda self, event: None)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -158,6 +261,28 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("binding-not-allocated", "a task added as Binding is not counted in its job's Allocated",
            _binding_not_allocated),
     Mutant("pipeline-not-reserved", "a pipelined task reserves nothing on its node", _pipeline_not_reserved),
+    Mutant("overcommit-inqueue-not-added", "overcommit's JobEnqueued does not add the admitted minimum to inqueue, "
+           "so every job that fits alone is admitted", _overcommit_inqueue_not_added),
+    Mutant("overcommit-factor-unbounded", "overcommit reads its factor as unlimited", _overcommit_factor_unbounded),
+    Mutant("capacity-branch-leaf-only", "capacity checks a queue's realCapability but not its ancestors' "
+           "(Allocatable and JobEnqueueable)", _capacity_branch_leaf_only),
+    Mutant("capacity-ancestors-not-charged", "capacity's allocate/deallocate events update the leaf queue but not "
+           "its ancestors", _capacity_ancestors_not_charged),
+    Mutant("proportion-deserved-ignores-weight", "proportion's water-filling hands every queue the whole remainder",
+           _proportion_deserved_ignores_weight),
+    Mutant("proportion-deserved-over-real-capability", "proportion's water-filling does not cap deserved by "
+           "realCapability", _proportion_deserved_over_real_capability),
+    Mutant("proportion-share-stale", "proportion never updates a queue's share", _proportion_share_stale),
+    Mutant("proportion-inqueue-not-added", "proportion's JobEnqueued does not reserve the admitted minimum",
+           _proportion_inqueue_not_added),
+    Mutant("reclaim-evicts-every-victim", "reclaim evicts every victim offered, not only until the reclaimer fits",
+           _reclaim_evicts_every_victim),
+    Mutant("enqueue-skips-admission", "enqueue admits every job whatever the admission plugins vote",
+           _enqueue_skips_admission),
+    Mutant("allocated-idle-not-subtracted", "NodeInfo.AddTask of an Allocated task leaves Idle as it was",
+           _allocated_idle_not_subtracted),
+    Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
+           _drf_deallocate_forgotten),
 )}
 
 

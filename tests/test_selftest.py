@@ -11,6 +11,9 @@ from tests.invariants.harness import FAIR_TIERS, TIERS, check, cluster
 PREEMPT = "enqueue, allocate, preempt"
 RECLAIM = "enqueue, allocate, reclaim"
 TIER1_PROPORTION = (["priority", "gang", "conformance", "proportion"], ["predicates", "nodeorder"])
+OVERCOMMIT = (["priority", "gang", "conformance"], ["overcommit", "predicates", "nodeorder"])
+CAPACITY = (["priority", "gang", "conformance"], ["capacity", "predicates", "nodeorder"])
+HIERARCHY = {"capacity": {"enableHierarchy": True}}
 
 # mutant -> (cluster, actions, tiers, the invariant expected to catch it)
 CASES = {
@@ -27,11 +30,39 @@ CASES = {
     "evict-before-fit": ("preempt-fits", "enqueue, preempt", TIERS, "eviction.needed"),
     "binding-not-allocated": ("basic", "enqueue, allocate", TIERS, "job.allocated-sum"),
     "pipeline-not-reserved": ("preempt", PREEMPT, TIERS, "node.pipelined-sum"),
+    "overcommit-inqueue-not-added": ("overcommit-two-jobs", "enqueue", OVERCOMMIT, "enqueue.overcommit"),
+    "overcommit-factor-unbounded": ("overcommit-too-big", "enqueue", OVERCOMMIT, "enqueue.overcommit"),
+    "capacity-branch-leaf-only": ("capacity-siblings", "enqueue, allocate", CAPACITY,
+                                  "enqueue.capacity-within-real-capability", HIERARCHY),
+    "capacity-ancestors-not-charged": ("capacity-siblings", "enqueue, allocate", CAPACITY,
+                                       "queue.capacity-allocated", HIERARCHY),
+    "proportion-deserved-ignores-weight": ("weighted-queues", "enqueue, allocate", FAIR_TIERS,
+                                           "queue.proportion-recomputed"),
+    "proportion-deserved-over-real-capability": ("weighted-queues", "enqueue, allocate", FAIR_TIERS,
+                                                 "queue.proportion-recomputed"),
+    "proportion-share-stale": ("weighted-queues", "enqueue, allocate", FAIR_TIERS, "queue.proportion-recomputed"),
+    "proportion-inqueue-not-added": ("enqueue-over-capability", "enqueue, allocate", FAIR_TIERS,
+                                     "queue.proportion-recomputed"),
+    "reclaim-evicts-every-victim": ("reclaim-two-victims", "enqueue, reclaim", TIERS,
+                                    "eviction.reclaim-stops-when-fits"),
+    "enqueue-skips-admission": ("enqueue-over-capability", "enqueue, allocate", FAIR_TIERS,
+                                "enqueue.within-real-capability"),
+    "allocated-idle-not-subtracted": ("basic", "enqueue, allocate", TIERS, "node.ledger"),
+    "drf-deallocate-forgotten": ("partial-gang", "enqueue, allocate", FAIR_TIERS, "queue.drf-allocated"),
 }
 
 
 def _run(case):
-    kind, actions, tiers, _ = case
+    kind, actions, tiers = case[:3]
+    flags = case[4] if len(case) > 4 else None
+    if flags:
+        from schedcheck.invariants.engine import InvariantEngine
+        from schedcheck.reference.scheduler import Scheduler
+        from tests.framework.helpers import conf
+
+        engine = InvariantEngine()
+        Scheduler(cluster(kind), conf(*tiers, actions=actions, **flags), hooks_factory=engine.hooks).run(1)
+        return engine
     return check(None, objects=cluster(kind), actions=actions, tiers=tiers)
 
 

@@ -103,6 +103,45 @@ def cluster(kind: str = "basic") -> ClusterObjects:
                         pod_group("b", 1, queue="capped", min_resources=rl(cpu="4"))],
             queues=[capped],
         )
+    if kind == "overcommit-two-jobs":  # a 4-cpu node (idle 4.8 at the default factor); two 3-cpu minimums
+        return ClusterObjects(
+            nodes=[node("n1", cpu="4", memory="8Gi")],
+            pods=[pod("a-0", group="a", cpu="3"), pod("b-0", group="b", cpu="3")],
+            pod_groups=[pod_group("a", 1, min_resources=rl(cpu="3")), pod_group("b", 1, min_resources=rl(cpu="3"))],
+        )
+    if kind == "overcommit-too-big":  # a 6-cpu minimum on a 4-cpu node: overcommit rejects it
+        return ClusterObjects(
+            nodes=[node("n1", cpu="4", memory="8Gi")],
+            pods=[pod("a-0", group="a", cpu="6")],
+            pod_groups=[pod_group("a", 1, min_resources=rl(cpu="6"))],
+        )
+    if kind == "capacity-siblings":  # root > eng (4 cpu) > team-a, team-b; each team's job wants 3 cpu
+        return ClusterObjects(
+            nodes=[node("n1", cpu="8", memory="16Gi")],
+            pods=[pod("a-0", group="a", cpu="3"), pod("b-0", group="b", cpu="3")],
+            pod_groups=[pod_group("a", 1, queue="team-a", min_resources=rl(cpu="3")),
+                        pod_group("b", 1, queue="team-b", min_resources=rl(cpu="3"))],
+            queues=[Queue("root", "root"), Queue("eng", "eng", parent="root", capability=rl(cpu="4", memory="8Gi")),
+                    Queue("team-a", "team-a", parent="eng"), Queue("team-b", "team-b", parent="eng")],
+        )
+    if kind == "weighted-queues":  # two queues (weights 3 and 1) both asking for more than the 8-cpu node
+        return ClusterObjects(
+            nodes=[node("n1", cpu="8", memory="16Gi")],
+            pods=[pod(f"a-{i}", group="a", cpu="1") for i in range(8)] + [pod(f"b-{i}", group="b", cpu="1")
+                                                                           for i in range(8)],
+            pod_groups=[pod_group("a", 1, queue="qa", phase="Inqueue"), pod_group("b", 1, queue="qb",
+                                                                                   phase="Inqueue")],
+            queues=[Queue("qa", "qa", weight=3, guarantee=rl(cpu="3")), Queue("qb", "qb", guarantee=rl(cpu="3"))],
+        )
+    if kind == "reclaim-two-victims":  # qb runs two 1-cpu pods on the full 2-cpu n1; qa wants 1 cpu
+        return ClusterObjects(
+            nodes=[node("n1", cpu="2")],
+            pods=[pod(f"hog-{i}", group="hog", cpu="1", node_name="n1", phase="Running") for i in range(2)]
+            + [pod("want-0", group="want", cpu="1")],
+            pod_groups=[pod_group("hog", 0, queue="qb", phase="Running"),
+                        pod_group("want", 1, queue="qa", phase="Inqueue")],
+            queues=[Queue("qa", "qa"), Queue("qb", "qb")],
+        )
     if kind == "partial-gang":
         return ClusterObjects(nodes=[node("n1", cpu="4")], pods=[pod(f"g-{i}", group="g", cpu="2") for i in range(3)],
                               pod_groups=[pod_group("g", 3)])
