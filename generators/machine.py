@@ -21,7 +21,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.reference.api.pipelined import read_pipelined
 from schedcheck.reference.framework.conf import PERSISTENCE_UPSTREAM, SchedulerConf, default_scheduler_conf
-from schedcheck.reference.framework.conf_loader import PERSISTENCE_KEY
+from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
 from schedcheck.reference.k8s import GROUP_NAME_ANNOTATION, ClusterObjects, Container, Node, Pod, PodGroup, Queue
 from schedcheck.reference.quantity import Quantity
 from schedcheck.reference.scheduler import Scheduler

@@ -25,6 +25,10 @@ COMMAND_MODULES = {
     "explain": "schedcheck.explain",
     "conform": "schedcheck.conform.command",
     "check-trace": "schedcheck.conform.check_trace_command",
+    "selftest": "schedcheck.selftest",
+    "compare-persistence": "schedcheck.persistence_compare",
+    "differential": "schedcheck.adapters.differential",
+    "overhead": "schedcheck.conform.overhead",
 }
 
 RUN_EXAMPLE = """examples:
@@ -78,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seed for tie-breaking among equally scored nodes (default 0)")
     run.add_argument("--conf", metavar="FILE",
                      help="volcano-scheduler.conf to use (overrides the scenario's schedulerConf)")
+    run.add_argument("--fail-on-known", metavar="IDS", help="known upstream findings (invariants/known.py, docs/findings.md) that fail the run "
+                             "like any violation: comma-separated ids such as F1, or all (default: reported only)")
     run.add_argument("--trace", action="store_true",
                      help="include every session operation (allocate, pipeline, evict, bind, ...) in the output")
 
@@ -94,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default 0)")
     check.add_argument("--conf", metavar="FILE", help="volcano-scheduler.conf overriding the scenario's")
     check.add_argument("--report", metavar="DIR", default="reports", help="where reports go (default reports/)")
+    check.add_argument("--fail-on-known", metavar="IDS", help="known upstream findings (invariants/known.py, docs/findings.md) that fail the run "
+                             "like any violation: comma-separated ids such as F1, or all (default: reported only)")
 
     invariants = sub.add_parser(
         "invariants", help="list the invariant catalog",
@@ -123,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--database", metavar="DIR", default=".schedcheck/hypothesis",
                       help="Hypothesis example database, shared by workers and later runs")
     gate.add_argument("--strict", action="store_true", help="quality findings fail the gate too")
+    gate.add_argument("--fail-on-known", metavar="IDS", help="known upstream findings (invariants/known.py, docs/findings.md) that fail the run "
+                             "like any violation: comma-separated ids such as F1, or all (default: reported only)")
     gate.add_argument("--only", metavar="IDS", help="comma-separated invariant ids to check (default: all)")
     gate.add_argument("--mutant", metavar="NAME", help="run against the reference with a deliberate bug "
                                                         "(the harness's self-test; see schedcheck/mutants.py)")
@@ -197,7 +207,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario, args.conf)
     if scenario is None:
         return EXIT_USAGE
-    result = run_scenario(scenario, seed=args.seed, ledgers=args.trace)
+    from schedcheck.invariants.engine import InvariantEngine
+
+    result = run_scenario(scenario, seed=args.seed, ledgers=args.trace,
+                          engine=InvariantEngine(fail_on_known=_known_ids(args.fail_on_known)))
     for name in result.skipped_plugins:
         print(f"warning: plugin {name} is not implemented in the reference yet; skipped "
               f"(upstream skips unknown plugins the same way)", file=sys.stderr)
@@ -226,6 +239,10 @@ def _load(path: str, conf: str | None):
     return scenario
 
 
+def _known_ids(raw: str | None) -> tuple[str, ...]:
+    return tuple(part.strip() for part in raw.split(",") if part.strip()) if raw else ()
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -236,7 +253,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     only = [part.strip() for part in args.only.split(",") if part.strip()] if args.only else None
     try:
-        engine = InvariantEngine(only=only)
+        engine = InvariantEngine(only=only, fail_on_known=_known_ids(args.fail_on_known))
     except UnknownInvariant as exc:
         print(f"schedcheck: check: --only: {exc} (see `schedcheck invariants`)", file=sys.stderr)
         return EXIT_USAGE
@@ -291,7 +308,8 @@ def _cmd_gate(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     options = GateOptions(budget=args.budget, seed=args.seed, profile=args.profile, report_dir=args.report,
                           workers=args.workers, junit=args.junit, database=args.database, mutant=args.mutant,
-                          strict=args.strict, only=only, json=args.json)
+                          strict=args.strict, only=only, json=args.json,
+                          fail_on_known=_known_ids(args.fail_on_known))
     result = run_gate(options)
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2)

@@ -1,7 +1,7 @@
 """`schedcheck gate`: generate clusters and cycles, check every invariant, minimise the first failure.
 
 One worker runs in this process. More workers run as pytest-xdist processes
-over `generators/gate_pytest.py` (pytest also writes the JUnit XML), each
+over `schedcheck/gate_pytest.py` (pytest also writes the JUnit XML), each
 searching with its own seed and sharing the Hypothesis example database. A
 worker that finds a counterexample leaves it in the shared stats folder; this
 process then shrinks it further with the domain-aware minimiser and writes the
@@ -21,12 +21,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from schedcheck.generators.gate_properties import Failure, WorkerConfig, WorkerStats, run_worker
+from schedcheck.gate_properties import Failure, WorkerConfig, WorkerStats, run_worker
 
 PROFILES = {"ci": 60.0, "nightly": 1800.0}  # default budget in seconds per profile
-import schedcheck.generators.gate_properties as _gate_properties
-
-GATE_PYTEST = Path(_gate_properties.__file__).resolve().with_name("gate_pytest.py")
+GATE_PYTEST = Path(__file__).resolve().with_name("gate_pytest.py")
 CONFIG_ENV = "SCHEDCHECK_GATE_CONFIG"
 MINIMISE_BUDGET = 120.0
 
@@ -44,6 +42,7 @@ class GateOptions:
     strict: bool = False
     only: list[str] | None = None
     json: bool = False
+    fail_on_known: tuple[str, ...] = ()  # known upstream findings that fail the gate (invariants/known.py)
 
 
 @dataclass
@@ -86,7 +85,8 @@ def run_gate(opts: GateOptions, err: IO[str] | None = None) -> GateResult:
           + (f", mutant {opts.mutant}" if opts.mutant else ""), file=err)
     with tempfile.TemporaryDirectory(prefix="schedcheck-gate-") as stats_dir:
         config = WorkerConfig(budget=budget, seed=seed, profile=opts.profile, database=opts.database,
-                              mutant=opts.mutant, strict=opts.strict, stats_dir=stats_dir, only=opts.only)
+                              mutant=opts.mutant, strict=opts.strict, stats_dir=stats_dir, only=opts.only,
+                              fail_on_known=list(opts.fail_on_known))
         progress = _Progress(stats_dir, err, budget) if err.isatty() else None
         if progress:
             progress.start()

@@ -8,7 +8,7 @@ from schedcheck.reference.framework.conf import (
     SchedulerConf,
     default_scheduler_conf,
 )
-from schedcheck.reference.framework.conf_loader import parse_scheduler_conf
+from schedcheck.scenario.conf_loader import parse_scheduler_conf
 from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.loader import load_scenario_text
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from schedcheck.generators.gate_properties import WorkerConfig, check_document, run_worker
+from schedcheck.gate_properties import WorkerConfig, check_document, run_worker
 from schedcheck.cli import main
 
 
@@ -35,7 +35,7 @@ def test_a_reference_crash_is_a_finding_not_a_harness_error(monkeypatch):
 
     def crash(*args, **kwargs):
         raise KeyError("boom")
-    monkeypatch.setattr("schedcheck.generators.gate_properties.run_scenario", crash)
+    monkeypatch.setattr("schedcheck.gate_properties.run_scenario", crash)
     _, failure = check_document({"apiVersion": "schedcheck/v1", "kind": "Scenario", "metadata": {"name": "x"}},
                                 seed=0, strict=False)
     assert failure["id"] == "reference.crash" and "KeyError" in failure["message"]

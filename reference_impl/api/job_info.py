@@ -252,3 +252,19 @@ class JobInfo:
 
     def __repr__(self) -> str:
         return f"Job({self.uid} queue={self.queue} min={self.min_available} tasks={len(self.tasks)})"
+
+
+def task_scheduling_reason(task) -> tuple[str, str, str]:
+    """(reason, message, nominated node) for a task left unbound (TaskSchedulingReason)."""
+    ctx = task.last_transaction
+    status = ctx.status if ctx is not None else task.status
+    node_name = ctx.node_name if ctx is not None else task.node_name
+    eviction = ctx.eviction_occurred if ctx is not None else task.eviction_occurred
+    if status == TaskStatus.Allocated:
+        return "Schedulable", f"can possibly be assigned to {node_name} once minAvailable is satisfied", ""
+    if status == TaskStatus.Pipelined:
+        nominated = node_name if eviction else ""
+        return "Unschedulable", f"can possibly be assigned to {node_name} once resource is released", nominated
+    if status == TaskStatus.Pending:
+        return "Unschedulable", "", ""
+    return str(status), "", ""

@@ -29,7 +29,7 @@ from schedcheck.reference.api.queue_info import QueueInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus, completed_status
 from schedcheck.reference.cache.errors import CacheError
-from schedcheck.reference.framework.framework import task_scheduling_reason
+from schedcheck.reference.api.job_info import task_scheduling_reason
 from schedcheck.reference.k8s import DEFAULT_SCHEDULER_NAME, ClusterObjects, Pod, PodCondition, Queue, ResourceQuota
 from schedcheck.reference.util.scheduler_helper import ServerOptions
 from schedcheck.reference.util.timestamps import format_timestamp, parse_timestamp

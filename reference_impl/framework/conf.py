@@ -2,7 +2,7 @@
 
 Mirrors pkg/scheduler/conf/scheduler_conf.go (types), pkg/scheduler/util.go
 (defaults) and the plugin-default step ApplyPluginConfDefaults. Parsing a conf
-document into these types lives in reference_impl/framework/conf_loader.py.
+document into these types lives in schedcheck/scenario/conf_loader.py.
 """
 
 from __future__ import annotations

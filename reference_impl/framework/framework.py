@@ -126,19 +126,3 @@ def update_job_status(ssn: Session, job: JobInfo) -> None:
     pod_group.phase = pod_group_phase(job, unschedulable)
     ssn.cache.update_job_status(job)
 
-
-def task_scheduling_reason(task) -> tuple[str, str, str]:
-    """(reason, message, nominated node) for a task left unbound (TaskSchedulingReason)."""
-    ctx = task.last_transaction
-    status = ctx.status if ctx is not None else task.status
-    node_name = ctx.node_name if ctx is not None else task.node_name
-    eviction = ctx.eviction_occurred if ctx is not None else task.eviction_occurred
-    if status == TaskStatus.Allocated:
-        return "Schedulable", f"can possibly be assigned to {node_name} once minAvailable is satisfied", ""
-    if status == TaskStatus.Pipelined:
-        nominated = node_name if eviction else ""
-        return "Unschedulable", f"can possibly be assigned to {node_name} once resource is released", nominated
-    if status == TaskStatus.Pending:
-        return "Unschedulable", "", ""
-    return str(status), "", ""
-

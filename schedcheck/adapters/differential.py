@@ -1,6 +1,6 @@
 """Differential run: every scenario through the reference and through upstream Volcano (the adapter).
 
-    python -m schedcheck.adapters.differential tests/scenarios examples [--json]
+    schedcheck differential tests/scenarios examples [--json]
 
 Compares binds, evictions (as a multiset), pipelined tasks and PodGroup phases.
 A scenario agrees when all four match. When they do not, it is a *tie* if only
@@ -140,16 +140,29 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m schedcheck.adapters.differential",
-        description="Run scenarios through the reference and upstream Volcano; print where they differ.",
-        epilog="example: python -m schedcheck.adapters.differential tests/scenarios examples",
-    )
+HELP = "run scenarios through the reference and upstream Volcano; show where they decide differently"
+DESCRIPTION = ("Run each scenario through the reference and through upstream Volcano (the Go adapter, "
+               "SCHEDCHECK_VOLCANO_SRC or the pinned release); a guided replay classifies each difference "
+               "as agreement, legal tie, divergence or error.")
+EPILOG = """example:
+  schedcheck differential tests/scenarios examples
+  SCHEDCHECK_VOLCANO_SRC=~/src/volcano schedcheck differential tests/scenarios --json
+
+exit status: 0 no divergence or error, 1 some, 2 unreadable input or no adapter"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", help="scenario files or directories")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--seed", type=int, default=0, help="seed for both implementations (default 0)")
-    args = parser.parse_args(argv)
+
+
+def main(args: argparse.Namespace | list[str] | None = None) -> int:
+    if not isinstance(args, argparse.Namespace):
+        parser = argparse.ArgumentParser(prog="schedcheck differential", description=DESCRIPTION, epilog=EPILOG,
+                                         formatter_class=argparse.RawDescriptionHelpFormatter)
+        configure(parser)
+        args = parser.parse_args(args)
     try:
         files = scenario_files(args.paths)
         command = adapter_command()

@@ -1,6 +1,6 @@
 """Figures: the per-scenario cost of the protocol round trip. Prints, asserts nothing.
 
-    python -m schedcheck.conform.overhead [--count 30] [--seed 0]
+    schedcheck overhead [--count 30] [--seed 0]
 
 Times the same generated scenarios three ways: the reference called in-process (`reference.run`),
 the same callable through `--impl python:...` (a forked child, JSON over a pipe), and
@@ -17,11 +17,22 @@ import time
 from pathlib import Path
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
+HELP = "time the conformance protocol's round trip (figures only)"
+DESCRIPTION = __doc__.split("\n\n")[0] if __doc__ else HELP
+EPILOG = """example:
+  schedcheck overhead --count 30 --seed 0"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--count", type=int, default=30, help="generated scenarios to time (default 30)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated scenarios (default 0)")
+
+
+def main(args: argparse.Namespace | list[str] | None = None) -> int:
+    if not isinstance(args, argparse.Namespace):
+        parser = argparse.ArgumentParser(prog="schedcheck overhead", description=DESCRIPTION)
+        configure(parser)
+        args = parser.parse_args(args)
 
     from schedcheck.generators.scenarios import profile_scenarios, sample_documents
     from schedcheck.conform.check import check_answer

@@ -9,7 +9,7 @@ from typing import Any
 
 from schedcheck.reference import k8s
 from schedcheck.reference.framework.conf import ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_DEFAULT, SchedulerConf
-from schedcheck.reference.framework.conf_loader import PERSISTENCE_KEY
+from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
 
 
 def _quantities(resources: k8s.ResourceList) -> dict[str, str]:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from schedcheck.reference.framework.conf import SchedulerConf, default_scheduler_conf
-from schedcheck.reference.framework.conf_loader import load_yaml_documents, parse_scheduler_conf
+from schedcheck.scenario.conf_loader import load_yaml_documents, parse_scheduler_conf
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.model import Expectations, Scenario

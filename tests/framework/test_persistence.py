@@ -20,7 +20,7 @@ from schedcheck.reference.api.pipelined import (
 )
 from schedcheck.reference.api.types import TaskStatus
 from schedcheck.reference.framework.conf import PluginOption, apply_plugin_conf_defaults
-from schedcheck.reference.framework.conf_loader import parse_scheduler_conf
+from schedcheck.scenario.conf_loader import parse_scheduler_conf
 from schedcheck.reference.framework.event import EventHandler
 from schedcheck.reference.framework.framework import close_session, open_session
 from schedcheck.reference.framework.statement import Statement

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from schedcheck.generators.machine import machine_for
-from schedcheck.generators.persistence_compare import (
+from schedcheck.persistence_compare import (
     CROSS_SESSION,
     DEFAULT_ACTIONS,
     execute,
@@ -24,7 +24,7 @@ FOUND = Path(__file__).parent / "found" / "cross-pipelined-liveness-reclaim-firs
 
 
 def test_the_found_failing_run_separates_the_modes():
-    """Found by `python -m schedcheck.generators.persistence_compare --budget 60 --seed 3` in upstream mode: a multi-session
+    """Found by `schedcheck compare-persistence --budget 60 --seed 3` in upstream mode: a multi-session
     run where reclaim re-pipelines a task every session and nothing binds it; persistent mode binds it."""
     doc = load_scenario(FOUND).document
     assert doc["cycles"] > 1

@@ -51,7 +51,7 @@ from schedcheck.generators.scenarios import (
     to_yaml,
 )
 from schedcheck.reference.actions.base import get_action
-from schedcheck.reference.framework.conf_loader import parse_scheduler_conf
+from schedcheck.scenario.conf_loader import parse_scheduler_conf
 from schedcheck.reference.framework.plugin import get_plugin_builder
 from schedcheck.reference.quantity import Quantity
 from schedcheck.runner import run_scenario

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from schedcheck.generators.gate_properties import WorkerConfig, run_worker
+from schedcheck.gate_properties import WorkerConfig, run_worker
 
 _CONFIG = json.loads(os.environ.get("SCHEDCHECK_GATE_CONFIG", "{}"))
 _WORKERS = int(_CONFIG.pop("workers", 1)) if _CONFIG else 0

@@ -1,6 +1,6 @@
 """Upstream vs persistent pipelines (seed 004) on the same generated runs.
 
-    python -m schedcheck.generators.persistence_compare --budget 60 --seed 3
+    schedcheck compare-persistence --budget 60 --seed 3
 
 Two parts, each run in both pipelinePersistence modes:
 1. find: the CrossSessionMachine (generators/machine.py) with the cross-session rules only, quality
@@ -31,7 +31,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from schedcheck.generators.machine import MAX_JOBS, MAX_NODES, SchedulerMachine, machine_for
 from schedcheck.reference.framework.conf import PERSISTENCE_MODES
-from schedcheck.reference.framework.conf_loader import PERSISTENCE_KEY
+from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
 
 CROSS_SESSION = ["cross.no-oscillation", "cross.pipelined-kept", "cross.pipelined-liveness", "cross.single-placement"]
 DEFAULT_ACTIONS = "enqueue, reclaim, allocate, backfill"
@@ -151,18 +151,30 @@ def _describe_run(doc: dict[str, Any]) -> str:
     return f"{doc.get('cycles')} session(s); objects: " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m schedcheck.generators.persistence_compare", description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example:\n  python -m schedcheck.generators.persistence_compare --budget 60 --seed 3 --walks 40")
+HELP = "compare pipelined-state persistence modes on the same multi-session programs"
+DESCRIPTION = ("Run the cross-session machine in upstream and persistent pipeline mode on the same programs: "
+               "what each finds (minimised, replayed in both modes) and the evictions per program in each mode.")
+EPILOG = """example:
+  schedcheck compare-persistence --budget 60 --seed 3 --walks 40
+
+exit status: 0 ran (a finding is a result, not a failure), 2 usage"""
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int, default=60, help="Hypothesis examples per mode (default 60)")
     parser.add_argument("--seed", type=int, default=None, help="machine and walk seed (default: random, printed)")
     parser.add_argument("--steps", type=int, default=20, help="rules per example or walk (default 20)")
     parser.add_argument("--walks", type=int, default=30, help="random programs for the eviction count (default 30)")
     parser.add_argument("--actions", default=DEFAULT_ACTIONS, help=f'conf actions (default "{DEFAULT_ACTIONS}")')
     parser.add_argument("--save", type=Path, default=None, help="write the upstream failing run here (new file)")
-    args = parser.parse_args(argv)
+
+
+def main(args: argparse.Namespace | list[str] | None = None) -> int:
+    if not isinstance(args, argparse.Namespace):
+        parser = argparse.ArgumentParser(prog="schedcheck compare-persistence", description=DESCRIPTION,
+                                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        configure(parser)
+        args = parser.parse_args(args)
     if args.save is not None and args.save.exists():
         print(f"error: {args.save} exists; not overwriting it", file=sys.stderr)
         return 2

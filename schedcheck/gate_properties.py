@@ -43,6 +43,7 @@ class WorkerConfig:
     max_examples: int | None = None  # a fixed example count instead of a time budget (plain pytest)
     machine: bool = True  # alternate scenario batches with stateful-machine batches
     only: list[str] | None = None  # check only these invariants (default: the whole catalog)
+    fail_on_known: list[str] = field(default_factory=list)  # known upstream findings that fail (invariants/known.py)
 
 
 @dataclass
@@ -73,14 +74,14 @@ class CounterexampleFound(AssertionError):
 CRASH = "reference.crash"
 
 
-def check_document(doc: dict[str, Any], seed: int, strict: bool,
-                   only: list[str] | None = None) -> tuple[RunResult | None, dict[str, Any] | None]:
+def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str] | None = None,
+                   fail_on_known: list[str] | None = None) -> tuple[RunResult | None, dict[str, Any] | None]:
     """Run one generated scenario with every invariant on; the first failure, if any.
 
     An exception out of the reference is a failure too (`reference.crash`), never a harness error.
     """
     scenario = scenario_from_document(doc, "<generated>")
-    engine = InvariantEngine(only=only, stop_at_first=True)
+    engine = InvariantEngine(only=only, stop_at_first=True, fail_on_known=fail_on_known or ())
     try:
         result = run_scenario(scenario, seed=seed, engine=engine)
     except Exception as exc:  # noqa: BLE001 - a crash of the scheduler under test is a finding
@@ -120,7 +121,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
             shrink_calls[0] += 1
             if shrink_calls[0] > SHRINK_CALLS and doc != last_failure[0].doc:
                 return  # enough shrinking (counted, so it stays deterministic): keep the best so far
-        result, failure = check_document(doc, cfg.seed, cfg.strict, cfg.only)
+        result, failure = check_document(doc, cfg.seed, cfg.strict, cfg.only, cfg.fail_on_known)
         stats.examples += 1
         if result is not None:
             stats.cycles += result.cycles

@@ -1,0 +1,153 @@
+"""`schedcheck selftest`: does the harness catch the bugs it exists to catch?
+
+Every mutant of schedcheck/mutants.py (a deliberate bug in the reference: a re-created upstream bug or a
+systematic rule mutant) has a scenario in schedcheck/mutant_scenarios/ on which the clean reference runs
+without a violation or finding. Here each mutant is run on its scenario: it is caught when a safety
+invariant fails, or when a quality rule reports a finding the clean reference does not. With `--budget S`,
+the blind gate (no scenario given, fresh example database) also searches for it for up to S seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HELP = "run every deliberate bug and show which rule catches it"
+DESCRIPTION = ("For each mutant (a deliberate bug in the reference), run its scenario with and without the bug: "
+               "which invariant flags it (a safety violation, or a finding the clean reference does not "
+               "produce), and, with --budget, how long the blind gate needs to find it from generated "
+               "scenarios alone.")
+EPILOG = """examples:
+  schedcheck selftest                       # every mutant on its own scenario (seconds)
+  schedcheck selftest --budget 60 --json    # and the blind gate, up to 60 s per mutant
+  schedcheck selftest --only reclaim-own-queue,overcommit-inqueue-not-added
+
+exit status: 0 every mutant caught on its scenario, 1 some mutant missed, 2 usage"""
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+SCENARIOS = Path(__file__).resolve().with_name("mutant_scenarios")
+
+
+@dataclass
+class MutantResult:
+    name: str
+    description: str
+    caught_by: list[str] = field(default_factory=list)  # invariant ids that flagged it on its scenario
+    clean_problems: list[str] = field(default_factory=list)  # what the clean reference itself reported
+    gate_seconds: float | None = None  # blind gate: seconds until found (None: not found or not run)
+    gate_invariant: str = ""
+
+    @property
+    def caught(self) -> bool:
+        return bool(self.caught_by) and not self.clean_problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mutant": self.name, "description": self.description, "caught": self.caught,
+                "caughtBy": self.caught_by, "cleanProblems": self.clean_problems,
+                "gateSeconds": None if self.gate_seconds is None else round(self.gate_seconds, 1),
+                "gateInvariant": self.gate_invariant}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--budget", type=float, default=0.0, metavar="SECONDS",
+                        help="also run the blind gate for up to this many seconds per mutant (default: 0, off)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the blind gate (default: 1)")
+    parser.add_argument("--only", help="comma-separated mutant names (default: all)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def scenario_path(name: str) -> Path:
+    return SCENARIOS / f"{name}.yaml"
+
+
+def judge(name: str) -> MutantResult:
+    """Run the mutant's scenario clean and with the bug; what flagged the bug."""
+    from schedcheck.mutants import MUTANTS, mutant
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+
+    chosen = MUTANTS[name]
+    result = MutantResult(name, chosen.description)
+    clean = run_scenario(load_scenario(scenario_path(name)), seed=0)
+    result.clean_problems = sorted({v["id"] for v in clean.violations} | {f["id"] for f in clean.findings})
+    clean_findings = {f["id"] for f in clean.findings}
+    with mutant(name):
+        buggy = run_scenario(load_scenario(scenario_path(name)), seed=0)
+    flagged = {v["id"] for v in buggy.violations} | ({f["id"] for f in buggy.findings} - clean_findings)
+    result.caught_by = sorted(flagged)
+    return result
+
+
+def blind_gate(name: str, budget: float, seed: int) -> tuple[float | None, str]:
+    """Seconds until the gate's worker, knowing nothing of the mutant's scenario, finds it (safety rules)."""
+    from schedcheck.gate_properties import WorkerConfig, run_worker
+
+    with tempfile.TemporaryDirectory(prefix="schedcheck-selftest-") as scratch:
+        config = WorkerConfig(budget=budget, seed=seed, database=f"{scratch}/db", mutant=name, stats_dir=scratch)
+        _, failure = run_worker(config)
+    if failure is None:
+        return None, ""
+    return failure.found_after, failure.invariant
+
+
+def main(args: argparse.Namespace) -> int:
+    from schedcheck.mutants import MUTANTS
+
+    names = sorted(MUTANTS)
+    if args.only:
+        wanted = [n.strip() for n in args.only.split(",") if n.strip()]
+        unknown = [n for n in wanted if n not in MUTANTS]
+        if unknown:
+            print(f"schedcheck: selftest: --only: unknown mutant(s) {', '.join(unknown)} "
+                  f"(known: {', '.join(names)})", file=sys.stderr)
+            return EXIT_USAGE
+        names = wanted
+    missing = [n for n in names if not scenario_path(n).is_file()]
+    if missing:
+        print(f"schedcheck: selftest: no scenario for {', '.join(missing)} in {SCENARIOS}", file=sys.stderr)
+        return EXIT_USAGE
+    started = time.monotonic()
+    results = []
+    for name in names:
+        result = judge(name)
+        if args.budget > 0:
+            result.gate_seconds, result.gate_invariant = blind_gate(name, args.budget, args.seed)
+        results.append(result)
+        if not args.json and sys.stderr.isatty():
+            print(f"  {name}: {'caught' if result.caught else 'MISSED'}", file=sys.stderr)
+    caught = sum(r.caught for r in results)
+    found = sum(r.gate_seconds is not None for r in results)
+    if args.json:
+        json.dump({"mutants": len(results), "caught": caught, "gateBudget": args.budget, "gateSeed": args.seed,
+                   "foundByGate": found if args.budget > 0 else None,
+                   "seconds": round(time.monotonic() - started, 1),
+                   "results": [r.to_json() for r in results]}, sys.stdout, indent=2)
+        print()
+    else:
+        print(render(results, args.budget))
+    return EXIT_OK if caught == len(results) else EXIT_FAILED
+
+
+def render(results: list[MutantResult], budget: float) -> str:
+    lines = ["| mutant | caught on its scenario by | blind gate |", "| --- | --- | --- |"]
+    for r in results:
+        by = ", ".join(f"`{i}`" for i in r.caught_by) if r.caught else (
+            "**missed**" + (f" (clean run reports {', '.join(r.clean_problems)})" if r.clean_problems else ""))
+        if budget <= 0:
+            gate = "-"
+        elif r.gate_seconds is None:
+            gate = f"not found in {budget:g} s"
+        else:
+            gate = f"{r.gate_seconds:.1f} s (`{r.gate_invariant}`)"
+        lines.append(f"| `{r.name}` | {by} | {gate} |")
+    caught = sum(r.caught for r in results)
+    summary = f"{caught} of {len(results)} mutants caught on their scenario"
+    if budget > 0:
+        summary += f"; the blind gate found {sum(r.gate_seconds is not None for r in results)} within {budget:g} s each"
+    return "\n".join(lines + ["", summary])
