@@ -75,7 +75,14 @@ def test_gate_finds_minimises_and_replays_a_bug(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("profile", ["ci", "nightly"])
-def test_profiles_build(profile):
-    from schedcheck.generators.scenarios import scenario_profiles, scenarios
+def test_profiles_draw_loadable_scenarios_within_their_bounds(profile):
+    from schedcheck.generators.scenarios import profile_scenarios, sample_documents, scenario_profiles
+    from schedcheck.scenario.loader import scenario_from_document
 
-    assert scenarios(**scenario_profiles[profile]) is not None
+    bounds = scenario_profiles[profile]
+    docs = sample_documents(profile_scenarios(profile), 5, seed=3)
+    assert len(docs) == 5
+    for doc in docs:
+        scenario = scenario_from_document(doc, f"<{profile}>")
+        assert 1 <= len(scenario.objects.nodes) <= bounds["max_nodes"]
+        assert 1 <= scenario.cycles <= bounds["max_cycles"]
