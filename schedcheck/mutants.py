@@ -241,6 +241,20 @@ def _drf_deallocate_forgotten() -> list[tuple[Any, str, Any]]:
     return [(DrfPlugin, "_on_deallocate", lambda self, event: None)]
 
 
+def _podgroup_phase_off_by_one() -> list[tuple[Any, str, Any]]:
+    import schedcheck.reference.framework.framework as framework
+
+    original = framework.pod_group_phase
+
+    def pod_group_phase(job, unschedulable):
+        phase = original(job, unschedulable)
+        if phase == "Running" and job.scheduled_task_num() + job.releasing_scheduled_task_num() \
+                == job.pod_group.min_member:
+            return "Inqueue"  # the bug: a gang needs more than minMember scheduled to be Running
+        return phase
+    return [(framework, "pod_group_phase", pod_group_phase)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -281,6 +295,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _enqueue_skips_admission),
     Mutant("allocated-idle-not-subtracted", "NodeInfo.AddTask of an Allocated task leaves Idle as it was",
            _allocated_idle_not_subtracted),
+    Mutant("podgroup-phase-off-by-one", "the job updater makes a PodGroup Running only above minMember scheduled "
+           "tasks, not at it", _podgroup_phase_off_by_one),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
 )}

@@ -49,6 +49,7 @@ CASES = {
                                 "enqueue.within-real-capability"),
     "allocated-idle-not-subtracted": ("basic", "enqueue, allocate", TIERS, "node.ledger"),
     "drf-deallocate-forgotten": ("partial-gang", "enqueue, allocate", FAIR_TIERS, "queue.drf-allocated"),
+    "podgroup-phase-off-by-one": ("basic", "enqueue, allocate", TIERS, "job.podgroup-phase"),
 }
 
 
@@ -92,3 +93,12 @@ def test_mutant_is_undone_after_its_block():
     with mutant("discard-not-reversing"):
         assert Statement.discard is not clean
     assert Statement.discard is clean
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_packaged_scenario_catches_the_mutant_with_the_same_rule(name):
+    """`schedcheck selftest` runs schedcheck/mutant_scenarios/<name>.yaml: it must be the case above."""
+    from schedcheck.selftest import judge
+
+    result = judge(name)
+    assert result.clean_problems == [] and CASES[name][3] in result.caught_by, result.to_json()

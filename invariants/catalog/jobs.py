@@ -92,3 +92,50 @@ def job_counters(ctx: CheckContext) -> Iterator[Violation]:
             if expected[name] != found[name]:
                 yield Violation("", f"job {job.uid}: {name} task count is {found[name]}, its tasks say "
                                     f"{expected[name]}", [f"job {job.uid}"], expected[name], found[name])
+
+
+_PHASES_BEFORE_CLOSE = "podgroup_phases_before_close"
+_SCHEDULED = (TaskStatus.Bound, TaskStatus.Running)  # ScheduledStatus: these, Succeeded and Failed (§2.1)
+_COMPLETED = (TaskStatus.Succeeded, TaskStatus.Failed)
+
+
+@invariant("job.podgroup-phase", "at session close every PodGroup's phase follows from its tasks: Running (or "
+           "Completed) once minMember tasks are scheduled, Unknown if running but found unschedulable this "
+           "session, Inqueue kept while admitted, else Pending", "job",
+           "framework/job_updater.go getPodGroupPhase; volcano-semantics §5.2", (ACTION, CLOSE))
+def podgroup_phase(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.checkpoint == ACTION:  # remember each phase as the actions leave it; close recomputes from there
+        ctx.session_state[_PHASES_BEFORE_CLOSE] = {
+            uid: job.pod_group.phase for uid, job in ctx.ssn.jobs.items() if job.pod_group is not None}
+        return
+    before = ctx.session_state.get(_PHASES_BEFORE_CLOSE)
+    if before is None:
+        return
+    for uid, job in ctx.ssn.jobs.items():
+        pod_group = job.pod_group
+        if pod_group is None or uid not in before:
+            continue
+        counts = {status: 0 for status in TaskStatus}
+        releasing_placed = 0
+        for task in job.tasks.values():
+            counts[task.status] = counts.get(task.status, 0) + 1
+            if task.status == TaskStatus.Releasing and task.node_name:
+                releasing_placed += 1
+        scheduled = sum(counts.get(s, 0) for s in _SCHEDULED) + sum(counts.get(s, 0) for s in _COMPLETED)
+        scheduled += releasing_placed
+        completed = sum(counts.get(s, 0) for s in _COMPLETED)
+        unschedulable = any(c.type == "Unschedulable" and c.status == "True" and c.transition_id == ctx.ssn.uid
+                            for c in pod_group.conditions)
+        if counts.get(TaskStatus.Running, 0) and unschedulable:
+            want = "Unknown"
+        elif scheduled >= pod_group.min_member:
+            want = "Completed" if scheduled == completed else "Running"
+        elif before[uid] != "Inqueue":
+            want = "Pending"
+        else:
+            want = "Inqueue"
+        if pod_group.phase != want:
+            yield Violation("", f"job {uid}: PodGroup phase is {pod_group.phase} after close but its tasks "
+                                f"({scheduled} scheduled, {completed} completed, minMember {pod_group.min_member}, "
+                                f"{before[uid] or 'no phase'} before close) make it {want}",
+                            [f"job {uid}"], want, pod_group.phase)
