@@ -255,6 +255,12 @@ def _podgroup_phase_off_by_one() -> list[tuple[Any, str, Any]]:
     return [(framework, "pod_group_phase", pod_group_phase)]
 
 
+def _preempt_ignores_never_policy() -> list[tuple[Any, str, Any]]:
+    import schedcheck.reference.actions.preempt as preempt
+
+    return [(preempt, "preemption_policy_never", lambda task: False)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -297,6 +303,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _allocated_idle_not_subtracted),
     Mutant("podgroup-phase-off-by-one", "the job updater makes a PodGroup Running only above minMember scheduled "
            "tasks, not at it", _podgroup_phase_off_by_one),
+    Mutant("preempt-ignores-never-policy", "preempt lets a pod with preemptionPolicy Never evict others",
+           _preempt_ignores_never_policy),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
 )}

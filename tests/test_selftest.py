@@ -50,6 +50,7 @@ CASES = {
     "allocated-idle-not-subtracted": ("basic", "enqueue, allocate", TIERS, "node.ledger"),
     "drf-deallocate-forgotten": ("partial-gang", "enqueue, allocate", FAIR_TIERS, "queue.drf-allocated"),
     "podgroup-phase-off-by-one": ("basic", "enqueue, allocate", TIERS, "job.podgroup-phase"),
+    "preempt-ignores-never-policy": ("preempt-never", PREEMPT, TIERS, "victim.preemptor-policy"),
 }
 
 

@@ -213,3 +213,18 @@ def victim_gang_min(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"job {uid} was cut to {job.ready_task_num()} ready tasks, below its minAvailable "
                                 f"{job.min_available}", [f"job {uid}"], f">= {job.min_available}",
                             job.ready_task_num())
+
+
+@invariant("victim.preemptor-policy", "a task whose pod says preemptionPolicy: Never never has tasks evicted for it "
+           "by preempt or reclaim", "victim",
+           "preempt.go taskEligibleToPreempt, reclaim.go (PreemptionPolicy Never); semantics §8.4-8.5",
+           (STATEMENT,))
+def victim_preemptor_policy(ctx: CheckContext) -> Iterator[Violation]:
+    for p in preemptions(ctx):
+        if not p.victims:
+            continue
+        preemptor = task_of(ctx, p.preemptor)
+        if preemptor is not None and preemptor.pod is not None and preemptor.pod.preemption_policy == "Never":
+            yield Violation("", f"{ctx.action} evicted {len(p.victims)} task(s) on {p.preemptor.node} for "
+                                f"{preemptor.key}, whose pod has preemptionPolicy Never",
+                            [f"task {preemptor.key}"] + [f"task {r.task}" for r in p.victims], 0, len(p.victims))

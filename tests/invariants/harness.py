@@ -142,6 +142,12 @@ def cluster(kind: str = "basic") -> ClusterObjects:
                         pod_group("want", 1, queue="qa", phase="Inqueue")],
             queues=[Queue("qa", "qa"), Queue("qb", "qb")],
         )
+    if kind == "preempt-never":  # the high-priority pod may not preempt (preemptionPolicy: Never)
+        objects = cluster("preempt")
+        for p in objects.pods:
+            if p.name.startswith("high-"):
+                p.preemption_policy = "Never"
+        return objects
     if kind == "partial-gang":
         return ClusterObjects(nodes=[node("n1", cpu="4")], pods=[pod(f"g-{i}", group="g", cpu="2") for i in range(3)],
                               pod_groups=[pod_group("g", 3)])

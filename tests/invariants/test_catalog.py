@@ -366,6 +366,7 @@ DEDICATED = {
     "node.placement-fits": "test_placement_fits.py",
     "eviction.reclaim-stops-when-fits": "test_placement_fits.py",
     "job.podgroup-phase": "test_podgroup_phase.py",
+    "victim.preemptor-policy": "test_placement_fits.py",
 }
 
 

@@ -52,3 +52,24 @@ def test_reclaim_stops_when_the_reclaimer_fits(monkeypatch):
     monkeypatch.setattr(reclaim.Reclaim, "_evict_until_fits", evict_everything)
     engine = check(rule, two_victims(), actions="enqueue, reclaim")
     assert rule in [v.invariant for v in engine.violations]
+
+
+def test_a_never_preempting_pod_evicts_nobody(monkeypatch):
+    import schedcheck.reference.actions.preempt as preempt
+    from schedcheck.reference.k8s import ClusterObjects, PriorityClass
+    from tests.builders import node, pod, pod_group
+
+    rule = "victim.preemptor-policy"
+
+    def never() -> ClusterObjects:
+        return ClusterObjects(
+            nodes=[node("n1", cpu="2")],
+            pods=[pod("low-0", group="low", cpu="2", node_name="n1", phase="Running"),
+                  pod("high-0", group="high", cpu="2", preemption_policy="Never")],
+            pod_groups=[pod_group("low", 0, phase="Running"),
+                        pod_group("high", 1, phase="Inqueue", priority_class_name="high")],
+            priority_classes=[PriorityClass("high", 1000)])
+
+    assert check(rule, never(), actions="enqueue, allocate, preempt").violations == []
+    monkeypatch.setattr(preempt, "preemption_policy_never", lambda task: False)  # the bug: the policy is ignored
+    assert rule in [v.invariant for v in check(rule, never(), actions="enqueue, allocate, preempt").violations]
