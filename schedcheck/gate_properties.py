@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, settings, target
 from hypothesis import seed as hypothesis_seed
 from hypothesis.database import DirectoryBasedExampleDatabase
 
@@ -126,6 +126,11 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
         if result is not None:
             stats.cycles += result.cycles
             stats.invariant_checks += result.invariant_checks
+            # steer the search towards contested states: evictions, reservations, admissions held back
+            target(float(len(result.evicted)), label="evictions")
+            target(float(len(result.pipelined)), label="pipelined")
+            target(float(sum(1 for phase in result.pod_group_phases.values() if phase == "Pending")),
+                   label="jobs left pending")
         if time.monotonic() - last_write[0] > 1.0:
             stats.seconds = time.monotonic() - started
             _write_stats(cfg, stats)
