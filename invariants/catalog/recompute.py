@@ -73,3 +73,24 @@ def proportion_recomputed(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"queue {name}: proportion's share is {attr.share:.6g} but allocated / deserved "
                                 f"gives {share:.6g}: queue order and reclaim read a stale share",
                             [f"queue {name}"], share, attr.share)
+
+
+@invariant("queue.drf-share", "drf's share of every job is its largest allocated / cluster-total ratio over the "
+           "cluster's dimensions (the dominant share), as the job's allocated now stands", "queue",
+           "drf.go calculateShare / updateJobShare; seed 003 (DRF); semantics §9.3", (ACTION,),
+           requires=("drf",))
+def drf_share(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = ctx.ssn.plugins.get("drf")
+    if plugin is None:
+        return
+    total = Resource().add(ctx.ssn.total_resource)
+    names = total.resource_names()
+    for uid, attr in plugin.job_attrs.items():
+        want = 0.0
+        for name in names:
+            t, a = total.get(name), attr.allocated.get(name)
+            want = max(want, (0.0 if a == 0 else 1.0) if t == 0 else a / t)
+        if abs(want - attr.share) > 1e-9 * max(1.0, want):
+            yield Violation("", f"job {uid}: drf's share is {attr.share:.6g} but its allocated <{attr.allocated}> "
+                                f"over the cluster <{total}> gives a dominant share of {want:.6g}: job order and "
+                                f"drf's preemption read a stale share", [f"job {uid}"], want, attr.share)

@@ -367,6 +367,7 @@ DEDICATED = {
     "eviction.reclaim-stops-when-fits": "test_placement_fits.py",
     "job.podgroup-phase": "test_podgroup_phase.py",
     "victim.preemptor-policy": "test_placement_fits.py",
+    "queue.drf-share": "test_recompute.py",
 }
 
 

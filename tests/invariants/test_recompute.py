@@ -43,3 +43,17 @@ def test_fires_when_enqueue_does_not_reserve_the_admitted_minimum(monkeypatch):
 def test_fires_when_the_share_is_not_updated(monkeypatch):
     monkeypatch.setattr(proportion.QueueAttr, "update_share", lambda self: None)
     assert RULE in _ids(check(RULE, cluster("capped-queue"), tiers=FAIR_TIERS))
+
+
+def test_drf_share_passes_on_the_faithful_plugin():
+    for kind in ("basic", "partial-gang", "capped-queue"):
+        engine = check("queue.drf-share", cluster(kind), actions="enqueue, allocate, backfill", tiers=FAIR_TIERS)
+        assert engine.violations == []
+
+
+def test_drf_share_fires_when_the_share_is_not_updated(monkeypatch):
+    import schedcheck.reference.plugins.drf as drf
+
+    monkeypatch.setattr(drf.DrfPlugin, "update_share", lambda self, attr: None)
+    engine = check("queue.drf-share", cluster("basic"), tiers=FAIR_TIERS)
+    assert "queue.drf-share" in _ids(engine)
