@@ -28,10 +28,11 @@ from typing import Any
 from hypothesis import strategies as st
 
 from schedcheck.generators.quantities import choice, rarely, sometimes
+from schedcheck.reference.framework.conf import DEFAULT_ACTIONS as REFERENCE_DEFAULT_ACTIONS
 
 # ---------------------------------------------------------------- actions
 
-DEFAULT_ACTIONS = "enqueue, allocate, backfill"
+DEFAULT_ACTIONS = ", ".join(REFERENCE_DEFAULT_ACTIONS)  # upstream's default, defined once in the reference
 
 ACTION_ORDERS: tuple[str, ...] = (
     DEFAULT_ACTIONS,  # upstream's default (pkg/scheduler/util.go)

@@ -20,11 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +35,7 @@ from schedcheck.invariants.snapshot import state_excerpt
 from schedcheck.invariants.violation import Violation
 from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.model import Scenario
+from schedcheck.report_folder import write_report_folder
 
 PREFIX = "schedcheck.io/"
 INVARIANT = PREFIX + "invariant"
@@ -47,6 +44,7 @@ ACTION = PREFIX + "action"
 SEED = PREFIX + "seed"
 MUTANT = PREFIX + "mutant"
 FILE_NAME = "counterexample.yaml"
+ORIGINAL_NAME = "original.yaml"  # the scenario as the search found it, before minimisation
 UPSTREAM_ASSERT = "upstream.assert"  # reported by the runner, not by a catalogued invariant
 
 
@@ -276,7 +274,8 @@ def observe_failure(scenario: Scenario, invariant: str, seed: int, mutant: str |
 
 
 def write_counterexample_report(parent: Path, doc: dict[str, Any], violation: Violation | dict[str, Any] | str,
-                                seed: int, mutant: str | None, stats: Any = None, found_after: Any = None) -> Path:
+                                seed: int, mutant: str | None, stats: Any = None, found_after: Any = None,
+                                original_doc: dict[str, Any] | None = None) -> Path:
     """Write <parent>/<time>-<invariant>/ with counterexample.yaml, report.json and report.md; return it.
 
     `doc` is the minimised scenario document, `violation` the violation it was minimised for (a
@@ -284,6 +283,7 @@ def write_counterexample_report(parent: Path, doc: dict[str, Any], violation: Vi
     of `doc`, falling back to `violation` if the replay does not reproduce it). `stats` is the
     minimiser's MinimizeStats (or any mapping, or None); `found_after` says how long the search took
     before it found the failure: seconds as a number, or free text such as "37 examples, 12.4 s".
+    `original_doc`, the scenario as the search found it, is written beside the minimised one.
     """
     from schedcheck.minimize import scenario_counts
     from schedcheck.scenario.loader import scenario_from_document
@@ -314,29 +314,20 @@ def write_counterexample_report(parent: Path, doc: dict[str, Any], violation: Vi
         "before": None if observation is None else {"label": observation.before_label, "state": observation.before},
         "after": None if observation is None else {"label": observation.after_label, "state": observation.after},
     }
-    parent.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in invariant)[:60] or "counterexample"
-    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=parent))
-    try:
-        (staging / FILE_NAME).write_text(dump_counterexample(annotated), encoding="utf-8")
-        for attempt in range(100):
-            target = parent / (f"{stamp}-{safe}" + (f"-{attempt}" if attempt else ""))
-            if target.exists():
-                continue
-            payload["replay"] = f"schedcheck replay {target / FILE_NAME}"  # the report names its final place
-            (staging / "report.json").write_text(json.dumps(payload, indent=2, default=str) + "\n",
-                                                 encoding="utf-8")
-            (staging / "report.md").write_text(render_counterexample_markdown(payload, annotated), encoding="utf-8")
-            try:
-                os.rename(staging, target)  # atomic; fails if the target appeared meanwhile and is not empty
-                return target
-            except OSError:
-                continue
-        raise OSError(f"could not find a free report folder name under {parent}")
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)  # never leave a half-written folder behind
-        raise
+    if original_doc is not None:
+        payload["original"] = ORIGINAL_NAME
+
+    def files(target: Path) -> dict[str, str]:
+        payload["replay"] = f"schedcheck replay {target / FILE_NAME}"  # the report names its final place
+        out = {FILE_NAME: dump_counterexample(annotated),
+               "report.json": json.dumps(payload, indent=2, default=str) + "\n",
+               "report.md": render_counterexample_markdown(payload, annotated)}
+        if original_doc is not None:  # what the search found, before minimisation kept only the failure
+            out[ORIGINAL_NAME] = dump_counterexample(annotate(original_doc, invariant, seen.get("cycle"),
+                                                              seen.get("action", ""), seed, mutant))
+        return out
+
+    return write_report_folder(parent, invariant or "counterexample", files)
 
 
 # ---------------------------------------------------------------- report.md

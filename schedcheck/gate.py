@@ -161,7 +161,7 @@ def _minimise_and_report(result: GateResult, opts: GateOptions, err: IO[str]) ->
     minimised, stats = minimize_with_stats(failure.doc, predicate, budget_seconds=MINIMISE_BUDGET)
     stats = {**stats, "minimiseSeconds": round(time.monotonic() - started, 2)}
     folder = write_counterexample_report(Path(opts.report_dir), minimised, failure.invariant, result.seed,
-                                         opts.mutant, stats, failure.found_after)
+                                         opts.mutant, stats, failure.found_after, original_doc=failure.doc)
     result.report = str(folder)
     result.minimised = stats
 

@@ -34,7 +34,7 @@ from schedcheck.reference.framework.conf import PERSISTENCE_MODES
 from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
 
 CROSS_SESSION = ["cross.no-oscillation", "cross.pipelined-kept", "cross.pipelined-liveness", "cross.single-placement"]
-DEFAULT_ACTIONS = "enqueue, reclaim, allocate, backfill"
+DEFAULT_ACTIONS = "enqueue, reclaim, allocate, backfill"  # reclaim first: the order that loses pipelines (findings #10)
 
 
 @dataclass

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import shutil
-import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from schedcheck.report_folder import write_report_folder
 from schedcheck.conform.search import SearchResult
 
 PREFIX = "schedcheck.io/"
@@ -59,36 +56,19 @@ def write_conform_report(parent: Path, found: SearchResult, impl: str) -> Path:
     kind = verdict.kind or "finding"
     doc = annotate(found.minimised, kind, found.seed, impl)
     body = payload(found, impl)
-    parent.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=parent))
-    try:
-        header = (f"# schedcheck conformance counterexample: {kind} ({impl}, seed {found.seed}).\n"
-                  f"# Replay: schedcheck replay THIS_FILE --impl '{impl}'   (exit 1: still fails, 0: conforms)\n")
-        (staging / "counterexample.yaml").write_text(header + yaml.safe_dump(doc, sort_keys=False, width=120),
-                                                     encoding="utf-8")
-        (staging / "original.yaml").write_text(yaml.safe_dump(found.original, sort_keys=False, width=120),
-                                               encoding="utf-8")
+    header = (f"# schedcheck conformance counterexample: {kind} ({impl}, seed {found.seed}).\n"
+              f"# Replay: schedcheck replay THIS_FILE --impl '{impl}'   (exit 1: still fails, 0: conforms)\n")
+
+    def files(target: Path) -> dict[str, str]:
+        body["replay"] = f"schedcheck replay {target / 'counterexample.yaml'} --impl '{impl}'"
+        out = {"counterexample.yaml": header + yaml.safe_dump(doc, sort_keys=False, width=120),
+               "original.yaml": yaml.safe_dump(found.original, sort_keys=False, width=120),
+               "report.json": json.dumps(body, indent=2, default=str) + "\n", "report.md": render(body)}
         if verdict.result is not None:
-            (staging / "answer.json").write_text(json.dumps({"scenario": doc, "result": verdict.result}, indent=1)
-                                                 + "\n", encoding="utf-8")
-        safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in kind)[:60]
-        for attempt in range(100):
-            target = parent / (f"{stamp}-conform-{safe}" + (f"-{attempt}" if attempt else ""))
-            if target.exists():
-                continue
-            body["replay"] = f"schedcheck replay {target / 'counterexample.yaml'} --impl '{impl}'"
-            (staging / "report.json").write_text(json.dumps(body, indent=2, default=str) + "\n", encoding="utf-8")
-            (staging / "report.md").write_text(render(body), encoding="utf-8")
-            try:
-                os.rename(staging, target)
-                return target
-            except OSError:
-                continue
-        raise OSError(f"could not find a free report folder name under {parent}")
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+            out["answer.json"] = json.dumps({"scenario": doc, "result": verdict.result}, indent=1) + "\n"
+        return out
+
+    return write_report_folder(parent, f"conform-{kind}", files)
 
 
 def render(body: dict[str, Any]) -> str:
