@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
-
 from schedcheck.generators.quantities import choice, rarely, sometimes
-from schedcheck.reference.framework.conf import DEFAULT_ACTIONS as REFERENCE_DEFAULT_ACTIONS
+from schedcheck.reference.framework.conf import (
+    DEFAULT_ACTIONS as REFERENCE_DEFAULT_ACTIONS,
+)
 
 # ---------------------------------------------------------------- actions
 

@@ -261,6 +261,22 @@ def _preempt_ignores_never_policy() -> list[tuple[Any, str, Any]]:
     return [(preempt, "preemption_policy_never", lambda task: False)]
 
 
+def _commit_loses_evictions() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.framework.statement import Statement
+
+    original = Statement.commit
+
+    def commit(self):
+        cache = self.ssn.cache
+        real_evict = cache.evict
+        cache.evict = lambda task, reason: None  # the bug: the evict operations never reach the cache
+        try:
+            original(self)
+        finally:
+            cache.evict = real_evict
+    return [(Statement, "commit", commit)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -305,6 +321,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "tasks, not at it", _podgroup_phase_off_by_one),
     Mutant("preempt-ignores-never-policy", "preempt lets a pod with preemptionPolicy Never evict others",
            _preempt_ignores_never_policy),
+    Mutant("commit-loses-evictions", "Statement.Commit does not send its evictions to the cache",
+           _commit_loses_evictions),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
 )}

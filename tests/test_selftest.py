@@ -51,6 +51,7 @@ CASES = {
     "drf-deallocate-forgotten": ("partial-gang", "enqueue, allocate", FAIR_TIERS, "queue.drf-allocated"),
     "podgroup-phase-off-by-one": ("basic", "enqueue, allocate", TIERS, "job.podgroup-phase"),
     "preempt-ignores-never-policy": ("preempt-never", PREEMPT, TIERS, "victim.preemptor-policy"),
+    "commit-loses-evictions": ("preempt", PREEMPT, TIERS, "statement.evictions-reach-the-cache"),
 }
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.snapshot import take_snapshot
-from schedcheck.invariants.registry import QUALITY, STATEMENT, invariant
+from schedcheck.invariants.registry import CLOSE, QUALITY, STATEMENT, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.types import TaskStatus
 
@@ -122,3 +122,28 @@ def unevict_keeps_status(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"task {record.task} was {record.from_status.name} before its eviction was "
                                 f"discarded and is {task.status.name} after", [f"task {record.task}"],
                             record.from_status.name, task.status.name)
+
+
+@invariant("statement.evictions-reach-the-cache", "at session close the pods the cache evicted this session are "
+           "exactly those the session evicted and did not take back (committed statements and shuffle's direct "
+           "evictions; nothing from a discarded statement)", "statement",
+           "statement.go Commit (cache.Evict per evict op), Discard (no cache call); session.go Evict; seed 000 "
+           "(Statement)", (CLOSE,))
+def evictions_reach_the_cache(ctx: CheckContext) -> Iterator[Violation]:
+    net: dict[str, int] = {}
+    for op in ctx.ssn.operations:
+        if op.op == "evict":
+            net[op.task] = net.get(op.task, 0) + 1
+        elif op.op == "unevict":
+            net[op.task] = net.get(op.task, 0) - 1
+    session = {task for task, count in net.items() if count > 0}
+    start = ctx.session_state.get("evictions_at_open", 0)
+    cache = {record.task for record in ctx.ssn.cache.log.evictions[start:]}
+    for task in sorted(session - cache):
+        yield Violation("", f"{task} was evicted in the session and never taken back, but the cache did not evict "
+                            f"it: a committed eviction was lost", [f"task {task}"], "evicted in the cache",
+                        "not evicted")
+    for task in sorted(cache - session):
+        yield Violation("", f"the cache evicted {task}, which the session did not evict or took back (a discarded "
+                            f"statement): an eviction leaked out of a statement", [f"task {task}"],
+                        "not evicted", "evicted in the cache")

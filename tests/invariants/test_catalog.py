@@ -368,6 +368,7 @@ DEDICATED = {
     "job.podgroup-phase": "test_podgroup_phase.py",
     "victim.preemptor-policy": "test_placement_fits.py",
     "queue.drf-share": "test_recompute.py",
+    "statement.evictions-reach-the-cache": "test_placement_fits.py",
 }
 
 

@@ -73,3 +73,30 @@ def test_a_never_preempting_pod_evicts_nobody(monkeypatch):
     assert check(rule, never(), actions="enqueue, allocate, preempt").violations == []
     monkeypatch.setattr(preempt, "preemption_policy_never", lambda task: False)  # the bug: the policy is ignored
     assert rule in [v.invariant for v in check(rule, never(), actions="enqueue, allocate, preempt").violations]
+
+
+def test_evictions_reach_the_cache_exactly():
+    from schedcheck.mutants import mutant
+
+    rule = "statement.evictions-reach-the-cache"
+    for kind in ("preempt", "preempt-gang-discard", "reclaim", "preempt-two-victims"):
+        assert check(rule, cluster(kind), actions="enqueue, allocate, preempt, reclaim").violations == []
+    with mutant("commit-loses-evictions"):
+        engine = check(rule, cluster("preempt"), actions="enqueue, allocate, preempt")
+    assert [v.invariant for v in engine.violations] == [rule] and "lost" in engine.violations[0].message
+
+
+def test_fires_when_a_discarded_eviction_leaks_into_the_cache(monkeypatch):
+    from schedcheck.reference.framework.statement import Statement
+
+    rule = "statement.evictions-reach-the-cache"
+    original = Statement.discard
+
+    def discard(self):
+        for op in self.operations:
+            if op.name == "evict":
+                self.ssn.cache.evict(op.task, op.reason)  # the bug: the discarded eviction reaches the cache
+        original(self)
+    monkeypatch.setattr(Statement, "discard", discard)
+    engine = check(rule, cluster("preempt-gang-discard"), actions="enqueue, allocate, preempt")
+    assert any("leaked" in v.message for v in engine.violations)
