@@ -60,7 +60,13 @@ class GateResult:
         cycles = sum(s.cycles for s in self.stats)
         checks = sum(s.invariant_checks for s in self.stats)
         seconds = max((s.seconds for s in self.stats), default=0.0) or 1e-9
+        spent = sum(s.seconds for s in self.stats) or 1e-9
+        run = sum(s.run_seconds for s in self.stats)
+        check = sum(s.check_seconds for s in self.stats)
+        share = {"checking": round(check / spent, 3), "scheduling": round(max(run - check, 0.0) / spent, 3),
+                 "generationAndSearch": round(max(spent - run, 0.0) / spent, 3)}
         return {"examples": examples, "cycles": cycles, "invariantChecks": checks, "seconds": round(seconds, 2),
+                "timeShare": share,
                 "cyclesPerSecond": round(cycles / seconds, 1), "cyclesPerSecondPerWorker":
                     round(cycles / seconds / max(1, self.workers), 1),
                 "checksPerSecond": round(checks / seconds, 1)}
@@ -203,7 +209,9 @@ def render_gate(result: GateResult) -> str:
     totals = result.totals()
     lines = [f"seed {result.seed}, budget {result.budget:g} s, {result.workers} worker(s): {totals['examples']} "
              f"scenarios, {totals['cycles']} cycles ({totals['cyclesPerSecond']}/s, "
-             f"{totals['cyclesPerSecondPerWorker']}/s per worker), {totals['invariantChecks']} invariant checks"]
+             f"{totals['cyclesPerSecondPerWorker']}/s per worker), {totals['invariantChecks']} invariant checks",
+             "time: {checking:.0%} invariants, {scheduling:.0%} scheduling, {generationAndSearch:.0%} generation, "
+             "stateful runs and Hypothesis".format(**totals["timeShare"])]
     if result.failure is None:
         lines.append("clean: no invariant violated")
     else:

@@ -65,6 +65,8 @@ class WorkerStats:
     seconds: float = 0.0
     batches: int = 0
     failure: dict[str, Any] | None = field(default=None)
+    run_seconds: float = 0.0  # inside the reference and the invariants (the rest: generation, Hypothesis, machine)
+    check_seconds: float = 0.0  # of which in the invariants
 
 
 class CounterexampleFound(AssertionError):
@@ -75,7 +77,8 @@ CRASH = "reference.crash"
 
 
 def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str] | None = None,
-                   fail_on_known: list[str] | None = None) -> tuple[RunResult | None, dict[str, Any] | None]:
+                   fail_on_known: list[str] | None = None,
+                   stats: WorkerStats | None = None) -> tuple[RunResult | None, dict[str, Any] | None]:
     """Run one generated scenario with every invariant on; the first failure, if any.
 
     An exception out of the reference is a failure too (`reference.crash`), never a harness error.
@@ -86,6 +89,9 @@ def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str]
         result = run_scenario(scenario, seed=seed, engine=engine)
     except Exception as exc:  # noqa: BLE001 - a crash of the scheduler under test is a finding
         return None, {"id": CRASH, "message": f"{type(exc).__name__}: {exc}", "cycle": -1, "action": ""}
+    finally:
+        if stats is not None:
+            stats.check_seconds += sum(engine.cost.values())
     failures = result.violations + (result.findings if strict else [])
     return result, (failures[0] if failures else None)
 
@@ -121,7 +127,9 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
             shrink_calls[0] += 1
             if shrink_calls[0] > SHRINK_CALLS and doc != last_failure[0].doc:
                 return  # enough shrinking (counted, so it stays deterministic): keep the best so far
-        result, failure = check_document(doc, cfg.seed, cfg.strict, cfg.only, cfg.fail_on_known)
+        run_started = time.perf_counter()
+        result, failure = check_document(doc, cfg.seed, cfg.strict, cfg.only, cfg.fail_on_known, stats)
+        stats.run_seconds += time.perf_counter() - run_started
         stats.examples += 1
         if result is not None:
             stats.cycles += result.cycles
