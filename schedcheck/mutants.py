@@ -277,6 +277,87 @@ def _commit_loses_evictions() -> list[tuple[Any, str, Any]]:
     return [(Statement, "commit", commit)]
 
 
+def _between_jobs_filter_without(check: str) -> list[tuple[Any, str, Any]]:
+    """Preempt's phase-A victim filter with one of its tests left out."""
+    import schedcheck.reference.actions.preempt as preempt
+    from schedcheck.reference.api.types import preemptable_status
+
+    def between_jobs_filter(ssn, preemptor_job, preemptor):
+        jobs, queue, job_uid, best_effort = ssn.jobs, preemptor_job.queue, preemptor.job, preemptor.best_effort
+
+        def accept(task):
+            if not preemptable_status(task.status):
+                return False
+            if check != "best-effort" and best_effort and not task.best_effort:
+                return False
+            if check != "preemptable" and not task.preemptable:
+                return False
+            job = jobs.get(task.job)
+            return job is not None and job.queue == queue and task.job != job_uid
+        return accept
+    return [(preempt, "between_jobs_filter", between_jobs_filter)]
+
+
+def _proportion_never_overused() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
+
+    return [(ProportionPlugin, "overused", lambda self, queue: False)]
+
+
+def _drf_share_stale() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.drf import DrfPlugin
+
+    return [(DrfPlugin, "update_share", lambda self, attr: None)]
+
+
+def _unevict_leaves_node() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.framework.statement import Statement
+
+    def unevict(self, reclaimee):
+        job = self.ssn.jobs.get(reclaimee.job)
+        if job is not None:
+            job.update_task_status(reclaimee, TaskStatus.Running)
+        # the bug: the node is not told, so it keeps the task as Releasing
+        self.ssn.fire_allocate(reclaimee)
+        self.ssn.record("unevict", reclaimee, reclaimee.node_name, None, self.id)
+    return [(Statement, "_unevict", unevict)]
+
+
+def _gang_preemptable_ignores_min() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.gang import GangPlugin
+
+    original = GangPlugin.on_session_open
+
+    def on_session_open(self, ssn):
+        original(self, ssn)
+        everything = lambda preemptor, preemptees: (list(preemptees), 1)  # noqa: E731 - the bug: no minAvailable
+        ssn.add_fn("preemptable", self.name, everything)
+    return [(GangPlugin, "on_session_open", on_session_open)]
+
+
+def _reclaim_ignores_reclaimable_flag() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.actions.reclaim import Reclaim
+
+    def reclaimees(self, node, job):
+        jobs = self.ssn.jobs
+        return [t.clone() for t in node.tasks.values() if t.status == TaskStatus.Running and t.preemptable
+                and jobs.get(t.job) is not None and jobs[t.job].queue != job.queue]  # the bug: reclaimable unchecked
+    return [(Reclaim, "_reclaimees", reclaimees)]
+
+
+def _total_request_not_reduced() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.api.job_info import JobInfo
+
+    original = JobInfo.delete_task_info
+
+    def delete_task_info(self, task):
+        stored = self.tasks.get(task.uid)
+        original(self, task)
+        if stored is not None:
+            self.total_request.add(stored.resreq)  # the bug: a removed task's request stays in the total
+    return [(JobInfo, "delete_task_info", delete_task_info)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -323,6 +404,20 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _preempt_ignores_never_policy),
     Mutant("commit-loses-evictions", "Statement.Commit does not send its evictions to the cache",
            _commit_loses_evictions),
+    Mutant("preempt-ignores-preemptable-flag", "preempt's victim filter forgets volcano.sh/preemptable=false",
+           lambda: _between_jobs_filter_without("preemptable")),
+    Mutant("preempt-best-effort-evicts-any", "a BestEffort preemptor may evict tasks that request resources",
+           lambda: _between_jobs_filter_without("best-effort")),
+    Mutant("proportion-never-overused", "proportion's Overused never holds", _proportion_never_overused),
+    Mutant("drf-share-stale", "drf never updates a job's share", _drf_share_stale),
+    Mutant("unevict-leaves-node", "unevict puts the victim back Running in its job but not on its node",
+           _unevict_leaves_node),
+    Mutant("gang-preemptable-ignores-min", "gang's Preemptable offers victims below their job's minAvailable",
+           _gang_preemptable_ignores_min),
+    Mutant("reclaim-ignores-reclaimable-flag", "reclaim takes tasks of queues marked reclaimable: false",
+           _reclaim_ignores_reclaimable_flag),
+    Mutant("total-request-not-reduced", "JobInfo.DeleteTaskInfo leaves the task's request in TotalRequest",
+           _total_request_not_reduced),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
 )}
