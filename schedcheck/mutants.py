@@ -358,6 +358,20 @@ def _total_request_not_reduced() -> list[tuple[Any, str, Any]]:
     return [(JobInfo, "delete_task_info", delete_task_info)]
 
 
+def _phase_not_written_back() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.cache.cache import SchedulerCache
+
+    original = SchedulerCache.update_job_status
+
+    def update_job_status(self, job):
+        cached = self.jobs.get(job.uid)
+        kept = cached.pod_group.phase if cached is not None and cached.pod_group is not None else None
+        original(self, job)
+        if kept is not None:
+            cached.pod_group.phase = kept  # the bug: the new phase never reaches the cache
+    return [(SchedulerCache, "update_job_status", update_job_status)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -418,6 +432,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _reclaim_ignores_reclaimable_flag),
     Mutant("total-request-not-reduced", "JobInfo.DeleteTaskInfo leaves the task's request in TotalRequest",
            _total_request_not_reduced),
+    Mutant("phase-not-written-back", "the job updater's PodGroup phase never reaches the cache, so the next "
+           "session starts from the old one", _phase_not_written_back),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
 )}

@@ -52,6 +52,7 @@ CASES = {
     "podgroup-phase-off-by-one": ("basic", "enqueue, allocate", TIERS, "job.podgroup-phase"),
     "preempt-ignores-never-policy": ("preempt-never", PREEMPT, TIERS, "victim.preemptor-policy"),
     "commit-loses-evictions": ("preempt", PREEMPT, TIERS, "statement.evictions-reach-the-cache"),
+    "phase-not-written-back": ("basic", "enqueue, allocate", TIERS, "cross.phase-written-back"),
 }
 
 

@@ -168,3 +168,17 @@ def pipelined_liveness(ctx: CheckContext) -> Iterator[Violation]:
                                     f"of {now[uid]} sessions in a row", [f"task {task.key}", f"node {node.name}"],
                                 f"bound within {LIVENESS_BOUND} sessions", now[uid])
     memory["streaks"] = now
+
+
+@invariant("cross.phase-written-back", "after a session closes, the cache holds every PodGroup with the phase the "
+           "session computed for it, so the next session starts from it", "session",
+           SOURCE + "; framework/job_updater.go (UpdatePodGroup to the cache)", (CLOSE,))
+def phase_written_back(ctx: CheckContext) -> Iterator[Violation]:
+    for uid, job in ctx.ssn.jobs.items():
+        cached = ctx.ssn.cache.jobs.get(uid)
+        if job.pod_group is None or cached is None or cached.pod_group is None:
+            continue
+        if cached.pod_group.phase != job.pod_group.phase:
+            yield Violation("", f"job {uid}: the session closed it as {job.pod_group.phase} but the cache keeps "
+                                f"{cached.pod_group.phase or 'no phase'} for the next session",
+                            [f"job {uid}"], job.pod_group.phase, cached.pod_group.phase)

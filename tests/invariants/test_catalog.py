@@ -369,6 +369,7 @@ DEDICATED = {
     "victim.preemptor-policy": "test_placement_fits.py",
     "queue.drf-share": "test_recompute.py",
     "statement.evictions-reach-the-cache": "test_placement_fits.py",
+    "cross.phase-written-back": "test_podgroup_phase.py",
 }
 
 

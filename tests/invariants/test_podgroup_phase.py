@@ -27,3 +27,14 @@ def test_fires_when_a_gang_at_exactly_min_member_is_not_running(monkeypatch):
     monkeypatch.setattr(framework, "pod_group_phase", off_by_one)
     engine = check(RULE, cluster("basic"), actions="enqueue, allocate", cycles=2)
     assert RULE in [v.invariant for v in engine.violations]
+
+
+def test_the_phase_reaches_the_cache():
+    from schedcheck.mutants import mutant
+
+    rule = "cross.phase-written-back"
+    for kind in ("basic", "partial-gang", "preempt"):
+        assert check(rule, cluster(kind), actions="enqueue, allocate, preempt", cycles=2).violations == []
+    with mutant("phase-not-written-back"):
+        engine = check(rule, cluster("basic"), actions="enqueue, allocate")
+    assert rule in [v.invariant for v in engine.violations]
