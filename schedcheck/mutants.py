@@ -372,6 +372,33 @@ def _phase_not_written_back() -> list[tuple[Any, str, Any]]:
     return [(SchedulerCache, "update_job_status", update_job_status)]
 
 
+def _capacity_allocatable_always() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.capacity import CapacityPlugin
+
+    return [(CapacityPlugin, "_queue_allocatable", lambda self, attr, candidate: True)]
+
+
+def _overcommit_ignores_used() -> list[tuple[Any, str, Any]]:
+    import schedcheck.reference.plugins.overcommit as overcommit
+    from schedcheck.reference.api.resource_info import Resource
+
+    def idle_at_open(ssn, factor):
+        return Resource().add(ssn.total_resource).multi(factor)  # the bug: what runs is not subtracted
+    return [(overcommit, "idle_at_open", idle_at_open)]
+
+
+def _drf_allocate_forgotten() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.drf import DrfPlugin
+
+    return [(DrfPlugin, "_on_allocate", lambda self, event: None)]
+
+
+def _proportion_allocate_forgotten() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
+
+    return [(ProportionPlugin, "_on_allocate", lambda self, event: None)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -434,6 +461,14 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _total_request_not_reduced),
     Mutant("phase-not-written-back", "the job updater's PodGroup phase never reaches the cache, so the next "
            "session starts from the old one", _phase_not_written_back),
+    Mutant("capacity-allocatable-always", "capacity's queue check lets every task through",
+           _capacity_allocatable_always),
+    Mutant("overcommit-ignores-used", "overcommit's idle forgets to subtract what the nodes already run",
+           _overcommit_ignores_used),
+    Mutant("drf-allocate-forgotten", "drf's allocate handler is lost, so placements are not charged to the job",
+           _drf_allocate_forgotten),
+    Mutant("proportion-allocate-forgotten", "proportion's allocate handler is lost, so placements are not charged "
+           "to the queue", _proportion_allocate_forgotten),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
 )}

@@ -67,6 +67,10 @@ PACKAGED = {
     "gang-preemptable-ignores-min": "victim.gang-min",
     "reclaim-ignores-reclaimable-flag": "victim.reclaim-scope",
     "total-request-not-reduced": "job.total-request",
+    "capacity-allocatable-always": "queue.capacity-within-real-capability",
+    "overcommit-ignores-used": "enqueue.overcommit",
+    "drf-allocate-forgotten": "queue.drf-allocated",
+    "proportion-allocate-forgotten": "queue.proportion-allocated",
 }
 EXPECTED = {**{name: case[3] for name, case in CASES.items()}, **PACKAGED}
 
@@ -103,7 +107,7 @@ def test_clean_reference_passes_the_same_scenario(name):
 def test_every_mutant_has_a_case_and_a_packaged_scenario():
     from schedcheck.selftest import scenario_path
 
-    assert len(MUTANTS) >= 30 and set(EXPECTED) == set(MUTANTS) and not set(CASES) & set(PACKAGED)
+    assert len(MUTANTS) >= 40 and set(EXPECTED) == set(MUTANTS) and not set(CASES) & set(PACKAGED)
     assert all(scenario_path(name).is_file() for name in MUTANTS)
 
 
