@@ -21,6 +21,7 @@ class Mutant:
     name: str
     description: str
     patches: Callable[[], list[tuple[Any, str, Any]]]  # (owner, attribute, replacement) triples
+    source: str = "systematic rule mutant"  # or the upstream issue / pull request whose bug it re-creates
 
 
 def _remove_task_forgets_releasing() -> list[tuple[Any, str, Any]]:
@@ -420,10 +421,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _binding_not_allocated),
     Mutant("pipeline-not-reserved", "a pipelined task reserves nothing on its node", _pipeline_not_reserved),
     Mutant("overcommit-inqueue-not-added", "overcommit's JobEnqueued does not add the admitted minimum to inqueue, "
-           "so every job that fits alone is admitted", _overcommit_inqueue_not_added),
+           "so every job that fits alone is admitted", _overcommit_inqueue_not_added,
+           "cf. volcano-sh/volcano#1416 (overcommit's inqueue accounting)"),
     Mutant("overcommit-factor-unbounded", "overcommit reads its factor as unlimited", _overcommit_factor_unbounded),
     Mutant("capacity-branch-leaf-only", "capacity checks a queue's realCapability but not its ancestors' "
-           "(Allocatable and JobEnqueueable)", _capacity_branch_leaf_only),
+           "(Allocatable and JobEnqueueable)", _capacity_branch_leaf_only,
+           "volcano-sh/volcano#3932 (fixed by #3940) and #4118 (fixed by #4119)"),
     Mutant("capacity-ancestors-not-charged", "capacity's allocate/deallocate events update the leaf queue but not "
            "its ancestors", _capacity_ancestors_not_charged),
     Mutant("proportion-deserved-ignores-weight", "proportion's water-filling hands every queue the whole remainder",
@@ -440,9 +443,9 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("allocated-idle-not-subtracted", "NodeInfo.AddTask of an Allocated task leaves Idle as it was",
            _allocated_idle_not_subtracted),
     Mutant("podgroup-phase-off-by-one", "the job updater makes a PodGroup Running only above minMember scheduled "
-           "tasks, not at it", _podgroup_phase_off_by_one),
+           "tasks, not at it", _podgroup_phase_off_by_one, "cf. volcano-sh/volcano#513 (podgroup phase fix)"),
     Mutant("preempt-ignores-never-policy", "preempt lets a pod with preemptionPolicy Never evict others",
-           _preempt_ignores_never_policy),
+           _preempt_ignores_never_policy, "volcano-sh/volcano#3642 (behaviour before #3739)"),
     Mutant("commit-loses-evictions", "Statement.Commit does not send its evictions to the cache",
            _commit_loses_evictions),
     Mutant("preempt-ignores-preemptable-flag", "preempt's victim filter forgets volcano.sh/preemptable=false",

@@ -38,6 +38,7 @@ SCENARIOS = Path(__file__).resolve().with_name("mutant_scenarios")
 class MutantResult:
     name: str
     description: str
+    source: str = ""
     caught_by: list[str] = field(default_factory=list)  # invariant ids that flagged it on its scenario
     clean_problems: list[str] = field(default_factory=list)  # what the clean reference itself reported
     gate_seconds: float | None = None  # blind gate: seconds until found (None: not found or not run)
@@ -48,7 +49,7 @@ class MutantResult:
         return bool(self.caught_by) and not self.clean_problems
 
     def to_json(self) -> dict[str, Any]:
-        return {"mutant": self.name, "description": self.description, "caught": self.caught,
+        return {"mutant": self.name, "description": self.description, "source": self.source, "caught": self.caught,
                 "caughtBy": self.caught_by, "cleanProblems": self.clean_problems,
                 "gateSeconds": None if self.gate_seconds is None else round(self.gate_seconds, 1),
                 "gateInvariant": self.gate_invariant}
@@ -73,7 +74,7 @@ def judge(name: str) -> MutantResult:
     from schedcheck.scenario.loader import load_scenario
 
     chosen = MUTANTS[name]
-    result = MutantResult(name, chosen.description)
+    result = MutantResult(name, chosen.description, chosen.source)
     clean = run_scenario(load_scenario(scenario_path(name)), seed=0)
     result.clean_problems = sorted({v["id"] for v in clean.violations} | {f["id"] for f in clean.findings})
     clean_findings = {f["id"] for f in clean.findings}
@@ -135,7 +136,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def render(results: list[MutantResult], budget: float) -> str:
-    lines = ["| mutant | caught on its scenario by | blind gate |", "| --- | --- | --- |"]
+    lines = ["| mutant | source | caught on its scenario by | blind gate |", "| --- | --- | --- | --- |"]
     for r in results:
         by = ", ".join(f"`{i}`" for i in r.caught_by) if r.caught else (
             "**missed**" + (f" (clean run reports {', '.join(r.clean_problems)})" if r.clean_problems else ""))
@@ -145,7 +146,7 @@ def render(results: list[MutantResult], budget: float) -> str:
             gate = f"not found in {budget:g} s"
         else:
             gate = f"{r.gate_seconds:.1f} s (`{r.gate_invariant}`)"
-        lines.append(f"| `{r.name}` | {by} | {gate} |")
+        lines.append(f"| `{r.name}` | {r.source} | {by} | {gate} |")
     caught = sum(r.caught for r in results)
     summary = f"{caught} of {len(results)} mutants caught on their scenario"
     if budget > 0:
