@@ -400,6 +400,20 @@ def _proportion_allocate_forgotten() -> list[tuple[Any, str, Any]]:
     return [(ProportionPlugin, "_on_allocate", lambda self, event: None)]
 
 
+def _snapshot_shares_nodes() -> list[tuple[Any, str, Any]]:
+    from schedcheck.reference.cache.cache import SchedulerCache
+
+    original = SchedulerCache.snapshot
+
+    def snapshot(self):
+        snap = original(self)
+        for name in list(snap.nodes):
+            if name in self.nodes:
+                snap.nodes[name] = self.nodes[name]  # the bug: the session works on the cache's own nodes
+        return snap
+    return [(SchedulerCache, "snapshot", snapshot)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -472,6 +486,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _drf_allocate_forgotten),
     Mutant("proportion-allocate-forgotten", "proportion's allocate handler is lost, so placements are not charged "
            "to the queue", _proportion_allocate_forgotten),
+    Mutant("snapshot-shares-nodes", "the session snapshot hands out the cache's own NodeInfo objects",
+           _snapshot_shares_nodes),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
 )}

@@ -53,6 +53,7 @@ CASES = {
     "preempt-ignores-never-policy": ("preempt-never", PREEMPT, TIERS, "victim.preemptor-policy"),
     "commit-loses-evictions": ("preempt", PREEMPT, TIERS, "statement.evictions-reach-the-cache"),
     "phase-not-written-back": ("basic", "enqueue, allocate", TIERS, "cross.phase-written-back"),
+    "snapshot-shares-nodes": ("basic", "enqueue, allocate", TIERS, "session.no-shared-objects"),
 }
 
 

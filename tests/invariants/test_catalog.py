@@ -370,6 +370,7 @@ DEDICATED = {
     "queue.drf-share": "test_recompute.py",
     "statement.evictions-reach-the-cache": "test_placement_fits.py",
     "cross.phase-written-back": "test_podgroup_phase.py",
+    "session.no-shared-objects": "test_podgroup_phase.py",
 }
 
 

@@ -38,3 +38,14 @@ def test_the_phase_reaches_the_cache():
     with mutant("phase-not-written-back"):
         engine = check(rule, cluster("basic"), actions="enqueue, allocate")
     assert rule in [v.invariant for v in engine.violations]
+
+
+def test_the_session_shares_no_object_with_the_cache():
+    from schedcheck.mutants import mutant
+
+    rule = "session.no-shared-objects"
+    for kind in ("basic", "preempt", "reclaim"):
+        assert check(rule, cluster(kind), actions="enqueue, allocate, preempt, reclaim").violations == []
+    with mutant("snapshot-shares-nodes"):
+        engine = check(rule, cluster("basic"), actions="enqueue, allocate")
+    assert [v.invariant for v in engine.violations] == [rule] and "node n1" in engine.violations[0].message
