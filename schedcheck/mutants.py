@@ -414,6 +414,172 @@ def _snapshot_shares_nodes() -> list[tuple[Any, str, Any]]:
     return [(SchedulerCache, "snapshot", snapshot)]
 
 
+# -- from the upstream-history and systematic sweep (helper H8) ------------------------------
+
+def _reversed(compare):
+    return lambda *args: -compare(*args)
+
+def _priority_task_order_reversed():
+    import schedcheck.reference.plugins.priority as priority
+    return [(priority, "task_order", _reversed(priority.task_order))]
+
+def _priority_job_order_reversed():
+    import schedcheck.reference.plugins.priority as priority
+    return [(priority, "job_order", _reversed(priority.job_order))]
+
+def _gang_job_order_reversed():
+    import schedcheck.reference.plugins.gang as gang
+    return [(gang, "job_order", _reversed(gang.job_order))]
+
+def _drf_job_order_reversed():
+    from schedcheck.reference.plugins.drf import DrfPlugin
+    original = DrfPlugin.job_order
+    return [(DrfPlugin, "job_order", lambda self, left, right: -original(self, left, right))]
+
+def _proportion_queue_order_reversed():
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
+
+    def queue_order(self, left, right):
+        if left.priority != right.priority:
+            return right.priority - left.priority
+        ls, rs = self._queue_opts[left.uid].share, self._queue_opts[right.uid].share
+        return 0 if ls == rs else (1 if ls < rs else -1)  # the bug: the higher share first
+    return [(ProportionPlugin, "queue_order", queue_order)]
+
+def _proportion_queue_priority_ignored():
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
+
+    def queue_order(self, left, right):
+        ls, rs = self._queue_opts[left.uid].share, self._queue_opts[right.uid].share  # the bug: no priority
+        return 0 if ls == rs else (-1 if ls < rs else 1)
+    return [(ProportionPlugin, "queue_order", queue_order)]
+
+def _proportion_allocatable_forgets_request():
+    from schedcheck.reference.plugins.proportion import ProportionPlugin, queue_is_open
+
+    def queue_allocatable(self, queue, request):
+        if not queue_is_open(queue):
+            return False
+        attr = self._queue_opts[queue.uid]
+        # the bug: allocated is compared without the request being added
+        return attr.allocated.less_equal_with_dimension_and_resources_name(attr.deserved, request)[0]
+    return [(ProportionPlugin, "_queue_allocatable", queue_allocatable)]
+
+def _proportion_enqueue_check(drop: str):
+    from schedcheck.reference.api.resource_info import Resource
+    from schedcheck.reference.plugins.proportion import ProportionPlugin, queue_is_open
+    from schedcheck.reference.framework.session import PERMIT, REJECT
+
+    def job_enqueueable(self, job):
+        queue = self.ssn.queues[job.queue]
+        if not queue_is_open(queue):
+            return REJECT
+        if job.pod_group.min_resources is None:
+            return PERMIT
+        attr = self._queue_opts[job.queue]
+        min_req = job.get_min_resources()
+        needed = min_req.clone()
+        if drop != "allocated":
+            needed.add(attr.allocated)
+        if drop != "inqueue":
+            needed.add(attr.inqueue)
+        if drop != "elastic":
+            needed.sub(attr.elastic)
+        ok, _ = needed.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
+        return PERMIT if ok else REJECT
+    del Resource
+    return [(ProportionPlugin, "job_enqueueable", job_enqueueable)]
+
+def _proportion_reclaim_no_running_sub():
+    from schedcheck.reference.api.resource_info import Zero
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.framework.session import PERMIT
+
+    def reclaimable(self, reclaimer, reclaimees):
+        victims = []
+        for reclaimee in reclaimees:
+            job = self.ssn.jobs.get(reclaimee.job)
+            attr = self._queue_opts.get(job.queue) if job is not None else None
+            if attr is None:
+                continue
+            if not attr.allocated.less_equal(attr.deserved, Zero):  # the bug: the victims taken are not deducted
+                victims.append(reclaimee)
+        return victims, PERMIT
+    return [(ProportionPlugin, "reclaimable", reclaimable)]
+
+def _overcommit_ignores_inqueue():
+    from schedcheck.reference.plugins.overcommit import OvercommitPlugin
+    from schedcheck.reference.framework.session import PERMIT, REJECT
+
+    def job_enqueueable(self, job):
+        if job.pod_group.min_resources is None:
+            return PERMIT
+        minimum = job.get_min_resources()
+        fits, _ = minimum.less_equal_with_dimension_and_resources_name(self.idle, minimum)  # the bug: inqueue left out
+        return PERMIT if fits else REJECT
+    return [(OvercommitPlugin, "job_enqueueable", job_enqueueable)]
+
+def _conformance_evicts_critical():
+    import schedcheck.reference.plugins.conformance as conformance
+    from schedcheck.reference.framework.session import PERMIT
+    return [(conformance, "evictable", lambda evictor, evictees: (list(evictees), PERMIT))]
+
+def _reclaim_filter(skip: str):
+    from schedcheck.reference.actions.reclaim import Reclaim, guided_order
+
+    def reclaimees(self, node, job):
+        jobs, queues, own_queue = self.ssn.jobs, self.ssn.queues, job.queue
+        out = []
+        for task in node.tasks.values():
+            if task.status != TaskStatus.Running or (skip != "preemptable" and not task.preemptable):
+                continue
+            victim_job = jobs.get(task.job)
+            if victim_job is None or victim_job.queue == own_queue:
+                continue
+            victim_queue = queues.get(victim_job.queue)
+            if victim_queue is None or (skip != "reclaimable" and not victim_queue.reclaimable()):
+                continue
+            out.append(task.clone())
+        return guided_order(self.ssn, out)
+    return [(Reclaim, "_reclaimees", reclaimees)]
+
+def _preempt_fits(variant: str):
+    from schedcheck.reference.actions.preempt import Preempt
+    from schedcheck.reference.api.resource_info import Zero
+
+    def fits_on_node(self, queue, preemptor, node):
+        ssn = self.ssn
+        room = node.idle if variant == "idle" else node.future_idle_view()
+        return ((variant == "no-allocatable" or ssn.allocatable(queue, preemptor))
+                and preemptor.init_resreq.less_equal(room, Zero)
+                and ssn.predicate_fn(preemptor, node) is None)
+    return [(Preempt, "_fits_on_node", fits_on_node)]
+
+def _no_allocate_events():
+    from schedcheck.reference.framework.session import Session
+    return [(Session, "fire_allocate", lambda self, task: None)]
+
+def _handler_missed(cls_path: str, attr: str):
+    import importlib
+    module, cls = cls_path.rsplit(".", 1)
+    owner = getattr(importlib.import_module(module), cls)
+    return [(owner, attr, lambda self, event: None)]
+
+def _capacity_enqueue_always():
+    from schedcheck.reference.plugins.capacity import CapacityPlugin
+    from schedcheck.reference.framework.session import PERMIT
+    return [(CapacityPlugin, "job_enqueueable", lambda self, job: PERMIT)]
+
+def _gang_pipelined_always():
+    import schedcheck.reference.plugins.gang as gang
+    from schedcheck.reference.framework.session import PERMIT
+    return [(gang, "job_pipelined", lambda job: PERMIT)]
+
+def _priority_starving_never():
+    import schedcheck.reference.plugins.priority as priority
+    return [(priority, "job_starving", lambda job: False)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -449,9 +615,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "realCapability", _proportion_deserved_over_real_capability),
     Mutant("proportion-share-stale", "proportion never updates a queue's share", _proportion_share_stale),
     Mutant("proportion-inqueue-not-added", "proportion's JobEnqueued does not reserve the admitted minimum",
-           _proportion_inqueue_not_added),
+           _proportion_inqueue_not_added, "volcano-sh/volcano#2213 (inqueue of jobs miscounted at enqueue)"),
     Mutant("reclaim-evicts-every-victim", "reclaim evicts every victim offered, not only until the reclaimer fits",
-           _reclaim_evicts_every_victim),
+           _reclaim_evicts_every_victim,
+           "volcano-sh/volcano#1256 (more pods reclaimed than required), fixed by #1255/#1260"),
     Mutant("enqueue-skips-admission", "enqueue admits every job whatever the admission plugins vote",
            _enqueue_skips_admission),
     Mutant("allocated-idle-not-subtracted", "NodeInfo.AddTask of an Allocated task leaves Idle as it was",
@@ -488,6 +655,54 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "to the queue", _proportion_allocate_forgotten),
     Mutant("snapshot-shares-nodes", "the session snapshot hands out the cache's own NodeInfo objects",
            _snapshot_shares_nodes),
+    Mutant("priority-task-order-reversed", "priority's TaskOrder puts the lower priority first",
+           _priority_task_order_reversed),
+    Mutant("priority-job-order-reversed", "priority's JobOrder puts the lower priority job first",
+           _priority_job_order_reversed),
+    Mutant("gang-job-order-reversed", "gang's JobOrder puts ready jobs before not-ready ones",
+           _gang_job_order_reversed),
+    Mutant("drf-job-order-reversed", "drf's JobOrder serves the higher dominant share first",
+           _drf_job_order_reversed),
+    Mutant("proportion-queue-order-reversed", "proportion's QueueOrder serves the higher share first",
+           _proportion_queue_order_reversed),
+    Mutant("proportion-queue-priority-ignored", "proportion's QueueOrder ignores spec.priority",
+           _proportion_queue_priority_ignored),
+    Mutant("proportion-allocatable-forgets-request", "proportion's Allocatable compares allocated, not allocated + request, with deserved",
+           _proportion_allocatable_forgets_request),
+    Mutant("proportion-enqueue-ignores-inqueue", "proportion's JobEnqueueable leaves the queue's inqueue out of the sum",
+           lambda: _proportion_enqueue_check("inqueue"),
+           "volcano-sh/volcano#2213 (inqueue of jobs miscounted at enqueue)"),
+    Mutant("proportion-enqueue-ignores-allocated", "proportion's JobEnqueueable leaves the queue's allocated out of the sum",
+           lambda: _proportion_enqueue_check("allocated"),
+           "volcano-sh/volcano#3950 discussion (minResources + allocated + inqueue <= capability)"),
+    Mutant("proportion-enqueue-ignores-elastic", "proportion's JobEnqueueable does not subtract the queue's elastic resources",
+           lambda: _proportion_enqueue_check("elastic"),
+           "volcano-sh/volcano PR #1884/#2173 (elastic resources in proportion's admission)"),
+    Mutant("proportion-reclaim-no-deduction", "proportion's Reclaimable does not deduct victims already offered from their queue's allocated",
+           _proportion_reclaim_no_running_sub),
+    Mutant("overcommit-ignores-inqueue", "overcommit's JobEnqueueable compares minResources alone with idle",
+           _overcommit_ignores_inqueue,
+           "volcano-sh/volcano PR #1298 (overcommit limits admission by idle minus inqueue)"),
+    Mutant("conformance-evicts-critical", "conformance's Evictable offers system-critical and kube-system pods",
+           _conformance_evicts_critical),
+    Mutant("reclaim-takes-non-preemptable", "reclaim takes victims that are not preemptable",
+           lambda: _reclaim_filter("preemptable")),
+    Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",
+           lambda: _preempt_fits("no-allocatable")),
+    Mutant("preempt-uses-idle", "preemptorFitsOnNode measures room with Idle instead of FutureIdle",
+           lambda: _preempt_fits("idle")),
+    Mutant("no-allocate-events", "allocate events never reach the plugins",
+           _no_allocate_events),
+    Mutant("predicates-allocate-missed", "predicates' allocate handler does nothing",
+           lambda: _handler_missed("schedcheck.reference.plugins.predicates.PredicatesPlugin", "on_allocate")),
+    Mutant("proportion-deallocate-missed", "proportion's deallocate handler does nothing",
+           lambda: _handler_missed("schedcheck.reference.plugins.proportion.ProportionPlugin", "_on_deallocate")),
+    Mutant("capacity-enqueue-always", "capacity's JobEnqueueable always permits",
+           _capacity_enqueue_always),
+    Mutant("gang-pipelined-always", "gang's JobPipelined always permits",
+           _gang_pipelined_always),
+    Mutant("priority-starving-never", "priority's JobStarving never holds (no preemptor job)",
+           _priority_starving_never),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
 )}

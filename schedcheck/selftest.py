@@ -40,7 +40,7 @@ class MutantResult:
     description: str
     source: str = ""
     caught_by: list[str] = field(default_factory=list)  # invariant ids that flagged it on its scenario
-    clean_problems: list[str] = field(default_factory=list)  # what the clean reference itself reported
+    clean_problems: list[str] = field(default_factory=list)  # safety violations of the clean reference itself
     gate_seconds: float | None = None  # blind gate: seconds until found (None: not found or not run)
     gate_invariant: str = ""
 
@@ -76,7 +76,7 @@ def judge(name: str) -> MutantResult:
     chosen = MUTANTS[name]
     result = MutantResult(name, chosen.description, chosen.source)
     clean = run_scenario(load_scenario(scenario_path(name)), seed=0)
-    result.clean_problems = sorted({v["id"] for v in clean.violations} | {f["id"] for f in clean.findings})
+    result.clean_problems = sorted({v["id"] for v in clean.violations})
     clean_findings = {f["id"] for f in clean.findings}
     with mutant(name):
         buggy = run_scenario(load_scenario(scenario_path(name)), seed=0)

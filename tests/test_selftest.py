@@ -72,8 +72,35 @@ PACKAGED = {
     "overcommit-ignores-used": "enqueue.overcommit",
     "drf-allocate-forgotten": "queue.drf-allocated",
     "proportion-allocate-forgotten": "queue.proportion-allocated",
+    "capacity-enqueue-always": "enqueue.capacity-within-real-capability",
+    "conformance-evicts-critical": "eviction.one-minimal",
+    "drf-job-order-reversed": "order.priority-decides",
+    "gang-job-order-reversed": "order.priority-decides",
+    "no-allocate-events": "statement.events-balanced",
+    "overcommit-ignores-inqueue": "enqueue.overcommit",
+    "predicates-allocate-missed": "node.pod-limit",
+    "priority-job-order-reversed": "order.priority-decides",
+    "priority-task-order-reversed": "order.priority-decides",
+    "proportion-allocatable-forgets-request": "victim.reclaim-over-deserved",
+    "proportion-deallocate-missed": "queue.proportion-allocated",
+    "proportion-enqueue-ignores-allocated": "upstream.assert",
+    "proportion-enqueue-ignores-inqueue": "enqueue.within-real-capability",
+    "proportion-queue-order-reversed": "order.priority-decides",
+    "proportion-queue-priority-ignored": "order.priority-decides",
+    "reclaim-takes-non-preemptable": "victim.preemptable",
 }
+# Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
+# gap stays measured; a rule that starts catching one must move it to PACKAGED.
+GAPS = frozenset(['gang-pipelined-always', 'preempt-ignores-queue-allocatable', 'preempt-uses-idle', 'priority-starving-never', 'proportion-enqueue-ignores-elastic', 'proportion-reclaim-no-deduction'])
 EXPECTED = {**{name: case[3] for name, case in CASES.items()}, **PACKAGED}
+
+
+@pytest.mark.parametrize("name", sorted(GAPS))
+def test_a_known_gap_is_still_a_gap(name):
+    from schedcheck.selftest import judge
+
+    result = judge(name)
+    assert not result.caught, f"{name} is caught now (by {result.caught_by}): move it from GAPS to PACKAGED"
 
 
 def _run(case):
@@ -108,7 +135,7 @@ def test_clean_reference_passes_the_same_scenario(name):
 def test_every_mutant_has_a_case_and_a_packaged_scenario():
     from schedcheck.selftest import scenario_path
 
-    assert len(MUTANTS) >= 40 and set(EXPECTED) == set(MUTANTS) and not set(CASES) & set(PACKAGED)
+    assert len(MUTANTS) >= 40 and set(EXPECTED) | GAPS == set(MUTANTS) and not set(CASES) & set(PACKAGED)
     assert all(scenario_path(name).is_file() for name in MUTANTS)
 
 

@@ -68,3 +68,114 @@ def queue_order(ctx: CheckContext) -> Iterator[Violation]:
     queues = sorted((q for q in ctx.ssn.queues.values() if q.uid in with_jobs), key=lambda q: q.uid)
     yield from _report("queue", strict_weak_order_violations(queues, ctx.ssn.queue_order_fn,
                                                               lambda q: f"queue {q.uid}"))
+
+
+_ORDER_JUDGED = "priority_order_judged"
+
+
+def _decides_first(ssn, point: str, plugin: str) -> bool:
+    """Whether `plugin`'s comparator is the first one the session asks at `point` (so it decides every pair
+    it does not find equal)."""
+    flat = ssn._flat(point)
+    own = ssn._fns.get(point, {}).get(plugin)
+    return bool(flat) and own is not None and flat[0] is own
+
+
+def _pairs_by(items: list, key: Callable[[Any], Any]) -> list[tuple[Any, Any]]:
+    """Neighbours of different key after sorting by key, highest first (enough to test an order by key)."""
+    ordered = sorted(items, key=key, reverse=True)
+    return [(a, b) for a, b in zip(ordered, ordered[1:]) if key(a) != key(b)]
+
+
+def _sign(value: float) -> int:
+    return (value > 0) - (value < 0)
+
+
+def _restated_job_orders(ssn) -> dict[str, Callable[[Any, Any], int]]:
+    """Each known plugin's job order, written from its rule (negative: the left job goes first)."""
+    drf = ssn.plugins.get("drf")
+    orders: dict[str, Callable[[Any, Any], int]] = {
+        "priority": lambda a, b: _sign(b.priority - a.priority),  # higher priority first
+        "gang": lambda a, b: 0 if a.is_ready() == b.is_ready() else (1 if a.is_ready() else -1),  # not ready first
+    }
+    if drf is not None:
+        attrs = drf.job_attrs
+        orders["drf"] = lambda a, b: _sign(attrs[a.uid].share - attrs[b.uid].share)  # lower dominant share first
+    return orders
+
+
+def _job_order_restated(ssn) -> Iterator[Violation]:
+    """Every pair of jobs, ordered by the session as the first plugin (in conf order) that tells them apart
+    would order them; pairs that reach a plugin not restated here are left alone."""
+    restated = _restated_job_orders(ssn)
+    names = {id(fn): name for name, fn in ssn._fns.get("job_order", {}).items()}
+    chain = [names.get(id(fn), "?") for fn in ssn._flat("job_order")]
+    if not chain:
+        return
+    jobs = list(ssn.jobs.values())[:MAX_TRIPLE_ITEMS]
+    for a, b in itertools.combinations(jobs, 2):
+        want = 0
+        for name in chain:
+            order = restated.get(name)
+            if order is None:
+                break  # a plugin whose rule is not restated here decides from now on
+            try:
+                want = order(a, b)
+            except KeyError:
+                break
+            if want:
+                break
+        if not want:
+            continue
+        found = _sign(ssn.job_order_compare_fn(a, b))
+        if found != want:
+            first, second = (a, b) if want < 0 else (b, a)
+            yield Violation("", f"job {first.uid} should come before job {second.uid} (decided by {name}'s rule: "
+                                f"priority {first.priority} vs {second.priority}, ready {first.is_ready()} vs "
+                                f"{second.is_ready()}), but the session orders them the other way or as equal",
+                            [f"job {first.uid}", f"job {second.uid}"], f"{first.uid} first", "not first")
+            return
+
+
+@invariant("order.priority-decides", "jobs are ordered as the first plugin that tells them apart rules (priority: "
+           "higher first; gang: not ready first; drf: lower dominant share first); where priority's task order is "
+           "asked first, a higher-priority task comes first; where proportion's queue order is asked first, a higher "
+           "spec.priority queue comes first, then the lower share", "order",
+           "priority.go, gang.go, drf.go JobOrderFn; priority.go TaskOrderFn; proportion.go QueueOrderFn; seed 003; "
+           "volcano-semantics §10 (effective job order)", (ACTION,))
+def priority_decides(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    if ctx.session_state.get(_ORDER_JUDGED):
+        return
+    ctx.session_state[_ORDER_JUDGED] = True  # the comparators do not change within a session
+    yield from _job_order_restated(ssn)
+    if _decides_first(ssn, "task_order", "priority"):
+        for job in ssn.jobs.values():
+            pending = [t for t in job.tasks.values() if t.status == TaskStatus.Pending]
+            wrong = next(((h, l) for h, l in _pairs_by(pending, lambda t: t.priority)
+                          if ssn.task_compare_fns(h, l) >= 0), None)
+            if wrong is not None:
+                high, low = wrong
+                yield Violation("", f"task {high.key} (priority {high.priority}) is not ordered before task "
+                                    f"{low.key} (priority {low.priority}) of the same job",
+                                [f"task {high.key}", f"task {low.key}"], f"{high.key} first", "not first")
+                break
+    plugin = ssn.plugins.get("proportion")
+    if plugin is not None and _decides_first(ssn, "queue_order", "proportion"):
+        queues = [ssn.queues[name] for name in plugin.queue_attrs if name in ssn.queues]
+        for high, low in _pairs_by(queues, lambda q: q.priority):
+            if ssn._first_nonzero("queue_order", high, low) >= 0:
+                yield Violation("", f"queue {high.name} (priority {high.priority}) is not ordered before queue "
+                                    f"{low.name} (priority {low.priority})", [f"queue {high.name}",
+                                                                               f"queue {low.name}"],
+                                f"{high.name} first", "not first")
+                return
+        shares = plugin.queue_attrs
+        by_share = sorted(queues, key=lambda q: (q.priority, -shares[q.name].share), reverse=True)
+        for a, b in zip(by_share, by_share[1:]):
+            if a.priority == b.priority and shares[a.name].share < shares[b.name].share \
+                    and ssn._first_nonzero("queue_order", a, b) >= 0:
+                yield Violation("", f"queue {a.name} (share {shares[a.name].share:.3g}) is not ordered before queue "
+                                    f"{b.name} (share {shares[b.name].share:.3g}) of the same priority",
+                                [f"queue {a.name}", f"queue {b.name}"], f"{a.name} first", "not first")
+                return

@@ -371,6 +371,7 @@ DEDICATED = {
     "statement.evictions-reach-the-cache": "test_placement_fits.py",
     "cross.phase-written-back": "test_podgroup_phase.py",
     "session.no-shared-objects": "test_podgroup_phase.py",
+    "order.priority-decides": "test_order_rules.py",
 }
 
 
