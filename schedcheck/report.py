@@ -1,37 +1,24 @@
-"""Check reports: reports/<timestamp>-<name>/report.json and report.md, written atomically.
+"""Check reports: reports/<timestamp>-<name>/report.json and report.md (`schedcheck check`).
 
-A report folder is assembled under a temporary name in the same parent and
-renamed into place in one step, so an interrupted run never leaves a
-half-written report behind, and an existing folder is never overwritten.
+The folder is written by schedcheck.report_folder: atomically, never overwriting.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from schedcheck.invariants.registry import get as get_invariant
+from schedcheck.report_folder import safe_name, write_report_folder
 
 
 def write_report(parent: Path, name: str, payload: dict[str, Any]) -> Path:
-    parent.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)[:60] or "scenario"
-    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=parent))
-    (staging / "report.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    (staging / "report.md").write_text(render_markdown(payload), encoding="utf-8")
-    for attempt in range(100):
-        target = parent / (f"{stamp}-{safe}" + (f"-{attempt}" if attempt else ""))
-        try:
-            os.rename(staging, target)  # atomic; fails if the target exists and is not empty
-            return target
-        except OSError:
-            continue
-    raise OSError(f"could not find a free report folder name under {parent}")
+    """reports/<time>-<name>/ with report.json and report.md (schedcheck.report_folder writes it)."""
+    return write_report_folder(parent, safe_name(name, "scenario"), {
+        "report.json": json.dumps(payload, indent=2) + "\n",
+        "report.md": render_markdown(payload),
+    })
 
 
 def render_markdown(payload: dict[str, Any]) -> str:

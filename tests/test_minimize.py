@@ -163,7 +163,7 @@ def test_a_zero_budget_stops_before_any_reduction():
 
 def test_the_budget_stops_a_slow_minimisation(monkeypatch):
     """Each attempt costs 0.05 s of a fake clock, so a 0.3 s budget allows a handful, deterministically."""
-    import schedcheck.minimize as minimize_module
+    import schedcheck.minimize.reducer as minimize_module
 
     doc = partial_gang_doc(noise=10)
     real = failing_predicate(GANG, 0, GANG_MUTANT)

@@ -1,5 +1,5 @@
-"""Conformance report folders: reports/<time>-conform-<kind>/, assembled under a temporary name and
-renamed into place (never half-written, never overwriting), like schedcheck/report.py.
+"""Conformance report folders: reports/<time>-conform-<kind>/, written by schedcheck.report_folder
+(assembled under a temporary name and renamed into place: never half-written, never overwriting).
 
     counterexample.yaml  the minimised scenario, annotated; `schedcheck replay FILE --impl CMD`
     original.yaml        the scenario as the search found it
@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import shutil
-import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from schedcheck.conform.search import SearchResult
+from schedcheck.report_folder import Content, safe_name, write_report_folder
 
 PREFIX = "schedcheck.io/"
 FINDING = PREFIX + "conform-finding"
@@ -59,36 +56,22 @@ def write_conform_report(parent: Path, found: SearchResult, impl: str) -> Path:
     kind = verdict.kind or "finding"
     doc = annotate(found.minimised, kind, found.seed, impl)
     body = payload(found, impl)
-    parent.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=parent))
-    try:
-        header = (f"# schedcheck conformance counterexample: {kind} ({impl}, seed {found.seed}).\n"
-                  f"# Replay: schedcheck replay THIS_FILE --impl '{impl}'   (exit 1: still fails, 0: conforms)\n")
-        (staging / "counterexample.yaml").write_text(header + yaml.safe_dump(doc, sort_keys=False, width=120),
-                                                     encoding="utf-8")
-        (staging / "original.yaml").write_text(yaml.safe_dump(found.original, sort_keys=False, width=120),
-                                               encoding="utf-8")
-        if verdict.result is not None:
-            (staging / "answer.json").write_text(json.dumps({"scenario": doc, "result": verdict.result}, indent=1)
-                                                 + "\n", encoding="utf-8")
-        safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in kind)[:60]
-        for attempt in range(100):
-            target = parent / (f"{stamp}-conform-{safe}" + (f"-{attempt}" if attempt else ""))
-            if target.exists():
-                continue
-            body["replay"] = f"schedcheck replay {target / 'counterexample.yaml'} --impl '{impl}'"
-            (staging / "report.json").write_text(json.dumps(body, indent=2, default=str) + "\n", encoding="utf-8")
-            (staging / "report.md").write_text(render(body), encoding="utf-8")
-            try:
-                os.rename(staging, target)
-                return target
-            except OSError:
-                continue
-        raise OSError(f"could not find a free report folder name under {parent}")
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    header = (f"# schedcheck conformance counterexample: {kind} ({impl}, seed {found.seed}).\n"
+              f"# Replay: schedcheck replay THIS_FILE --impl '{impl}'   (exit 1: still fails, 0: conforms)\n")
+    files: dict[str, Content] = {
+        "counterexample.yaml": header + yaml.safe_dump(doc, sort_keys=False, width=120),
+        "original.yaml": yaml.safe_dump(found.original, sort_keys=False, width=120),
+    }
+    if verdict.result is not None:
+        files["answer.json"] = json.dumps({"scenario": doc, "result": verdict.result}, indent=1) + "\n"
+
+    def placed(target: Path) -> dict[str, Any]:  # the report names its final place
+        body["replay"] = f"schedcheck replay {target / 'counterexample.yaml'} --impl '{impl}'"
+        return body
+
+    files["report.json"] = lambda target: json.dumps(placed(target), indent=2, default=str) + "\n"
+    files["report.md"] = lambda target: render(placed(target))
+    return write_report_folder(parent, "conform-" + safe_name(kind), files)
 
 
 def render(body: dict[str, Any]) -> str:
