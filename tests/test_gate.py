@@ -70,6 +70,7 @@ def test_gate_finds_minimises_and_replays_a_bug(tmp_path, capsys):
     assert result["failure"]["invariant"].startswith("gang.")
     counterexample = Path(result["report"]) / "counterexample.yaml"
     assert counterexample.exists() and (Path(result["report"]) / "report.md").exists()
+    assert (Path(result["report"]) / "original.yaml").exists()  # the scenario before minimisation
     assert result["minimised"]["after"]["pods"] <= result["minimised"]["before"]["pods"]
     assert main(["replay", str(counterexample)]) == 1  # the mutant is recorded in the file
 

@@ -1,0 +1,68 @@
+"""Every `schedcheck` command, declared once.
+
+The table below is the one place a command is named: the parser's
+subcommands (schedcheck.cli), the README's "## Commands" table and the CLI
+contract (../shared/spec/cli.md) are checked against it (tests/test_commands.py).
+Each row names the module that implements the command; the module exposes
+
+    add_arguments(parser)   the command's options and positionals
+    main(args) -> int       run it; the exit status
+    DESCRIPTION, EPILOG     optional: the `--help` text and its examples
+
+and imports anything heavy (z3, hypothesis) inside `main`. Adding a command is
+one row here, one module, and one row in the README's table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    module: str
+    summary: str  # one line: the `schedcheck --help` entry
+    usage: str  # the arguments after the name, as the README's table shows them
+    exits: tuple[str, str, str] | None  # what exit 0 / 1 / 2 mean; None: it always exits 0
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("run", "schedcheck.commands.run", "run the reference scheduler on one scenario",
+            "SCENARIO [--json] [--seed N] [--conf FILE] [--trace]",
+            ("ran, expectations and invariants held", "an expectation or a safety invariant failed",
+             "unreadable input")),
+    Command("check", "schedcheck.commands.check", "run a scenario with every invariant on and write a report",
+            "SCENARIO [--json] [--only IDS] [--seed N] [--conf FILE] [--report DIR]",
+            ("no violation", "violation", "unreadable input")),
+    Command("invariants", "schedcheck.commands.invariants", "list the invariant catalog",
+            "[--json] [--markdown]", None),
+    Command("gate", "schedcheck.commands.gate",
+            "generate clusters and cycles, check every invariant, minimise the first failure",
+            "[--budget S] [--seed N] [--profile ci|nightly] [--workers N] [--report DIR] [--junit FILE] "
+            "[--database DIR] [--strict] [--only IDS] [--mutant NAME] [--json]",
+            ("clean within the budget", "violation found", "usage error")),
+    Command("replay", "schedcheck.replay", "replay a saved counterexample",
+            "FILE [--impl CMD] [--json]", ("no longer fails", "still fails", "unreadable")),
+    Command("prove", "schedcheck.prove", "discharge the Z3 proof obligations",
+            "[--json] [--only NAME]",
+            ("every obligation proved or refuted as documented", "an unexpected result", "usage")),
+    Command("explain", "schedcheck.explain", "why a job stays pending (minimal conflicting constraints)",
+            "SCENARIO --job NS/NAME [--json] [--seed N] [--conf FILE]",
+            ("explained", "could not explain", "unreadable input or unknown job")),
+    Command("conform", "schedcheck.commands.conform",
+            "test another scheduler implementation for conformance (protocol 1)",
+            "--impl CMD [--budget S] [--seed N] [--timeout S] [--scenarios DIR] [--report DIR] [--json]",
+            ("conformant within the budget", "not conformant", "usage")),
+    Command("check-trace", "schedcheck.commands.check_trace",
+            "check a recorded trace (a protocol-1 result and its scenario) offline",
+            "FILE", ("clean", "violation", "unreadable")),
+    Command("bench", "schedcheck.bench", "print performance figures",
+            "[--json] [--sizes 100,1000] [--seed N] [--no-invariants] [--no-upstream]", None),
+)
+
+
+def command(name: str) -> Command | None:
+    return next((c for c in COMMANDS if c.name == name), None)
