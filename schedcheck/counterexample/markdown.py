@@ -144,7 +144,8 @@ def scenario_tables(doc: dict[str, Any]) -> list[str]:
     for n in by_kind.get("Node", []):
         labels = d.dig(n, "metadata", "labels") or {}
         taints = d.dig(n, "spec", "taints") or []
-        rows.append([d.display_name(n, False), _resources(d.dig(n, "status", "allocatable") or d.dig(n, "status", "capacity")),
+        allocatable = d.dig(n, "status", "allocatable") or d.dig(n, "status", "capacity")
+        rows.append([d.display_name(n, False), _resources(allocatable),
                      ", ".join(f"{k}={v}" for k, v in labels.items()) or "-",
                      ", ".join(f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in taints
                                if isinstance(t, dict)) or "-",

@@ -160,7 +160,8 @@ def quantity_edits(doc: Doc) -> list[Edit]:
                 if spelled != str(raw):  # the same value, spelled plainly ("2000m" -> "2")
                     out.append(_set_quantity(copy.deepcopy(current), path, name, what, value, spelled))
                 for alternative in alternatives:
-                    out.append(_set_quantity(copy.deepcopy(current), path, name, what, value, _render(name, alternative)))
+                    out.append(_set_quantity(copy.deepcopy(current), path, name, what, value,
+                                             _render(name, alternative)))
                 return out
             edits.append((f"lower {name} at {path_label(path)}", make))
     return edits
