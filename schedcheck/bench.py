@@ -2,9 +2,9 @@
 
 A cluster of N nodes carries 10xN pods: half already running (spread over the
 nodes), half pending in gangs of 5 spread over four weighted queues. The
-scheduler runs upstream's default configuration (enqueue, allocate, backfill;
-priority, gang, conformance | overcommit, drf, predicates, proportion,
-nodeorder). Each size is timed without and with every invariant checked. The
+scheduler runs upstream's default configuration, as a cluster without a conf
+runs (the reference's `default_scheduler_conf`: DEFAULT_ACTIONS and
+DEFAULT_TIERS in reference_impl/framework/conf.py). Each size is timed without and with every invariant checked. The
 figures are measured, printed and never asserted: machines are shared and noisy.
 
 The same snapshot also goes through upstream's own Go scheduler (the Volcano
@@ -15,6 +15,7 @@ or `upstream=False`) that part is skipped and a note goes to stderr.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
@@ -210,3 +211,46 @@ def render_bench(figures: dict[str, Any]) -> str:
               f"{' | '.join(', '.join(t) for t in figures['tiers'])}), seed {figures['seed']}\n")
     return header + table(["nodes", "pods", "pending", "session s", "binds", "pods placed/s",
                            "with invariants s", "overhead", "checks", "upstream s", "ref/upstream"], rows)
+
+
+# ---------------------------------------------------------------- the command
+
+
+DESCRIPTION = ("Build synthetic clusters (N nodes, 10xN pods, half of them pending in gangs across "
+               "several queues) and time one allocate session at each size, with and without the invariants, "
+               "and through upstream Volcano's own scheduler (the Go adapter) for the ratio reference / "
+               "upstream. Prints figures; asserts nothing.")
+EPILOG = """examples:
+  schedcheck bench
+  schedcheck bench --sizes 100 --json
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--sizes", default="100,1000", help="comma-separated node counts (default 100,1000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for the synthetic cluster (default 0)")
+    parser.add_argument("--no-invariants", action="store_true", help="skip the run with every invariant checked")
+    parser.add_argument("--no-upstream", action="store_true",
+                        help="skip the same session through upstream Volcano (the Go adapter, built on first use)")
+
+
+def main(args: argparse.Namespace) -> int:
+    from schedcheck.commands import EXIT_OK, EXIT_USAGE
+
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+        if not sizes or any(s <= 0 for s in sizes):
+            raise ValueError
+    except ValueError:
+        print(f"schedcheck: bench: --sizes: expected positive integers separated by commas, got {args.sizes!r}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    figures = run_bench(sizes, seed=args.seed, progress=None if args.json else sys.stderr,
+                        with_invariants=not args.no_invariants, upstream=False if args.no_upstream else None)
+    if args.json:
+        json.dump(figures, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_bench(figures))
+    return EXIT_OK

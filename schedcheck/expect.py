@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
 
+from schedcheck.result import RunResult
 from schedcheck.scenario.model import Expectations
-
-if TYPE_CHECKING:
-    from schedcheck.runner import RunResult
 
 
 def judge(expect: Expectations, result: RunResult) -> list[str]:

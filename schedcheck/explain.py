@@ -7,7 +7,6 @@ import argparse
 import json
 import sys
 
-HELP = "why a job stays pending (minimal conflicting constraints)"
 DESCRIPTION = ("Run the reference scheduler on SCENARIO, then ask Z3 whether the job could be placed in the last "
                "session's state; when it cannot, print a minimal set of conflicting constraints (node capacity, "
                "predicates, gang size, queue deserved and state, enqueue admission) in scheduler terms.")
@@ -20,7 +19,7 @@ exit status: 0 explained, 1 could not explain (e.g. the job is not pending), 2 u
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("scenario", help="scenario YAML file")
     parser.add_argument("--job", required=True, help="the job's PodGroup as NAMESPACE/NAME")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

@@ -160,7 +160,7 @@ EPILOG = """example:
 exit status: 0 ran (a finding is a result, not a failure), 2 usage"""
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int, default=60, help="Hypothesis examples per mode (default 60)")
     parser.add_argument("--seed", type=int, default=None, help="machine and walk seed (default: random, printed)")
     parser.add_argument("--steps", type=int, default=20, help="rules per example or walk (default 20)")
@@ -173,7 +173,7 @@ def main(args: argparse.Namespace | list[str] | None = None) -> int:
     if not isinstance(args, argparse.Namespace):
         parser = argparse.ArgumentParser(prog="schedcheck compare-persistence", description=DESCRIPTION,
                                          epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-        configure(parser)
+        add_arguments(parser)
         args = parser.parse_args(args)
     if args.save is not None and args.save.exists():
         print(f"error: {args.save} exists; not overwriting it", file=sys.stderr)

@@ -7,7 +7,6 @@ import json
 import sys
 import time
 
-HELP = "discharge the Z3 proof obligations"
 DESCRIPTION = ("Prove, for every input within the stated bounds, the laws the scheduler relies on (resource "
                "algebra, node ledger transitions, gang counts, DRF, proportion's deserved, eviction order), or "
                "print a concrete counterexample. Some laws are expected to fail (documented findings in "
@@ -22,7 +21,7 @@ exit status: 0 every obligation proved or refuted as documented, 1 an unexpected
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--only", help="comma-separated obligation names or groups (resource, ledger, gang, "
                                        "drf, proportion, evictions)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedcheck.runner import RunResult
+from schedcheck.result import RunResult
 from schedcheck.scenario.model import Scenario
 
 

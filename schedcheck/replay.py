@@ -1,6 +1,6 @@
 """`schedcheck replay FILE`: does a saved counterexample still fail?
 
-The counterexample (schedcheck/counterexample.py) is loaded, the deliberate
+The counterexample (schedcheck/counterexample/) is loaded, the deliberate
 bug it names (if any) is activated, and the reference runs the scenario with
 the annotated seed; the replay reproduces when the same invariant fires again.
 Runs are deterministic, so a counterexample reproduces every time or never.
@@ -20,6 +20,24 @@ from schedcheck.counterexample import Counterexample, only_ids, read_counterexam
 from schedcheck.scenario.errors import ScenarioError
 
 EXIT_FIXED, EXIT_REPRODUCED, EXIT_UNREADABLE = 0, 1, 2
+
+DESCRIPTION = ("Run a counterexample.yaml written by the gate (its seed and any deliberate bug are recorded "
+               "in it). Exit 1 when the same invariant breaks again, 0 when it no longer does, 2 on "
+               "unreadable input.")
+EPILOG = """examples:
+  schedcheck replay reports/20261122T010203Z-gang.commit-ready/counterexample.yaml
+"""
+
+
+def add_arguments(parser: Any) -> None:
+    parser.add_argument("file", help="a counterexample.yaml")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--impl", metavar="CMD",
+                        help="replay against another implementation speaking protocol 1 (docs/protocol.md)")
+
+
+def main(args: Any) -> int:
+    return cmd_replay(args)
 
 
 @dataclass

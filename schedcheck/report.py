@@ -1,8 +1,6 @@
-"""Check reports: reports/<timestamp>-<name>/report.json and report.md, written atomically.
+"""Check reports: reports/<timestamp>-<name>/report.json and report.md (`schedcheck check`).
 
-A report folder is assembled under a temporary name in the same parent and
-renamed into place in one step, so an interrupted run never leaves a
-half-written report behind, and an existing folder is never overwritten.
+The folder is written by schedcheck.report_folder: atomically, never overwriting.
 """
 
 from __future__ import annotations
@@ -12,12 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from schedcheck.invariants.catalog import get as get_invariant
-from schedcheck.report_folder import write_report_folder
+from schedcheck.report_folder import safe_name, write_report_folder
 
 
 def write_report(parent: Path, name: str, payload: dict[str, Any]) -> Path:
-    return write_report_folder(parent, name or "scenario", lambda _: {
-        "report.json": json.dumps(payload, indent=2) + "\n", "report.md": render_markdown(payload)})
+    """reports/<time>-<name>/ with report.json and report.md (schedcheck.report_folder writes it)."""
+    return write_report_folder(parent, safe_name(name, "scenario"), {
+        "report.json": json.dumps(payload, indent=2) + "\n",
+        "report.md": render_markdown(payload),
+    })
 
 
 def render_markdown(payload: dict[str, Any]) -> str:

@@ -1,37 +1,55 @@
-"""The one way reports reach the disk: a new folder, assembled under a temporary name and renamed
-into place, so an interrupted run leaves no half-written report and nothing earlier is overwritten."""
+"""The one report-folder writer: <parent>/<UTC time>-<slug>/, written atomically, never overwriting.
+
+A report folder is assembled under a temporary name (`.partial-*`) in the same
+parent and renamed into place in one step, so an interrupted run never leaves
+a half-written report behind. The final name is new: a name that exists is
+skipped (`-1`, `-2`, ... appended), and a rename that would meet a folder
+created meanwhile fails rather than replacing it (POSIX rename refuses a
+non-empty target), so nothing a user has is overwritten. On any error the
+staging folder is removed.
+
+File contents may depend on the folder's final place (a report that prints
+its own `schedcheck replay <folder>/counterexample.yaml` line): give those as
+a function of the final path; they are written once the name is chosen.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+Content = str | Callable[[Path], str]  # the text, or the text given the folder's final path
 
-def safe_name(text: str, fallback: str = "report") -> str:
+ATTEMPTS = 100
+
+
+def safe_name(text: str, fallback: str = "") -> str:
+    """A file-name-safe slug of at most 60 characters (letters, digits, - _ .)."""
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)[:60] or fallback
 
 
-def write_report_folder(parent: Path, name: str, files: Callable[[Path], dict[str, str]]) -> Path:
-    """Create <parent>/<UTC time>-<name>[-N]/ holding `files(final_folder)` ({file name: text}); return it.
-
-    `files` is told the folder's final path, so a report can name where it will be read from.
-    """
+def write_report_folder(parent: Path, slug: str, files: Mapping[str, Content]) -> Path:
+    """Write the files into a new folder <parent>/<time>-<slug>[-N]/ atomically; return its path."""
     parent.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=parent))
     try:
-        for attempt in range(100):
-            target = parent / (f"{stamp}-{safe_name(name)}" + (f"-{attempt}" if attempt else ""))
+        for name, content in files.items():
+            if isinstance(content, str):
+                (staging / name).write_text(content, encoding="utf-8")
+        for attempt in range(ATTEMPTS):
+            target = parent / (f"{stamp}-{slug}" + (f"-{attempt}" if attempt else ""))
             if target.exists():
                 continue
-            for file_name, text in files(target).items():
-                (staging / file_name).write_text(text, encoding="utf-8")
+            for name, content in files.items():
+                if not isinstance(content, str):
+                    (staging / name).write_text(content(target), encoding="utf-8")
             try:
-                os.rename(staging, target)  # atomic; fails if the target appeared meanwhile and is not empty
+                os.rename(staging, target)  # atomic; fails if a non-empty folder appeared meanwhile
                 return target
             except OSError:
                 continue

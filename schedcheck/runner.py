@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from schedcheck.reference.api.types import TaskStatus
@@ -12,59 +11,10 @@ from schedcheck.reference.scheduler import CycleReport, Scheduler
 from schedcheck.reference.util.assertion import AssertionViolation
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.expect import judge
+from schedcheck.result import PROTOCOL, RunResult
 from schedcheck.scenario.model import Scenario
 
-PROTOCOL = 1  # the conformance protocol version this result speaks (docs/protocol.md)
-
-
-@dataclass
-class RunResult:
-    scenario: str
-    seed: int
-    cycles: int
-    binds: dict[str, str] = field(default_factory=dict)
-    evicted: list[str] = field(default_factory=list)
-    pipelined: dict[str, str] = field(default_factory=dict)
-    pipelined_groups: dict[str, str] = field(default_factory=dict)  # pipelined pod -> its PodGroup
-    pod_group_phases: dict[str, str] = field(default_factory=dict)
-    task_status_counts: dict[str, dict[str, int]] = field(default_factory=dict)
-    violations: list[dict[str, Any]] = field(default_factory=list)
-    findings: list[dict[str, Any]] = field(default_factory=list)  # quality invariants (not failures)
-    expectation_failures: list[str] = field(default_factory=list)
-    ties: list[dict[str, Any]] = field(default_factory=list)
-    trace: list[dict[str, Any]] = field(default_factory=list)
-    skipped_actions: list[str] = field(default_factory=list)
-    skipped_plugins: list[str] = field(default_factory=list)
-    invariants: int = 0  # how many invariants watched the run
-    invariant_checks: int = 0  # how many times they were checked
-    overkill: list[dict[str, Any]] = field(default_factory=list)  # per preemptor: evictions made / needed
-    ledgers: list[dict[str, Any]] = field(default_factory=list)  # node accounting after each session (protocol)
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations and not self.expectation_failures
-
-    def to_json(self, with_trace: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "protocol": PROTOCOL,
-            "implementation": "schedcheck-reference",
-            "scenario": self.scenario,
-            "seed": self.seed,
-            "cycles": self.cycles,
-            "binds": self.binds,
-            "evicted": self.evicted,
-            "pipelined": self.pipelined,
-            "podGroupPhases": self.pod_group_phases,
-            "taskStatusCounts": self.task_status_counts,
-            "violations": self.violations,
-            "findings": self.findings,
-            "expectations": {"met": not self.expectation_failures, "failures": self.expectation_failures},
-            "ties": self.ties,
-        }
-        if with_trace:
-            out["trace"] = self.trace
-            out["ledgers"] = self.ledgers
-        return out
+__all__ = ["PROTOCOL", "RunResult", "run_scenario"]
 
 
 def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | None = None,

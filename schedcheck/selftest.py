@@ -55,7 +55,7 @@ class MutantResult:
                 "gateInvariant": self.gate_invariant}
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=float, default=0.0, metavar="SECONDS",
                         help="also run the blind gate for up to this many seconds per mutant (default: 0, off)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the blind gate (default: 1)")

@@ -70,8 +70,7 @@ def test_gate_finds_minimises_and_replays_a_bug(tmp_path, capsys):
     assert result["failure"]["invariant"].startswith("gang.")
     counterexample = Path(result["report"]) / "counterexample.yaml"
     assert counterexample.exists() and (Path(result["report"]) / "report.md").exists()
-    original = Path(result["report"]) / "original.yaml"  # the scenario as found, beside the minimised one
-    assert original.exists() and len(original.read_text()) >= len(counterexample.read_text()) // 2
+    assert (Path(result["report"]) / "original.yaml").exists()  # the scenario before minimisation
     assert result["minimised"]["after"]["pods"] <= result["minimised"]["before"]["pods"]
     assert main(["replay", str(counterexample)]) == 1  # the mutant is recorded in the file
 

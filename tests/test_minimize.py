@@ -163,7 +163,7 @@ def test_a_zero_budget_stops_before_any_reduction():
 
 def test_the_budget_stops_a_slow_minimisation(monkeypatch):
     """Each attempt costs 0.05 s of a fake clock, so a 0.3 s budget allows a handful, deterministically."""
-    import schedcheck.minimize as minimize_module
+    import schedcheck.minimize.reducer as minimize_module
 
     doc = partial_gang_doc(noise=10)
     real = failing_predicate(GANG, 0, GANG_MUTANT)
@@ -247,3 +247,87 @@ def test_the_predicate_counts_quality_findings():
     doc = scenario_doc("preempt-fits", objects, actions="enqueue, preempt")
     assert failing_predicate("eviction.needed", 0, "evict-before-fit")(doc)
     assert not failing_predicate("eviction.needed", 0, None)(doc)
+
+
+# ---------------------------------------------------------------- the cause, not only the invariant id (issue 14)
+
+FULL = "test.node-full"
+
+
+@pytest.fixture
+def node_full_rule():
+    """A node rule that fires for two causes: a node filled up to its pod limit (what predicates allow),
+    or over it (what happens once predicates are dropped). Like node.pod-limit at gate seeds 4-6, a
+    minimiser that keeps only the id drops predicates and reports the second cause for the first."""
+    from schedcheck.invariants import registry
+    from schedcheck.invariants.violation import Violation
+
+    @registry.invariant(FULL, "test: a node that had a task allocated holds fewer pods than its limit", "node",
+                        "tests/test_minimize.py", (registry.CLOSE,))
+    def node_full(ctx):
+        placed = {op.node for op in ctx.ssn.operations if op.op == "allocate"}
+        for name in sorted(placed):
+            node = ctx.ssn.nodes[name]
+            if len(node.tasks) >= node.allocatable.max_task_num:
+                yield Violation("", f"node {name} is full", [f"node {name}"], "< limit", len(node.tasks))
+
+    yield FULL
+    del registry._CATALOG[FULL]
+
+
+def full_node_doc() -> dict:
+    """One node allowing 2 pods with one running; two pending single-pod jobs; predicates among 5 plugins."""
+    node = node_doc("n1", cpu="8", memory="16Gi")
+    for key in ("capacity", "allocatable"):
+        node["status"][key]["pods"] = "2"
+    objects = [node, pod_doc("old-0", "old", node="n1", phase="Running"), group_doc("old", 1, phase="Running")]
+    for name in ("a", "b"):
+        objects += [pod_doc(f"{name}-0", name), group_doc(name, 1, phase="Inqueue")]
+    return scenario_doc("full-node", objects)
+
+
+def plugins_of(doc: dict) -> list[str]:
+    return [p["name"] for tier in doc["schedulerConf"]["tiers"] for p in tier["plugins"]]
+
+
+def test_node_rules_guard_predicates_and_requires_is_always_guarded():
+    from schedcheck.minimize import guarded_plugins
+
+    assert "predicates" in guarded_plugins("node.pod-limit")
+    assert "gang" in guarded_plugins(GANG) and "proportion" in guarded_plugins("queue.deserved-bounds")
+    assert guarded_plugins("upstream.assert") == ()
+
+
+def test_dropping_predicates_fails_the_same_id_for_another_cause(node_full_rule):
+    from schedcheck.minimize import failure_cause
+
+    doc = full_node_doc()
+    without = copy.deepcopy(doc)
+    without["schedulerConf"]["tiers"][1]["plugins"] = [{"name": "nodeorder"}]
+    with_predicates, without_predicates = failure_cause(doc, FULL), failure_cause(without, FULL)
+    assert with_predicates is not None and without_predicates is not None  # the same id fails either way
+    assert with_predicates != without_predicates
+    assert dict(with_predicates.plugins)["predicates"] is not None
+    assert dict(without_predicates.plugins)["predicates"] is None
+    assert (with_predicates.action, with_predicates.checkpoint, with_predicates.roles) == ("", "close", ("node",))
+
+
+def test_the_minimiser_keeps_the_cause_where_the_id_alone_would_lose_it(node_full_rule):
+    from schedcheck.minimize import failure_cause
+
+    doc = full_node_doc()
+    id_only = minimize(doc, lambda candidate: failure_cause(candidate, FULL) is not None)
+    assert "predicates" not in plugins_of(id_only)  # the trap: the id survives without its cause
+
+    predicate = failing_predicate(FULL, original=doc)
+    kept = minimize(doc, predicate)
+    assert "predicates" in plugins_of(kept) and len(plugins_of(kept)) < len(plugins_of(doc))
+    assert failure_cause(kept, FULL) == failure_cause(doc, FULL) == predicate.cause
+
+
+def test_without_an_original_the_first_failing_document_sets_the_cause(node_full_rule):
+    doc = full_node_doc()
+    predicate = failing_predicate(FULL)
+    assert predicate.cause is None
+    assert "predicates" in plugins_of(minimize(doc, predicate))
+    assert predicate.cause is not None

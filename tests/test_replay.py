@@ -17,6 +17,7 @@ from schedcheck.counterexample import (
     FILE_NAME,
     INVARIANT,
     MUTANT,
+    ORIGINAL_FILE_NAME,
     SEED,
     annotate,
     dump_counterexample,
@@ -45,9 +46,10 @@ def gang_report(tmp_path_factory):
     """The noisy partial gang, minimised under gang-commit-too-few and written as a report folder."""
     doc = partial_gang_doc(noise=10)
     violation = first_violation(scenario_from_document(doc, "<test>"), GANG, 0, GANG_MUTANT)
-    minimised, stats = minimize_with_stats(doc, failing_predicate(GANG, 0, GANG_MUTANT))
+    minimised, stats = minimize_with_stats(doc, failing_predicate(GANG, 0, GANG_MUTANT, original=doc))
     parent = tmp_path_factory.mktemp("reports")
-    folder = write_counterexample_report(parent, minimised, violation, 0, GANG_MUTANT, stats, found_after=1.5)
+    folder = write_counterexample_report(parent, minimised, violation, 0, GANG_MUTANT, stats, found_after=1.5,
+                                         original=doc)
     return parent, folder, violation
 
 
@@ -60,10 +62,11 @@ def write(tmp_path: Path, doc: dict, name: str = FILE_NAME) -> Path:
 # ---------------------------------------------------------------- the report folder
 
 
-def test_the_report_folder_holds_the_three_files_and_nothing_half_written(gang_report):
+def test_the_report_folder_holds_the_four_files_and_nothing_half_written(gang_report):
     parent, folder, _ = gang_report
     assert folder.parent == parent and GANG in folder.name
-    assert sorted(p.name for p in folder.iterdir()) == ["counterexample.yaml", "report.json", "report.md"]
+    assert sorted(p.name for p in folder.iterdir()) == ["counterexample.yaml", "original.yaml", "report.json",
+                                                        "report.md"]
     assert [p.name for p in parent.iterdir()] == [folder.name]  # no .partial-* left behind
 
 
@@ -103,6 +106,25 @@ def test_report_md_is_readable(gang_report):
         assert heading in text, heading
     assert "| node | allocatable |" in text and "| pod | job | requests | node | phase | priority |" in text
     assert "*Before* is" in text  # what "before" means is written down
+
+
+def test_the_original_scenario_is_kept_beside_the_minimised_one(gang_report, capsys):
+    _, folder, _ = gang_report
+    original = yaml.safe_load((folder / ORIGINAL_FILE_NAME).read_text())
+    assert original["metadata"]["annotations"][INVARIANT] == GANG
+    del original["metadata"]["annotations"]
+    assert original == partial_gang_doc(noise=10)  # the scenario as found, annotated the same way
+    assert (folder / ORIGINAL_FILE_NAME).read_text().startswith("# The scenario as the search found it")
+    assert cmd_replay(args(folder / ORIGINAL_FILE_NAME)) == 1  # it replays too
+    capsys.readouterr()
+    payload = json.loads((folder / "report.json").read_text())
+    assert payload["original"] == ORIGINAL_FILE_NAME and payload["originalScenario"]["nodes"] == 11
+    assert payload["sameCause"] and payload["cause"] == payload["originalCause"]
+    assert payload["cause"]["invariant"] == GANG and payload["cause"]["plugins"]["gang"] is not None
+    text = (folder / "report.md").read_text()
+    assert "## Files" in text and "`counterexample.yaml`: the minimised scenario" in text
+    assert "`original.yaml`: the scenario as the search found it" in text and "11 nodes" in text
+    assert "| cause | original | minimised |" in text and "Warning" not in text
 
 
 # ---------------------------------------------------------------- replay
@@ -261,3 +283,4 @@ def test_the_report_accepts_just_the_invariant_id_and_a_stats_mapping(tmp_path):
     assert payload["minimisation"]["minimiseSeconds"] == 0.1 and payload["minimisation"]["before"]["pods"] == 3
     assert "| found after | 2.0 s |" in (folder / "report.md").read_text()
     assert replay(str(folder / FILE_NAME)).reproduced
+    assert not (folder / ORIGINAL_FILE_NAME).exists() and "original" not in payload  # none was given

@@ -151,7 +151,7 @@ EPILOG = """example:
 exit status: 0 no divergence or error, 1 some, 2 unreadable input or no adapter"""
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", help="scenario files or directories")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--seed", type=int, default=0, help="seed for both implementations (default 0)")
@@ -161,7 +161,7 @@ def main(args: argparse.Namespace | list[str] | None = None) -> int:
     if not isinstance(args, argparse.Namespace):
         parser = argparse.ArgumentParser(prog="schedcheck differential", description=DESCRIPTION, epilog=EPILOG,
                                          formatter_class=argparse.RawDescriptionHelpFormatter)
-        configure(parser)
+        add_arguments(parser)
         args = parser.parse_args(args)
     try:
         files = scenario_files(args.paths)

@@ -23,7 +23,7 @@ EPILOG = """example:
   schedcheck overhead --count 30 --seed 0"""
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--count", type=int, default=30, help="generated scenarios to time (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated scenarios (default 0)")
 
@@ -31,7 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace | list[str] | None = None) -> int:
     if not isinstance(args, argparse.Namespace):
         parser = argparse.ArgumentParser(prog="schedcheck overhead", description=DESCRIPTION)
-        configure(parser)
+        add_arguments(parser)
         args = parser.parse_args(args)
 
     from schedcheck.generators.scenarios import profile_scenarios, sample_documents

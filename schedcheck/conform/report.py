@@ -1,5 +1,5 @@
-"""Conformance report folders: reports/<time>-conform-<kind>/, assembled under a temporary name and
-renamed into place (never half-written, never overwriting), like schedcheck/report.py.
+"""Conformance report folders: reports/<time>-conform-<kind>/, written by schedcheck.report_folder
+(assembled under a temporary name and renamed into place: never half-written, never overwriting).
 
     counterexample.yaml  the minimised scenario, annotated; `schedcheck replay FILE --impl CMD`
     original.yaml        the scenario as the search found it
@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from schedcheck.report_folder import write_report_folder
 from schedcheck.conform.search import SearchResult
+from schedcheck.report_folder import Content, safe_name, write_report_folder
 
 PREFIX = "schedcheck.io/"
 FINDING = PREFIX + "conform-finding"
@@ -58,17 +58,20 @@ def write_conform_report(parent: Path, found: SearchResult, impl: str) -> Path:
     body = payload(found, impl)
     header = (f"# schedcheck conformance counterexample: {kind} ({impl}, seed {found.seed}).\n"
               f"# Replay: schedcheck replay THIS_FILE --impl '{impl}'   (exit 1: still fails, 0: conforms)\n")
+    files: dict[str, Content] = {
+        "counterexample.yaml": header + yaml.safe_dump(doc, sort_keys=False, width=120),
+        "original.yaml": yaml.safe_dump(found.original, sort_keys=False, width=120),
+    }
+    if verdict.result is not None:
+        files["answer.json"] = json.dumps({"scenario": doc, "result": verdict.result}, indent=1) + "\n"
 
-    def files(target: Path) -> dict[str, str]:
+    def placed(target: Path) -> dict[str, Any]:  # the report names its final place
         body["replay"] = f"schedcheck replay {target / 'counterexample.yaml'} --impl '{impl}'"
-        out = {"counterexample.yaml": header + yaml.safe_dump(doc, sort_keys=False, width=120),
-               "original.yaml": yaml.safe_dump(found.original, sort_keys=False, width=120),
-               "report.json": json.dumps(body, indent=2, default=str) + "\n", "report.md": render(body)}
-        if verdict.result is not None:
-            out["answer.json"] = json.dumps({"scenario": doc, "result": verdict.result}, indent=1) + "\n"
-        return out
+        return body
 
-    return write_report_folder(parent, f"conform-{kind}", files)
+    files["report.json"] = lambda target: json.dumps(placed(target), indent=2, default=str) + "\n"
+    files["report.md"] = lambda target: render(placed(target))
+    return write_report_folder(parent, "conform-" + safe_name(kind), files)
 
 
 def render(body: dict[str, Any]) -> str:

@@ -1,0 +1,89 @@
+"""Every `schedcheck` command, declared once.
+
+The table below is the one place a command is named: the parser's
+subcommands (schedcheck.cli), the README's "## Commands" table and the CLI
+contract (../shared/spec/cli.md) are checked against it (tests/test_commands.py).
+Each row names the module that implements the command; the module exposes
+
+    add_arguments(parser)   the command's options and positionals
+    main(args) -> int       run it; the exit status
+    DESCRIPTION, EPILOG     optional: the `--help` text and its examples
+
+and imports anything heavy (z3, hypothesis) inside `main`. Adding a command is
+one row here, one module, and one row in the README's table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    module: str
+    summary: str  # one line: the `schedcheck --help` entry
+    usage: str  # the arguments after the name, as the README's table shows them
+    exits: tuple[str, str, str] | None  # what exit 0 / 1 / 2 mean; None: it always exits 0
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("run", "schedcheck.commands.run", "run the reference scheduler on one scenario",
+            "SCENARIO [--json] [--seed N] [--conf FILE] [--trace] [--fail-on-known IDS]",
+            ("ran, expectations and invariants held", "an expectation or a safety invariant failed",
+             "unreadable input")),
+    Command("check", "schedcheck.commands.check", "run a scenario with every invariant on and write a report",
+            "SCENARIO [--json] [--only IDS] [--seed N] [--conf FILE] [--report DIR] [--fail-on-known IDS]",
+            ("no violation", "violation", "unreadable input")),
+    Command("invariants", "schedcheck.commands.invariants", "list the invariant catalog",
+            "[--json] [--markdown]", None),
+    Command("gate", "schedcheck.commands.gate",
+            "generate clusters and cycles, check every invariant, minimise the first failure",
+            "[--budget S] [--seed N] [--profile ci|nightly] [--workers N] [--report DIR] [--junit FILE] "
+            "[--database DIR] [--strict] [--only IDS] [--mutant NAME] [--fail-on-known IDS] [--json]",
+            ("clean within the budget", "violation found", "usage error")),
+    Command("replay", "schedcheck.replay", "replay a saved counterexample",
+            "FILE [--impl CMD] [--json]", ("no longer fails", "still fails", "unreadable")),
+    Command("prove", "schedcheck.prove", "discharge the Z3 proof obligations",
+            "[--json] [--only NAME]",
+            ("every obligation proved or refuted as documented", "an unexpected result", "usage")),
+    Command("explain", "schedcheck.explain", "why a job stays pending (minimal conflicting constraints)",
+            "SCENARIO --job NS/NAME [--json] [--seed N] [--conf FILE]",
+            ("explained", "could not explain", "unreadable input or unknown job")),
+    Command("conform", "schedcheck.commands.conform",
+            "test another scheduler implementation for conformance (protocol 1)",
+            "--impl CMD [--budget S] [--seed N] [--timeout S] [--scenarios DIR] [--report DIR] [--json]",
+            ("conformant within the budget", "not conformant", "usage")),
+    Command("check-trace", "schedcheck.commands.check_trace",
+            "check a recorded trace (a protocol-1 result and its scenario) offline",
+            "FILE", ("clean", "violation", "unreadable")),
+    Command("bench", "schedcheck.bench", "print performance figures",
+            "[--json] [--sizes 100,1000] [--seed N] [--no-invariants] [--no-upstream]", None),
+    Command("selftest", "schedcheck.selftest", "run every deliberate bug and show which rule catches it",
+            "[--budget S] [--seed N] [--only NAMES] [--json]",
+            ("every mutant caught", "some mutant missed", "usage")),
+    Command("differential", "schedcheck.adapters.differential",
+            "run scenarios through the reference and upstream Volcano; show where they decide differently",
+            "PATHS [--json] [--seed N]",
+            ("no divergence", "divergence or error", "unreadable input or no adapter")),
+    Command("compare-persistence", "schedcheck.persistence_compare",
+            "compare pipelined-state persistence modes on the same multi-session programs",
+            "[--budget N] [--seed N] [--walks N]", None),
+    Command("overhead", "schedcheck.conform.overhead", "time the conformance protocol's round trip (figures only)",
+            "[--count N] [--seed N]", None),
+)
+
+
+def known_ids(raw: str | None) -> tuple[str, ...]:
+    """--fail-on-known: the known upstream findings (invariants/known.py) that fail like any violation."""
+    return tuple(part.strip() for part in raw.split(",") if part.strip()) if raw else ()
+
+
+KNOWN_HELP = ("known upstream findings (invariants/known.py, docs/findings.md) that fail the run like any "
+              "violation: comma-separated ids such as F1, or all (default: reported only)")
+
+
+def command(name: str) -> Command | None:
+    return next((c for c in COMMANDS if c.name == name), None)

@@ -1,0 +1,74 @@
+"""`schedcheck gate`: the command line of the CI gate (schedcheck.gate runs it)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids
+
+DESCRIPTION = ("Generate scenarios and multi-session runs with Hypothesis, check every invariant on each, "
+               "and stop at the first violation: shrink it, minimise the scenario, and write a report folder "
+               "with a replayable counterexample.yaml. Exit 0 when nothing was found within the budget, "
+               "1 when a violation was, 2 on a usage error.")
+EPILOG = """examples:
+  schedcheck gate                         # the CI gate: 60 s, one worker, seed from the clock (printed)
+  schedcheck gate --budget 600 --workers 2 --seed 42 --junit gate.xml
+  schedcheck gate --profile nightly --database /shared/schedcheck-db
+  schedcheck gate --mutant discard-not-reversing --budget 60   # self-test: the gate must find this bug
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--budget", type=float, metavar="SECONDS",
+                        help="seconds of searching (default: 60 with --profile ci, 1800 with nightly)")
+    parser.add_argument("--seed", type=int, help="seed of the search (default: from the clock; always printed)")
+    parser.add_argument("--profile", choices=["ci", "nightly"], default="ci",
+                        help="ci: small clusters, short budget; nightly: larger clusters, long budget")
+    parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (pytest-xdist)")
+    parser.add_argument("--report", metavar="DIR", default="reports", help="where reports go (default reports/)")
+    parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML result")
+    parser.add_argument("--database", metavar="DIR", default=".schedcheck/hypothesis",
+                        help="Hypothesis example database, shared by workers and later runs")
+    parser.add_argument("--strict", action="store_true", help="quality findings fail the gate too")
+    parser.add_argument("--fail-on-known", metavar="IDS", help=KNOWN_HELP)
+    parser.add_argument("--only", metavar="IDS", help="comma-separated invariant ids to check (default: all)")
+    parser.add_argument("--mutant", metavar="NAME", help="run against the reference with a deliberate bug "
+                                                         "(the harness's self-test; see schedcheck/mutants.py)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def main(args: argparse.Namespace) -> int:
+    from schedcheck.gate import GateOptions, render_gate, run_gate
+    from schedcheck.mutants import MUTANTS
+
+    if args.workers < 1:
+        print("schedcheck: gate: --workers: expected 1 or more", file=sys.stderr)
+        return EXIT_USAGE
+    if args.budget is not None and args.budget <= 0:
+        print("schedcheck: gate: --budget: expected a positive number of seconds", file=sys.stderr)
+        return EXIT_USAGE
+    if args.mutant and args.mutant not in MUTANTS:
+        print(f"schedcheck: gate: --mutant: unknown {args.mutant!r}; known: {', '.join(sorted(MUTANTS))}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    only = [part.strip() for part in args.only.split(",") if part.strip()] if args.only else None
+    if only:
+        from schedcheck.invariants.catalog import catalog
+
+        unknown = sorted(set(only) - {inv.id for inv in catalog()})
+        if unknown:
+            print(f"schedcheck: gate: --only: unknown invariant id(s): {', '.join(unknown)}", file=sys.stderr)
+            return EXIT_USAGE
+    options = GateOptions(budget=args.budget, seed=args.seed, profile=args.profile, report_dir=args.report,
+                          workers=args.workers, junit=args.junit, database=args.database, mutant=args.mutant,
+                          strict=args.strict, only=only, json=args.json,
+                          fail_on_known=known_ids(args.fail_on_known))
+    result = run_gate(options)
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_gate(result))
+    return EXIT_FAILED if result.failure is not None else EXIT_OK
