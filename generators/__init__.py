@@ -2,8 +2,10 @@
 
 - `schedcheck.generators.quantities`: Kubernetes quantity strings (cpu, memory, GPUs, node shapes) and
   exact arithmetic on them.
-- `schedcheck.generators.objects`: one strategy per kind (nodes, queues and queue trees, priority
-  classes, jobs = a PodGroup and its pods, placed consistently on the nodes).
+- one module per kind of object, each a few strategies: `vocabulary` (label keys, names, taints, pod
+  states, the base time), `nodes`, `queues` (queues, queue trees, priority classes), `jobs` (a
+  PodGroup and its pods, placed consistently on the nodes; fillers and system pods), `ledger` (what
+  each node has left, and whether a pod may sit there), `quotas` (ResourceQuotas).
 - `schedcheck.generators.confs`: volcano-scheduler.conf documents drawn from realistic action orders,
   tier sets, flags and plugin arguments.
 - `schedcheck.generators.scenarios`: `scenarios(...)`, the whole scenario, and `scenario_profiles`

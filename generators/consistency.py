@@ -18,15 +18,9 @@ from typing import Any
 
 import networkx as nx
 
-from schedcheck.generators.objects import (
-    GROUP_NAME,
-    ROOT,
-    TASK_SPEC,
-    _affinity_matches,
-    _selector_matches,
-    _tolerates,
-    pod_request,
-)
+from schedcheck.generators.ledger import affinity_matches, selector_matches, tolerates, pod_request
+from schedcheck.generators.queues import ROOT
+from schedcheck.generators.vocabulary import GROUP_NAME, TASK_SPEC
 from schedcheck.generators.quantities import add, amounts
 
 
@@ -72,12 +66,12 @@ def _node_problems(doc: Mapping[str, Any]) -> list[str]:
         held[node_name] = add(held[node_name], pod_request(spec))
         labels = node["metadata"].get("labels", {})
         if spec.get("schedulerName", "volcano") == "volcano":
-            if not _selector_matches(spec.get("nodeSelector"), labels):
+            if not selector_matches(spec.get("nodeSelector"), labels):
                 problems.append(f"pod {key} runs on {node_name} against its nodeSelector")
-            if not _affinity_matches(spec.get("affinity"), labels):
+            if not affinity_matches(spec.get("affinity"), labels):
                 problems.append(f"pod {key} runs on {node_name} against its required node affinity")
         for taint in node.get("spec", {}).get("taints", []):
-            if taint["effect"] == "NoExecute" and not _tolerates(spec.get("tolerations", []), taint):
+            if taint["effect"] == "NoExecute" and not tolerates(spec.get("tolerations", []), taint):
                 problems.append(f"pod {key} runs on {node_name} without tolerating its NoExecute taint")
     for name, total in held.items():
         allocatable = amounts(nodes[name]["status"]["allocatable"])

@@ -157,14 +157,14 @@ class SchedulerMachine(RuleBasedStateMachine):
     def bind_will_fail(self, index: int) -> None:
         pending = self._pods("Pending")
         if pending and self.scheduler is not None:
-            self.scheduler.cache.failing_binds.add(pending[index % len(pending)].key)
+            self.scheduler.cache.cluster.failing_binds.add(pending[index % len(pending)].key)
             self.touched = True
 
     @rule(index=st.integers(0, 50), sessions=st.integers(1, 3))
     def eviction_is_slow(self, index: int, sessions: int) -> None:
         running = self._pods("Running")
         if running and self.scheduler is not None:
-            self.scheduler.cache.slow_evictions[running[index % len(running)].key] = sessions
+            self.scheduler.cache.cluster.slow_evictions[running[index % len(running)].key] = sessions
             self.touched = True
 
     # -- sessions ----------------------------------------------------------------------------------
@@ -176,7 +176,7 @@ class SchedulerMachine(RuleBasedStateMachine):
             self.scheduler.advance()
         self.before_session = scenario_document(
             f"machine-session-{self.sessions}", self.world, self.scheduler.conf, cycles=1,
-            now=format_timestamp(self.scheduler.cache.clock))
+            now=format_timestamp(self.scheduler.cache.cluster.clock))
         if self.scheduler.conf.persistent_pipelines:  # the dump knows no schedcheck-only keys
             self.before_session["schedulerConf"][PERSISTENCE_KEY] = self.scheduler.conf.pipeline_persistence
         if self.touched or self.chain_doc is None:
@@ -277,7 +277,7 @@ class CrossSessionMachine(SchedulerMachine):
         pending = [p for p in self._pods("Pending") if not p.node_name]
         if pending and self.scheduler is not None:
             target = self.world.nodes[node % len(self.world.nodes)].name
-            self.scheduler.cache.bound_elsewhere[pending[index % len(pending)].key] = target
+            self.scheduler.cache.cluster.bound_elsewhere[pending[index % len(pending)].key] = target
             self.touched = True
 
     @rule(index=st.integers(0, 50), value=st.sampled_from(["a", "b"]))

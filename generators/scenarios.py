@@ -38,23 +38,12 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from schedcheck.generators.confs import conf_features, scheduler_confs
-from schedcheck.generators.objects import (
-    NAMESPACES,
-    NodeLedger,
-    filler_job,
-    hierarchical_queues,
-    job_drafts,
-    leaf_queues,
-    namespace_usage,
-    node_lists,
-    place_jobs,
-    priority_classes,
-    queue_lists,
-    queue_trees,
-    resource_quotas,
-    system_pods,
-    timestamp,
-)
+from schedcheck.generators.jobs import filler_job, job_drafts, place_jobs, system_pods
+from schedcheck.generators.ledger import NodeLedger
+from schedcheck.generators.nodes import node_lists
+from schedcheck.generators.queues import hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees
+from schedcheck.generators.quotas import namespace_usage, resource_quotas
+from schedcheck.generators.vocabulary import NAMESPACES, timestamp
 from schedcheck.generators.quantities import CPU, GPU, MEMORY, amounts, choice, rarely, sometimes
 
 API_VERSION = "schedcheck/v1"

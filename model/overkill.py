@@ -129,7 +129,13 @@ def _bundled(ssn, candidates: list, allowed: list) -> list[Candidate]:
     """The allowed victims under the gang actions' bundle rules: a safe bundle's tasks one by one, a
     whole bundle all together (and only when allowWholeBundle), as the action builds them."""
     from schedcheck.reference.actions.gangpreempt import (
-        BundleType, apply_allowed_tasks, create_job_bundles, parse_settings)
+        parse_settings,
+    )
+    from schedcheck.reference.actions.utils.bundle import (
+        BundleType,
+        apply_allowed_tasks,
+        create_job_bundles,
+    )
 
     by_job: dict[str, list] = {}
     for task in candidates:

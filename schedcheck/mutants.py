@@ -191,7 +191,7 @@ def _proportion_deserved_over_real_capability() -> list[tuple[Any, str, Any]]:
 
 
 def _proportion_share_stale() -> list[tuple[Any, str, Any]]:
-    from schedcheck.reference.plugins.proportion import QueueAttr
+    from schedcheck.reference.plugins.queue_attr import QueueAttr
 
     return [(QueueAttr, "update_share", lambda self: None)]
 
@@ -455,7 +455,8 @@ def _proportion_queue_priority_ignored():
     return [(ProportionPlugin, "queue_order", queue_order)]
 
 def _proportion_allocatable_forgets_request():
-    from schedcheck.reference.plugins.proportion import ProportionPlugin, queue_is_open
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.plugins.queue_attr import queue_is_open
 
     def queue_allocatable(self, queue, request):
         if not queue_is_open(queue):
@@ -467,7 +468,8 @@ def _proportion_allocatable_forgets_request():
 
 def _proportion_enqueue_check(drop: str):
     from schedcheck.reference.api.resource_info import Resource
-    from schedcheck.reference.plugins.proportion import ProportionPlugin, queue_is_open
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
+    from schedcheck.reference.plugins.queue_attr import queue_is_open
     from schedcheck.reference.framework.session import PERMIT, REJECT
 
     def job_enqueueable(self, job):

@@ -3,7 +3,7 @@
 
 The reference scheduler with gang's JobReady always true (schedcheck/mutants.py
 "gang-commit-too-few"): a job whose pods do not all fit still gets the pods that do
-bound, below its PodGroup's minMember. schedcheck conform reports check.gang-min.
+bound, below its PodGroup's minMember. schedcheck conform reports check.gang.commit-ready.
 """
 
 import os

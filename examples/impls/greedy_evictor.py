@@ -4,8 +4,8 @@
 It decides like the reference, then, in the last session, whenever a job is left with
 pending pods it evicts EVERY running, preemptable pod of lower priority in the same
 queue (upstream's preempt evicts victims one at a time, only until the preemptor fits,
-and only where priority, gang and the conf allow it). schedcheck conform reports a
-divergence at the first needless eviction.
+and only where priority, gang and the conf allow it). schedcheck conform reports
+check.eviction.same-node: its extra evictions are on nodes where no preemptor was placed.
 """
 
 import os

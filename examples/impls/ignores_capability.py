@@ -3,7 +3,7 @@
 
 The reference scheduler with proportion's Allocatable always true (schedcheck/mutants.py
 "allocate-ignores-deserved"): queues get more than their share. schedcheck conform reports
-check.queue-capability or a divergence.
+check.queue.allocate-within-deserved, the catalog rule, judged on its own trace.
 """
 
 import os

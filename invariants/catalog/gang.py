@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import CLOSE, STATEMENT, invariant
+from schedcheck.invariants.registry import ACTION, CLOSE, STATEMENT, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.job_info import JobInfo
 
@@ -67,19 +67,23 @@ def gang_session_atomic(ctx: CheckContext) -> Iterator[Violation]:
                                 f"half-bound", [f"job {uid}"], f">= {job.min_available} ready", short)
 
 
-@invariant("gang.no-stranded-placement", "a job left with Allocated tasks at session close is ready or "
+@invariant("gang.no-stranded-placement", "when allocate ends, a job left with Allocated tasks is ready or "
            "pipelined: allocate discards every other statement", "gang",
-           "allocate.go (a statement survives only if JobReady or JobPipelined); semantics §8.2", (CLOSE,))
+           "allocate.go (a statement survives only if JobReady or JobPipelined); semantics §8.2", (ACTION,))
 def gang_no_stranded_placement(ctx: CheckContext) -> Iterator[Violation]:
-    # Pipelined tasks are not judged: preempt's phase B commits one task at a time with no
-    # JobPipelined check (semantics §12 item 8), so a lone pipelined task is upstream behaviour.
+    # Judged when allocate ends, not at close: a later action (shuffle, preempt, reclaim) may evict
+    # one of the job's running tasks, and upstream then closes the session with the job's kept
+    # placements no longer ready. Pipelined tasks are not judged: preempt's phase B commits one task
+    # at a time with no JobPipelined check (semantics §12 item 8).
+    if ctx.action != "allocate":
+        return
     from schedcheck.reference.api.types import TaskStatus
 
     for job in ctx.ssn.jobs.values():
         stranded = [t for t in job.tasks_with_status(TaskStatus.Allocated)
                     if not t.best_effort]  # backfill may leave BestEffort tasks Allocated
         if stranded and not ctx.ssn.job_ready(job) and not ctx.ssn.job_pipelined(job):
-            yield Violation("", f"job {job.uid} ends the session with {len(stranded)} task(s) placed "
+            yield Violation("", f"job {job.uid} ends allocate with {len(stranded)} task(s) placed "
                                 f"({', '.join(sorted(t.key for t in stranded)[:3])}) but is neither ready nor "
                                 f"pipelined: a discard did not undo them", [f"job {job.uid}"],
                             "no placed tasks", len(stranded))

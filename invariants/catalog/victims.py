@@ -65,13 +65,19 @@ def victim_status(ctx: CheckContext) -> Iterator[Violation]:
                             record.from_status.name if record.from_status else None)
 
 
-@invariant("victim.preemptable", "no task marked volcano.sh/preemptable=false is ever evicted", "victim",
+@invariant("victim.preemptable", "preempt and reclaim never evict a task marked volcano.sh/preemptable=false "
+           "(shuffle's rescheduling evictions ignore the mark upstream)", "victim",
            "preempt.go / reclaim.go (task.Preemptable); semantics §2.4", (STATEMENT,))
 def victim_preemptable(ctx: CheckContext) -> Iterator[Violation]:
-    for _, preemptor, _, victim in _victims(ctx):
-        if not victim.preemptable:
+    if ctx.statement_kind != "commit" or ctx.action not in EVICTING_ACTIONS:
+        return
+    for record in ctx.statement_records:
+        victim = task_of(ctx, record) if record.op == "evict" else None
+        if victim is not None and not victim.preemptable:
+            preemptor = next((f"task {r.task}" for r in ctx.statement_records if r.op == "pipeline"), None)
             yield Violation("", f"{ctx.action} evicted {victim.key}, which is not preemptable",
-                            [f"task {victim.key}", f"task {preemptor.key}"], "preemptable", "not preemptable")
+                            [f"task {victim.key}"] + ([preemptor] if preemptor else []), "preemptable",
+                            "not preemptable")
 
 
 @invariant("victim.best-effort", "a BestEffort preemptor never evicts a task that is not BestEffort", "victim",

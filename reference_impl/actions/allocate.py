@@ -26,12 +26,20 @@ from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.resource_info import Zero
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus
-from schedcheck.reference.api.unschedule_info import FitError, FitErrors, Status, StatusCode
+from schedcheck.reference.api.unschedule_info import (
+    FitError,
+    FitErrors,
+    Status,
+    StatusCode,
+)
 from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.framework.statement import Statement, StatementError
 from schedcheck.reference.util.priority_queue import PriorityQueue
-from schedcheck.reference.util.scheduler_helper import PredicateHelper, best_node_by_idle_then_future_idle
+from schedcheck.reference.util.scheduler_helper import (
+    PredicateHelper,
+    best_node_by_idle_then_future_idle,
+)
 
 PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
 

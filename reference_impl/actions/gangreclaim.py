@@ -18,10 +18,12 @@ from __future__ import annotations
 from schedcheck.reference.actions.base import register_action
 from schedcheck.reference.actions.gangpreempt import (
     REASON_GANG_RECLAIM,
-    Bundle,
-    BundleLess,
     GangEvictionAction,
     is_job_preemptable_for_gang_eviction,
+)
+from schedcheck.reference.actions.utils.bundle import (
+    Bundle,
+    BundleLess,
     sort_bundles,
 )
 from schedcheck.reference.api.job_info import JobInfo

@@ -20,7 +20,11 @@ Not modelled: scheduler sharding (the shard groups are flattened upstream, one g
 from __future__ import annotations
 
 from schedcheck.reference.actions.base import Action, register_action
-from schedcheck.reference.actions.victims import guided_order, preemption_policy_never, validate_victims
+from schedcheck.reference.actions.victims import (
+    guided_order,
+    preemption_policy_never,
+    validate_victims,
+)
 from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.queue_info import QueueInfo

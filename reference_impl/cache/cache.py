@@ -6,10 +6,9 @@ handlers do: every pod becomes a task, placed pods sit on their node, PodGroups
 and Queues become jobs and queues. A session sees a deep copy (snapshot); only
 binds, evictions and PodGroup status written at close reach the cache.
 
-Between sessions `advance()` plays the part of the API server and kubelets,
-deterministically: a pod bound in a session is running on its node by the next
-one; a pod evicted in a session is terminating (Releasing) in the next one and
-gone in the one after; pipelined decisions are not kept (upstream behaviour).
+Between sessions `advance()` lets the world move on (world.py: the API server
+and kubelets, deterministic, with injectable faults), then rebuilds the view;
+pipelined decisions are not kept (upstream behaviour).
 
 With `persistent` on (conf pipelinePersistence: persistent, the unmerged PR #4552 design, seed 004)
 the session's pipelined decisions are written to the pod's annotations at close, restored as
@@ -20,23 +19,38 @@ pod has gone, or whose pod another scheduler bound, is released and logged (`log
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.job_info import JobInfo, task_scheduling_reason
 from schedcheck.reference.api.node_info import NodeError, NodeInfo
-from schedcheck.reference.api.pipelined import clear_pipelined, read_pipelined, set_pipelined
+from schedcheck.reference.api.pipelined import (
+    clear_pipelined,
+    read_pipelined,
+    set_pipelined,
+)
 from schedcheck.reference.api.queue_info import QueueInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus, completed_status
 from schedcheck.reference.cache.errors import CacheError
-from schedcheck.reference.api.job_info import task_scheduling_reason
-from schedcheck.reference.k8s import DEFAULT_SCHEDULER_NAME, ClusterObjects, Pod, PodCondition, Queue, ResourceQuota
+from schedcheck.reference.cache.log import (
+    BindRecord,
+    CacheLog,
+    EvictRecord,
+    ReleaseRecord,
+)
+from schedcheck.reference.cache.world import World
+from schedcheck.reference.k8s import (
+    DEFAULT_SCHEDULER_NAME,
+    ClusterObjects,
+    Pod,
+    Queue,
+    ResourceQuota,
+)
 from schedcheck.reference.util.scheduler_helper import ServerOptions
-from schedcheck.reference.util.timestamps import format_timestamp, parse_timestamp
+from schedcheck.reference.util.timestamps import parse_timestamp
 
 DEFAULT_QUEUE = "default"
 ROOT_QUEUE = "root"
-SCHEDULE_PERIOD_SECONDS = 1.0  # --schedule-period
 
 
 @dataclass
@@ -56,47 +70,6 @@ def _latest_timestamp(world: ClusterObjects) -> float:
     return max(stamps) if stamps else 0.0
 
 
-@dataclass
-class BindRecord:
-    cycle: int
-    task: str  # ns/pod
-    node: str
-
-
-@dataclass
-class EvictRecord:
-    cycle: int
-    task: str
-    node: str
-    reason: str
-
-
-@dataclass
-class ReleaseRecord:
-    """A kept pipelined decision dropped by the world (persistent mode), not by a session."""
-
-    cycle: int
-    task: str
-    node: str
-    reason: str
-
-
-@dataclass
-class BindOutcome:
-    cycle: int
-    task: str
-    node: str
-    outcome: str  # bound | failed | already-bound (same node) | bound-elsewhere | conflict (upstream)
-
-
-@dataclass
-class CacheLog:
-    binds: list[BindRecord] = field(default_factory=list)
-    evictions: list[EvictRecord] = field(default_factory=list)
-    releases: list[ReleaseRecord] = field(default_factory=list)
-    bind_outcomes: list[BindOutcome] = field(default_factory=list)
-
-
 class SchedulerCache:
     def __init__(
         self,
@@ -106,20 +79,14 @@ class SchedulerCache:
         now: str | None = None,
     ) -> None:
         self.world = copy.deepcopy(objects)
-        # The scheduler's clock: deterministic, advancing one schedule period per session.
-        self.clock = parse_timestamp(now) if now else _latest_timestamp(self.world)
+        # The API server and kubelets between sessions, with the faults a test can inject (world.py).
+        self.cluster = World(self.world, parse_timestamp(now) if now else _latest_timestamp(self.world))
         self.scheduler_names = scheduler_names
         self.server_options = server_options or ServerOptions()
         # Upstream keeps this rotating predicate start index in a process-wide variable.
         self.last_processed_node_index = 0
         self.log = CacheLog()
         self.cycle = 0
-        self._bound_this_cycle: dict[str, str] = {}  # pod key -> node
-        self._evicted_this_cycle: set[str] = set()
-        # World faults a test can inject between sessions (see advance()).
-        self.failing_binds: set[str] = set()  # pod keys whose next bind the API server refuses
-        self.slow_evictions: dict[str, int] = {}  # pod key -> extra sessions it stays terminating
-        self.bound_elsewhere: dict[str, str] = {}  # pod key -> node another scheduler binds it to
         self.persistent = False  # pipelined decisions kept across sessions (set_pipeline_persistence)
         self._ensure_default_queues()
         self._rebuild()
@@ -240,7 +207,7 @@ class SchedulerCache:
                 if job is not None and stored.uid in job.tasks:
                     stored.pod = job.tasks[stored.uid].pod
         return ClusterSnapshot(nodes, list(self.node_list), jobs, queues,
-                               copy.deepcopy(self.world.resource_quotas), self.clock)
+                               copy.deepcopy(self.world.resource_quotas), self.cluster.clock)
 
     # -- what a session commits ----------------------------------------------------------
 
@@ -267,7 +234,7 @@ class SchedulerCache:
         except NodeError as exc:
             job.update_task_status(cached, original)
             raise CacheError(str(exc)) from exc
-        self._bound_this_cycle[cached.key] = node.name
+        self.cluster.bound_this_cycle[cached.key] = node.name
         self.log.binds.append(BindRecord(self.cycle, cached.key, node.name))
 
     def evict(self, task: TaskInfo, reason: str) -> None:
@@ -279,7 +246,7 @@ class SchedulerCache:
             raise CacheError(f"cannot evict task {task.key}: PodGroup of job {job.uid} is nil")
         job.update_task_status(cached, TaskStatus.Releasing)
         node.update_task(cached)
-        self._evicted_this_cycle.add(cached.key)
+        self.cluster.evicted_this_cycle.add(cached.key)
         self.log.evictions.append(EvictRecord(self.cycle, cached.key, cached.node_name, reason))
 
     def update_job_status(self, job: JobInfo) -> None:
@@ -315,74 +282,13 @@ class SchedulerCache:
                     clear_pipelined(cached.pod)
         return
 
-    # -- the world between sessions ------------------------------------------------------
+    # -- between sessions ------------------------------------------------------------------
 
     def advance(self) -> None:
-        """Let the world move on: binds complete, evictions progress, terminated pods disappear.
-
-        Injected faults: a bind of a pod in `failing_binds` fails once (the pod stays pending);
-        a terminating pod in `slow_evictions` stays terminating for that many more sessions; a pending
-        pod in `bound_elsewhere` is bound to that node by another scheduler first (our bind of it then
-        finds it bound: to the same node, or elsewhere).
-        """
-        self._apply_concurrent_binds()
-        kept = []
-        for pod in self.world.pods:
-            key = pod.key
-            if pod.deletion_timestamp and self.slow_evictions.get(key, 0) > 0 \
-                    and key not in self._evicted_this_cycle:
-                self.slow_evictions[key] -= 1  # a slow termination: still Releasing next session
-                kept.append(pod)
-                continue
-            if key in self._evicted_this_cycle:
-                # The evictor marks the pod disrupted by the scheduler, then deletes it.
-                pod.deletion_timestamp = pod.deletion_timestamp or format_timestamp(self.clock)
-                pod.conditions = [c for c in pod.conditions if c.type not in ("Ready", "DisruptionTarget")] + [
-                    PodCondition("Ready", "False", "Evict"),
-                    PodCondition("DisruptionTarget", "True", "PreemptionByScheduler"),
-                ]
-                kept.append(pod)
-            elif pod.deletion_timestamp:
-                continue  # finished terminating
-            else:
-                if key in self._bound_this_cycle:
-                    self._bind(pod, self._bound_this_cycle[key])
-                kept.append(pod)
-        self.world.pods = kept
-        self._bound_this_cycle.clear()
-        self._evicted_this_cycle.clear()
+        """The world moves on (world.py), then the scheduler's view is rebuilt from it."""
+        self.cluster.advance(self.cycle, self.persistent, self.log)
         self.cycle += 1
-        self.clock += SCHEDULE_PERIOD_SECONDS
         self._rebuild()
-
-    def _apply_concurrent_binds(self) -> None:
-        for pod in self.world.pods:
-            node = self.bound_elsewhere.pop(pod.key, None)
-            if node is None or pod.node_name or pod.deletion_timestamp:
-                continue
-            pod.node_name, pod.phase = node, "Running"
-            pod.start_time = pod.start_time or format_timestamp(self.clock)
-            if self.persistent and clear_pipelined(pod):
-                self.log.releases.append(ReleaseRecord(self.cycle, pod.key, node, "bound by another scheduler"))
-
-    def _bind(self, pod: Pod, node: str) -> None:
-        """The binder. A pod already bound (by another scheduler) stays where it is; the persistent
-        binder counts the same node as success and clears the pipelined annotations either way."""
-        if pod.node_name:
-            outcome = "already-bound" if pod.node_name == node else "bound-elsewhere"
-        elif pod.key in self.failing_binds:
-            self.failing_binds.discard(pod.key)  # the binder failed: the pod stays pending, unbound
-            outcome = "failed"
-        else:
-            pod.node_name = node
-            pod.phase = "Running"
-            pod.start_time = pod.start_time or format_timestamp(self.clock)
-            outcome = "bound"
-        if self.persistent:
-            clear_pipelined(pod)
-        elif outcome == "already-bound":
-            outcome = "conflict"  # upstream's binder gets the API server's conflict for any bound pod
-        self.log.bind_outcomes.append(BindOutcome(self.cycle, pod.key, node, outcome))
 
     # -- read-only views for results -----------------------------------------------------
 

@@ -160,6 +160,9 @@ class Session:
     # -- registration (upstream AddXxxFn) -----------------------------------------------
 
     def add_fn(self, point: str, plugin_name: str, fn: Callable[..., Any]) -> None:
+        """AddJobOrderFn, AddPredicateFn, ...: one registry keyed by the extension point's name."""
+        if point not in EXTENSION_FLAGS:
+            raise KeyError(f"plugin {plugin_name}: unknown extension point {point!r}")
         self._fns[point][plugin_name] = fn
         self._tiered_cache.clear()
 

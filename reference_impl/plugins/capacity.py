@@ -52,8 +52,7 @@ from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import PERMIT, REJECT, Session
 from schedcheck.reference.plugins.drf import hierarchy_enabled
-from schedcheck.reference.plugins.util import format_resource_names
-from schedcheck.reference.plugins.proportion import (
+from schedcheck.reference.plugins.queue_attr import (
     QUOTA_INSUFFICIENT,
     UNSCHEDULABLE_REASON,
     PodGroupEvent,
@@ -70,6 +69,7 @@ from schedcheck.reference.plugins.proportion import (
     summed_request,
     total_guarantee,
 )
+from schedcheck.reference.plugins.util import format_resource_names
 
 PLUGIN_NAME = "capacity"
 STATE_KEY = PLUGIN_NAME

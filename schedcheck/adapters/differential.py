@@ -3,12 +3,12 @@
     schedcheck differential tests/scenarios examples [--json]
 
 Compares binds, evictions (as a multiset), pipelined tasks and PodGroup phases.
-A scenario agrees when all four match. When they do not, it is a *tie* if only
-the nodes of binds or pipelines differ (same tasks, same evictions and phases)
-and the first differing placement, in the reference's order, was a tie in the
-reference (equally scored nodes) with upstream's node among the candidates: the
-later placements then differ as a consequence; anything else is a *divergence*, printed in full for a
-human to classify (reference bug, upstream bug, or adapter limitation).
+A scenario agrees when all four match. When they do not, conform's tie-tolerant
+differential (schedcheck/conform/differential.py, the one comparison of two
+answers) decides: a *tie* when the reference, guided by upstream's choices at its
+equally scored nodes and victims, makes upstream's decisions; otherwise a
+*divergence*, printed in full for a human to classify (reference bug, upstream
+bug, or adapter limitation).
 Exit status: 0 when every scenario agrees or ties, 1 otherwise, 2 on bad input.
 """
 
@@ -57,8 +57,8 @@ def run_upstream(command: list[str], path: Path, seed: int = 0) -> dict[str, Any
     return json.loads(done.stdout)
 
 
-def compare(ref: dict[str, Any], up: dict[str, Any]) -> dict[str, Any]:
-    """The differences between two results, and whether the reference's ties explain them."""
+def differences(ref: dict[str, Any], up: dict[str, Any]) -> dict[str, Any]:
+    """Where two answers differ, field by field (evictions as a multiset), for a human to read."""
     diffs: dict[str, Any] = {}
     for field in ("binds", "pipelined", "podGroupPhases"):
         a, b = ref.get(field, {}), up.get(field, {})
@@ -67,32 +67,25 @@ def compare(ref: dict[str, Any], up: dict[str, Any]) -> dict[str, Any]:
             diffs[field] = {k: {"reference": a.get(k), "upstream": b.get(k)} for k in keys}
     if Counter(ref.get("evicted", [])) != Counter(up.get("evicted", [])):
         diffs["evicted"] = {"reference": sorted(ref.get("evicted", [])), "upstream": sorted(up.get("evicted", []))}
-    candidates: dict[str, set[str]] = {}
-    for tie in ref.get("ties", []):
-        candidates.setdefault(tie["task"], set()).update(tie["candidates"])
-    explained = False
-    if diffs and set(diffs) <= {"binds", "pipelined"} and all(
-            d["reference"] is not None and d["upstream"] is not None
-            for field in ("binds", "pipelined") for d in diffs.get(field, {}).values()):
-        differing = {task: d["upstream"] for field in ("binds", "pipelined") for task, d in diffs.get(field, {}).items()}
-        order = [op["task"] for op in ref.get("trace", []) if op["op"] in ("allocate", "pipeline")]
-        first = next((t for t in order if t in differing), None)
-        explained = first is not None and differing[first] in candidates.get(first, ())
-    verdict = "agree" if not diffs else ("tie" if explained else "divergence")
-    return {"verdict": verdict, "differences": diffs}
+    return diffs
 
 
-def _reclassify(path: Path, up: dict[str, Any], seed: int) -> str:
-    """A divergence is a tie when a replay of the reference guided by upstream's choices (conform's
-    differential: equal-score nodes, victims in map order) makes upstream's decisions, and is
-    "not-upstream" on a scenario using a schedcheck-only switch (pipelinePersistence: persistent)."""
+def classify(path: Path, ref: dict[str, Any], up: dict[str, Any], seed: int) -> dict[str, Any]:
+    """agree, tie (a replay of the reference guided by upstream's choices at its ties, conform's
+    differential, makes upstream's decisions), not-upstream (the scenario uses a schedcheck-only
+    switch, pipelinePersistence: persistent) or divergence; with the differences."""
     from schedcheck.conform.differential import compare as guided_compare
     from schedcheck.scenario.loader import load_scenario
 
+    diffs = differences(ref, up)
+    if not diffs:
+        return {"verdict": "agree", "differences": diffs}
     scenario = load_scenario(path)
     if scenario.conf.persistent_pipelines:
-        return "not-upstream"
-    return "tie" if not guided_compare(scenario, up, seed) else "divergence"
+        verdict = "not-upstream"
+    else:
+        verdict = "tie" if not guided_compare(scenario, up, seed) else "divergence"
+    return {"verdict": verdict, "differences": diffs}
 
 
 def differential(files: list[Path], command: list[str], seed: int = 0) -> dict[str, Any]:
@@ -105,9 +98,7 @@ def differential(files: list[Path], command: list[str], seed: int = 0) -> dict[s
         except Exception as err:  # noqa: BLE001 - a scenario that cannot run is reported, not fatal
             row.update(verdict="error", error=f"{type(err).__name__}: {err}")
         else:
-            row.update(compare(ref, up))
-            if row["verdict"] == "divergence":
-                row["verdict"] = _reclassify(path, up, seed)
+            row.update(classify(path, ref, up, seed))
         rows.append(row)
     counts = Counter(r["verdict"] for r in rows)
     total = len(rows) - counts["not-upstream"]  # rates over the scenarios upstream can run

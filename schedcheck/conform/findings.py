@@ -14,7 +14,7 @@ FAULTS = ("fault.crash", "fault.exit", "fault.timeout", "fault.no-output", "faul
 
 @dataclass
 class Finding:
-    kind: str  # e.g. fault.timeout, check.node-overcommit, ledger.identity, trace.inconsistent, divergence
+    kind: str  # e.g. fault.timeout, check.node.placement-fits, ledger.identity, trace.inconsistent, divergence
     message: str
     cycle: int | None = None
     objects: list[str] = field(default_factory=list)

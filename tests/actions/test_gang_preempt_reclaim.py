@@ -6,15 +6,16 @@ from __future__ import annotations
 import math
 
 import pytest
-
 import schedcheck.reference.scheduler as scheduler_module
 from schedcheck.reference.actions.gangpreempt import (
+    parse_settings,
+)
+from schedcheck.reference.actions.utils.bundle import (
     Bundle,
     BundleType,
     apply_allowed_tasks,
     bundle_roi,
     create_job_bundles,
-    parse_settings,
     sort_bundles,
 )
 from schedcheck.reference.api.resource_info import Resource
@@ -23,6 +24,7 @@ from schedcheck.reference.framework.conf import SchedulerConf
 from schedcheck.reference.framework.session import PERMIT
 from schedcheck.reference.k8s import ClusterObjects, PriorityClass, Queue
 from schedcheck.reference.scheduler import Scheduler
+
 from tests.builders import node, pod, pod_group, res
 from tests.framework.helpers import conf, session
 

@@ -6,7 +6,7 @@ import stat
 import pytest
 
 from schedcheck.adapters import volcano
-from schedcheck.adapters.differential import compare
+from schedcheck.adapters.differential import classify, run_reference
 
 
 def test_prebuilt_binary_is_used_as_is(monkeypatch, tmp_path):
@@ -57,20 +57,21 @@ def test_build_failure_reports_the_last_line(monkeypatch, tmp_path):
         volcano.adapter_command()
 
 
-def _result(binds, evicted=(), phases=None):
-    return {"binds": binds, "evicted": list(evicted), "pipelined": {}, "podGroupPhases": phases or {}}
+def test_classify_agreement_ties_and_divergences():
+    """One comparison of two answers (conform's guided differential) classifies upstream's too."""
+    import copy
+    from pathlib import Path
 
+    path = Path(__file__).resolve().parents[1] / "conform" / "scenarios" / "tied-nodes.yaml"
+    ref = run_reference(path)
+    assert ref["ties"] and ref["binds"]["ml/tf-0-ps-0"] == "node-1"
+    assert classify(path, ref, copy.deepcopy(ref), 0)["verdict"] == "agree"
 
-def test_compare_classifies_agreement_ties_and_divergences():
-    ref = _result({"ns/a": "n1", "ns/b": "n2"})
-    ref["ties"] = [{"task": "ns/a", "candidates": ["n1", "n2"]}]
-    ref["trace"] = [{"op": "allocate", "task": "ns/a"}, {"op": "allocate", "task": "ns/b"}]
-    assert compare(ref, _result({"ns/a": "n1", "ns/b": "n2"}))["verdict"] == "agree"
-    # The first differing placement was a tie; the second follows from it.
-    assert compare(ref, _result({"ns/a": "n2", "ns/b": "n1"}))["verdict"] == "tie"
-    assert compare(ref, _result({"ns/a": "n3", "ns/b": "n2"}))["verdict"] == "divergence"
-    assert compare(ref, _result({"ns/a": "n1"}))["verdict"] == "divergence"
-    assert compare(ref, _result({"ns/a": "n1", "ns/b": "n2"}, evicted=["ns/c"]))["verdict"] == "divergence"
+    other = run_reference(path, seed=3)  # another legal tie-break: ps-0 on node-0, worker-0 follows it
+    assert other["binds"] != ref["binds"]
+    tie = classify(path, ref, other, 0)
+    assert tie["verdict"] == "tie" and tie["differences"]["binds"]["ml/tf-0-ps-0"]["upstream"] == "node-0"
+    assert classify(path, ref, {**copy.deepcopy(ref), "evicted": ["ml/tf-0-worker-0"]}, 0)["verdict"] == "divergence"
 
 
 def test_module_replaces_keeps_versioned_replaces_only(tmp_path):

@@ -36,10 +36,10 @@ def test_another_tie_break_seed_conforms_too(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("example, scenario, kind", [
-    ("gang_ignorer", "gang-partial", "check.gang-min"),
-    ("greedy_evictor", "needless-eviction", "divergence"),
+    ("gang_ignorer", "gang-partial", "check.gang.commit-ready"),
+    ("greedy_evictor", "needless-eviction", "check.eviction.same-node"),
     ("ledger_drift", "releasing-pod", "ledger.identity"),
-    ("ignores_capability", "queue-over-capability", "check.queue-capability"),
+    ("ignores_capability", "queue-over-capability", "check.queue.allocate-within-deserved"),
 ])
 def test_each_non_conformant_example_is_found_and_minimised(capsys, tmp_path, example, scenario, kind):
     folder = tmp_path / "in"
@@ -137,7 +137,7 @@ def test_check_trace_with_a_scenario_file_reference(tmp_path, capsys):
                         "node": "node-1"}]
     (tmp_path / "r.json").write_text(json.dumps(result))
     assert main(["check-trace", str(tmp_path / "r.json")]) == 1
-    assert "check.gang-min" in capsys.readouterr().out
+    assert "check.gang.commit-ready" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("content, fragment", [

@@ -56,7 +56,9 @@ def test_overcommit_and_gang_checks_fire_on_their_own():
     one["binds"] = {"default/mpi-2-master-0": "node-1"}
     one["trace"] = [{"cycle": 0, "action": "allocate", "op": "bind", "task": "default/mpi-2-master-0",
                      "node": "node-1"}]
-    assert check_answer(scenario, one, differential=False)[0].kind == "check.gang-min"
+    assert check_answer(scenario, one, differential=False)[0].kind == "check.gang.commit-ready"
+    one["trace"][0]["action"] = "backfill"  # not allocate's statement: the session-level gang rule judges it
+    assert check_answer(scenario, one, differential=False)[0].kind == "check.gang.session-atomic"
 
 
 def test_a_trace_that_disagrees_with_the_result():
@@ -78,12 +80,28 @@ def test_evicting_a_pod_marked_not_preemptable():
     result["trace"].append({"cycle": 0, "action": "preempt", "op": "evict", "task": key,
                             "node": running["spec"]["nodeName"]})
     kinds = [f.kind for f in check_answer(scenario_from_document(doc, "n"), result, differential=False)]
-    assert kinds == ["check.evict-not-preemptable"]
+    assert "check.victim.preemptable" in kinds
 
 
-def test_a_rule_the_reference_breaks_the_same_way_is_shared_behaviour_not_a_non_conformance():
-    """Upstream's shuffle evicts a pod marked not preemptable, and the faithful reference does too
-    (tests/scenarios/shuffle-evicts-not-preemptable.yaml): an implementation doing the same conforms."""
+def test_a_rule_the_reference_breaks_the_same_way_is_shared_behaviour_not_a_non_conformance(monkeypatch):
+    """A finding the reference (faithful to upstream) makes too, on the same objects, is upstream's
+    behaviour (docs/findings.md), not a non-conformance; a finding on other objects stays."""
+    import schedcheck.conform.external as external
+    from schedcheck.conform.check import _not_shared_with_reference
+    from schedcheck.conform.findings import Finding
+
+    doc = fixture("needless-eviction")
+    scenario = scenario_from_document(copy.deepcopy(doc), "n")
+    upstream_too = Finding("check.node.pod-limit", "over the pod limit", 0, ["node node-1"])
+    monkeypatch.setattr(external, "check_result", lambda scenario, result: [upstream_too])
+    theirs = [Finding("check.node.pod-limit", "over the pod limit", 0, ["node node-1"]),
+              Finding("check.node.pod-limit", "over the pod limit", 0, ["node node-2"])]
+    assert _not_shared_with_reference(scenario, theirs, 0) == theirs[1:]
+
+
+def test_shuffle_evicting_a_pod_marked_not_preemptable_is_upstream_behaviour():
+    """Upstream's shuffle evicts a pod marked not preemptable (the mark guards preempt and reclaim
+    only); the faithful reference does too, and an implementation doing the same conforms."""
     from pathlib import Path
 
     import yaml
@@ -94,8 +112,8 @@ def test_a_rule_the_reference_breaks_the_same_way_is_shared_behaviour_not_a_non_
     doc = yaml.safe_load(path.read_text())
     scenario = scenario_from_document(copy.deepcopy(doc), path.name)
     answer = run(copy.deepcopy(doc))
-    assert [f.kind for f in check_result(scenario, answer)] == ["check.evict-not-preemptable"]
-    assert check_answer(scenario, answer) == []
+    assert answer["evicted"]
+    assert check_result(scenario, answer) == [] and check_answer(scenario, answer) == []
 
 
 def test_preempt_nodes_of_equal_score_are_a_legal_tie():

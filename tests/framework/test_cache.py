@@ -75,7 +75,7 @@ def test_clock_starts_at_the_latest_timestamp_or_the_given_now_and_ticks_per_ses
     first = scheduler.run_once().session.now
     scheduler.advance()
     assert scheduler.run_once().session.now == first + 1.0
-    assert Scheduler(objects, conf(["gang"]), now="2026-05-01T10:05:00Z").cache.clock - first == 300
+    assert Scheduler(objects, conf(["gang"]), now="2026-05-01T10:05:00Z").cache.cluster.clock - first == 300
 
 
 def test_evicted_pod_is_terminating_and_disrupted_in_the_next_session():
@@ -95,8 +95,8 @@ def test_injected_faults_failed_bind_and_slow_eviction():
                                                                        phase="Running")],
                              pod_groups=[pod_group("pg", 1), pod_group("run", 1, phase="Running")])
     scheduler = Scheduler(objects, conf(["gang"]))
-    scheduler.cache.failing_binds.add("default/p-0")
-    scheduler.cache.slow_evictions["default/r-0"] = 1
+    scheduler.cache.cluster.failing_binds.add("default/p-0")
+    scheduler.cache.cluster.slow_evictions["default/r-0"] = 1
     scheduler.run_once()
     assert [b.task for b in scheduler.cache.log.binds] == ["default/p-0"]
     task = next(iter(scheduler.cache.jobs["default/run"].tasks.values()))

@@ -130,7 +130,7 @@ def test_unallocating_a_kept_task_restores_it_pipelined_with_no_plugin_event():
 def test_a_pod_bound_elsewhere_clears_the_decision_and_is_logged():
     s = scheduler()
     s.run_once()
-    s.cache.bound_elsewhere[API] = "n3"
+    s.cache.cluster.bound_elsewhere[API] = "n3"
     s.advance()
     p = pod(s, API)
     assert p.node_name == "n3" and read_pipelined(p) is None
@@ -145,7 +145,7 @@ def test_the_binder_finds_the_pod_already_bound(mode, other, outcome):
     """ns/etl-1 is bound to n3 in session 0; another scheduler binds it first, to n3 or to n1."""
     s = scheduler(mode)
     s.run_once()
-    s.cache.bound_elsewhere["ns/etl-1"] = other
+    s.cache.cluster.bound_elsewhere["ns/etl-1"] = other
     s.advance()
     assert [(o.task, o.outcome) for o in s.cache.log.bind_outcomes] == [("ns/etl-1", outcome)]
     assert pod(s, "ns/etl-1").node_name == other

@@ -21,17 +21,12 @@ from schedcheck.generators.confs import (
     scheduler_confs,
 )
 from schedcheck.generators.consistency import cluster_problems
-from schedcheck.generators.objects import (
-    GROUP_NAME,
-    ROOT,
-    hierarchical_queues,
-    jobs,
-    leaf_queues,
-    node_lists,
-    priority_classes,
-    queue_lists,
-    queue_trees,
+from schedcheck.generators.jobs import jobs
+from schedcheck.generators.nodes import node_lists
+from schedcheck.generators.queues import (
+    ROOT, hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees,
 )
+from schedcheck.generators.vocabulary import GROUP_NAME
 from schedcheck.generators.quantities import (
     amount,
     cpu_quantities,

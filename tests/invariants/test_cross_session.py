@@ -16,7 +16,8 @@ import pytest
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.reference.actions.allocate import Allocate
 from schedcheck.reference.api.pipelined import clear_pipelined
-from schedcheck.reference.cache.cache import BindOutcome, SchedulerCache
+from schedcheck.reference.cache.log import BindOutcome, CacheLog
+from schedcheck.reference.cache.world import World
 from schedcheck.reference.k8s import Pod
 from schedcheck.reference.scheduler import Scheduler
 from schedcheck.scenario.loader import load_scenario
@@ -47,9 +48,9 @@ def _forget_api_pipeline(ssn) -> None:
 
 def _binder_lies(monkeypatch) -> None:
     """The binder reports success but the pod never gets its node: the next session binds it again."""
-    def bind(self: SchedulerCache, pod: Pod, node: str) -> None:
-        self.log.bind_outcomes.append(BindOutcome(self.cycle, pod.key, node, "bound"))
-    monkeypatch.setattr(SchedulerCache, "_bind", bind)
+    def bind(self: World, pod: Pod, node: str, cycle: int, persistent: bool, log: CacheLog) -> None:
+        log.bind_outcomes.append(BindOutcome(cycle, pod.key, node, "bound"))
+    monkeypatch.setattr(World, "_bind", bind)
 
 
 def _no_fast_path(monkeypatch) -> None:

@@ -7,7 +7,8 @@ from schedcheck.model import proportion as P
 from schedcheck.reference.api.queue_info import QueueInfo
 from schedcheck.reference.api.resource_info import Resource
 from schedcheck.reference.k8s import Queue
-from schedcheck.reference.plugins.proportion import QueueAttr, compute_deserved, init_quota, total_guarantee
+from schedcheck.reference.plugins.proportion import compute_deserved
+from schedcheck.reference.plugins.queue_attr import QueueAttr, init_quota, total_guarantee
 from schedcheck.reference.quantity import Quantity
 
 CPU = st.integers(0, 12)

@@ -1,0 +1,47 @@
+"""What the cache and the world between sessions record: binds and evictions the sessions sent, the
+binder's outcomes, and kept pipelined decisions the world released (persistent mode)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class BindRecord:
+    cycle: int
+    task: str  # ns/pod
+    node: str
+
+
+@dataclass
+class EvictRecord:
+    cycle: int
+    task: str
+    node: str
+    reason: str
+
+
+@dataclass
+class ReleaseRecord:
+    """A kept pipelined decision dropped by the world (persistent mode), not by a session."""
+
+    cycle: int
+    task: str
+    node: str
+    reason: str
+
+
+@dataclass
+class BindOutcome:
+    cycle: int
+    task: str
+    node: str
+    outcome: str  # bound | failed | already-bound (same node) | bound-elsewhere | conflict (upstream)
+
+
+@dataclass
+class CacheLog:
+    binds: list[BindRecord] = field(default_factory=list)
+    evictions: list[EvictRecord] = field(default_factory=list)
+    releases: list[ReleaseRecord] = field(default_factory=list)
+    bind_outcomes: list[BindOutcome] = field(default_factory=list)
