@@ -7,8 +7,9 @@ every plugin), so a rule in the catalog can compare what a plugin holds with wha
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from schedcheck.reference.api.resource_info import (
     MAX_FLOAT, Infinity, Resource, Zero, exceeded_part, is_scalar_resource_name, res_max, semantic_deep_equal,
@@ -172,3 +173,34 @@ def share_of(allocated: Resource, deserved: Resource) -> float:
         value = (0.0 if a == 0 else 1.0) if d == 0 else a / d
         result = max(result, value)
     return result
+
+
+# ---------------------------------------------------------------- gang's readiness votes
+
+# gang.go JobReady / JobPipelined restated from the job's task counters (job_info.go), so a rule
+# about allocate's commit-or-discard does not ask the plugin whose vote it is judging.
+def gang_ready(job: JobInfo) -> bool:
+    return job.check_task_ready() and job.is_ready()
+
+
+def gang_pipelined(job: JobInfo) -> int:
+    return 1 if job.check_task_pipelined() and job.is_pipelined() else -1
+
+
+def session_vote(ssn: Session, point: str, job: JobInfo, restated: dict[str, Callable[[JobInfo], Any]]) -> bool:
+    """The session's verdict at `point` (job_ready: every callback; job_pipelined: the tiered
+    permit/reject vote), with the named plugins' callbacks replaced by restatements."""
+    tiers = [[restated.get(name, fn) for name, fn in tier] for tier in ssn.registered(point)]
+    if point == "job_ready":
+        return all(fn(job) for tier in tiers for fn in tier)
+    for tier in tiers:
+        permitted = False
+        for fn in tier:
+            result = fn(job)
+            if result < 0:
+                return False
+            if result > 0:
+                permitted = True
+        if permitted:
+            return True
+    return True

@@ -545,6 +545,28 @@ def _reclaim_filter(skip: str):
         return guided_order(self.ssn, out)
     return [(Reclaim, "_reclaimees", reclaimees)]
 
+def _reclaim_forgets_freed():
+    from schedcheck.reference.actions.reclaim import Reclaim
+    from schedcheck.reference.api.resource_info import Zero
+    from schedcheck.reference.framework.statement import StatementError
+
+    def evict_until_fits(self, node_stmt, task, node, victims):
+        victims_queue = self.ssn.build_victims_priority_queue(victims, task)
+        available = node.future_idle()
+        evicted = False
+        while not victims_queue.empty() and not task.init_resreq.less_equal(available, Zero):
+            node_stmt.evict(victims_queue.pop(), "reclaim")  # the bug: what the victim frees is not counted
+            evicted = True
+        if task.init_resreq.less_equal(available, Zero):
+            try:
+                node_stmt.pipeline(task, node.name, evicted)
+                return True
+            except StatementError:
+                pass
+        node_stmt.discard()
+        return False
+    return [(Reclaim, "_evict_until_fits", evict_until_fits)]
+
 def _preempt_fits(variant: str):
     from schedcheck.reference.actions.preempt import Preempt
     from schedcheck.reference.api.resource_info import Zero
@@ -689,6 +711,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _conformance_evicts_critical),
     Mutant("reclaim-takes-non-preemptable", "reclaim takes victims that are not preemptable",
            lambda: _reclaim_filter("preemptable")),
+    Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
+           _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",
            lambda: _preempt_fits("no-allocatable")),
     Mutant("preempt-uses-idle", "preemptorFitsOnNode measures room with Idle instead of FutureIdle",

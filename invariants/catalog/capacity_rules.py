@@ -55,14 +55,15 @@ def capacity_allocated(ctx: CheckContext) -> Iterator[Violation]:
                             [f"queue {attr.name}"], want.as_dict(), attr.allocated.as_dict())
 
 
-@invariant("queue.capacity-within-real-capability", "allocate never places a task that takes its queue, or any "
-           "ancestor of it, past realCapability on a dimension the task requests", "queue",
+@invariant("queue.capacity-within-real-capability", "allocate (and preempt, for its preemptor) never places a "
+           "task that takes its queue, or any ancestor of it, past realCapability on a dimension the task requests", "queue",
            "capacity.go Allocatable (queueAllocatable for the leaf and every ancestor); semantics §9.5",
            (OPERATION,), requires=("capacity",))
 def capacity_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
-    if op is None or op.op != "allocate" or ctx.action != "allocate":
-        return
+    if op is None or not ((op.op == "allocate" and ctx.action == "allocate")
+                          or (op.op == "pipeline" and ctx.action == "preempt")):
+        return  # preemptorFitsOnNode asks the queue's Allocatable before preempt pipelines
     plugin = _plugin(ctx)
     job = ctx.ssn.jobs.get(op.job)
     if plugin is None or job is None:

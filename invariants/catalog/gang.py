@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.recompute import gang_pipelined, gang_ready, session_vote
 from schedcheck.invariants.registry import ACTION, CLOSE, STATEMENT, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.job_info import JobInfo
@@ -82,7 +83,8 @@ def gang_no_stranded_placement(ctx: CheckContext) -> Iterator[Violation]:
     for job in ctx.ssn.jobs.values():
         stranded = [t for t in job.tasks_with_status(TaskStatus.Allocated)
                     if not t.best_effort]  # backfill may leave BestEffort tasks Allocated
-        if stranded and not ctx.ssn.job_ready(job) and not ctx.ssn.job_pipelined(job):
+        if stranded and not session_vote(ctx.ssn, "job_ready", job, {"gang": gang_ready}) \
+                and not session_vote(ctx.ssn, "job_pipelined", job, {"gang": gang_pipelined}):
             yield Violation("", f"job {job.uid} ends allocate with {len(stranded)} task(s) placed "
                                 f"({', '.join(sorted(t.key for t in stranded)[:3])}) but is neither ready nor "
                                 f"pipelined: a discard did not undo them", [f"job {job.uid}"],

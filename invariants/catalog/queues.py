@@ -150,9 +150,12 @@ def deserved_total(ctx: CheckContext) -> Iterator[Violation]:
 
 
 def _allocate_placement(ctx: CheckContext):
-    """(job, queue attributes, task) of an allocate or pipeline made by the allocate action, else None."""
+    """(job, queue attributes, task) of an allocate or pipeline made by the allocate action, or of a
+    preemptor pipelined by preempt (preemptorFitsOnNode asks the queue's Allocatable too), else None."""
     op, plugin = ctx.operation, _proportion(ctx)
-    if plugin is None or op is None or op.action != "allocate" or op.op not in ("allocate", "pipeline"):
+    if plugin is None or op is None or op.op not in ("allocate", "pipeline"):
+        return None
+    if op.action != "allocate" and not (op.action == "preempt" and op.op == "pipeline"):
         return None
     if op.from_status == TaskStatus.Pipelined:
         return None  # a kept pipelined reservation allocated in place (persistent mode): charged when placed
@@ -164,8 +167,8 @@ def _allocate_placement(ctx: CheckContext):
     return job, attr, task
 
 
-@invariant("queue.allocate-within-deserved", "allocate never places a task that takes its queue past deserved on "
-           "the dimensions the task requests", "queue", "proportion.go Allocatable; allocate.go", (OPERATION,),
+@invariant("queue.allocate-within-deserved", "allocate (and preempt, for its preemptor) never places a task that "
+           "takes its queue past deserved on the dimensions the task requests", "queue", "proportion.go Allocatable; allocate.go", (OPERATION,),
            requires=("proportion",))
 def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
     placement = _allocate_placement(ctx)
@@ -185,7 +188,7 @@ def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
            requires=("proportion",))
 def no_allocate_when_overused(ctx: CheckContext) -> Iterator[Violation]:
     placement = _allocate_placement(ctx)
-    if placement is None:
+    if placement is None or ctx.operation.action != "allocate":
         return
     job, attr, task = placement
     op = ctx.operation

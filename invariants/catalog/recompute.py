@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from schedcheck.invariants.catalog.queues import _dims_differ
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.recompute import ProportionOpening, proportion_opening, share_of
-from schedcheck.invariants.registry import ACTION, collect_at_open, invariant
+from schedcheck.invariants.registry import ACTION, QUALITY, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource
 
@@ -16,7 +16,7 @@ SESSION_CONSTANT = ("guarantee", "capability", "real_capability", "request", "el
 WORDS = {"real_capability": "realCapability"}
 
 
-@collect_at_open(PROPORTION_OPENING, ("queue.proportion-recomputed",))
+@collect_at_open(PROPORTION_OPENING, ("queue.proportion-recomputed", "enqueue.admits-what-fits"))
 def _proportion_at_open(ssn) -> ProportionOpening | None:
     return proportion_opening(ssn) if "proportion" in ssn.plugins else None
 
@@ -73,6 +73,45 @@ def proportion_recomputed(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"queue {name}: proportion's share is {attr.share:.6g} but allocated / deserved "
                                 f"gives {share:.6g}: queue order and reclaim read a stale share",
                             [f"queue {name}"], share, attr.share)
+
+
+@invariant("enqueue.admits-what-fits", "with proportion alone deciding admission, enqueue leaves no job Pending whose "
+           "minResources + allocated + inqueue - elastic fits its queue's realCapability on the dimensions it "
+           "asks for, counting every job it admitted", "queue",
+           "proportion.go JobEnqueueable; enqueue.go (every pending job is tried once); semantics §8.1, §9.4",
+           (ACTION,), requires=("proportion",), severity=QUALITY)
+def enqueue_admits_what_fits(ctx: CheckContext) -> Iterator[Violation]:
+    # Admission only adds to inqueue, so a job that fits once every admission is counted also fitted
+    # when its turn came: rejecting it was not the rule's decision. Quality, as a progress rule.
+    ssn = ctx.ssn
+    opening: ProportionOpening | None = ctx.session_state.get(PROPORTION_OPENING)
+    if ctx.action != "enqueue" or opening is None or ssn.operations or not _proportion_alone_decides(ssn):
+        return
+    admitted = _admitted_this_session(ctx, opening)
+    for job in sorted(ssn.jobs.values(), key=lambda j: j.uid):
+        pod_group, queue = job.pod_group, ssn.queues.get(job.queue)
+        want = opening.queues.get(job.queue)
+        if job.uid not in opening.pending_jobs or pod_group is None or not job.is_pending() \
+                or pod_group.min_resources is None or queue is None or want is None \
+                or queue.queue.state != "Open":
+            continue
+        minimum = job.get_min_resources()
+        needed = minimum.clone().add(want.allocated).add(want.inqueue).add(admitted.get(job.queue, Resource()))
+        needed.sub_without_assert(want.elastic)
+        fits, _ = needed.less_equal_with_dimension_and_resources_name(want.real_capability, minimum)
+        if fits:
+            yield Violation("", f"job {job.uid} stayed Pending after enqueue although minResources + allocated + "
+                                f"inqueue - elastic <{needed}> fits queue {job.queue}'s realCapability "
+                                f"<{want.real_capability}>", [f"job {job.uid}", f"queue {job.queue}"],
+                            "Inqueue", "Pending")
+
+
+def _proportion_alone_decides(ssn) -> bool:
+    """The first tier with a JobEnqueueable voter has proportion as its only voter."""
+    for tier in ssn.registered("job_enqueueable"):
+        if tier:
+            return [name for name, _ in tier] == ["proportion"]
+    return False
 
 
 @invariant("queue.drf-share", "drf's share of every job is its largest allocated / cluster-total ratio over the "

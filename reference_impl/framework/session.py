@@ -190,6 +190,14 @@ class Session:
         self._tiered_cache[point] = tiers
         return tiers
 
+    def registered(self, point: str) -> list[list[tuple[str, Callable[..., Any]]]]:
+        """(plugin name, callback) of a point by tier, flags applied: what _tiered calls, with names."""
+        flag = EXTENSION_FLAGS[point]
+        flags = flag.split("|") if flag else []
+        return [[(option.name, self._fns[point][option.name]) for option in tier.plugins
+                 if option.name in self._fns[point] and not (flags and not any(option.enabled(f) for f in flags))]
+                for tier in self.tiers]
+
     def _flat(self, point: str) -> list[Callable[..., Any]]:
         key = f"{point}/flat"
         cached = self._tiered_cache.get(key)

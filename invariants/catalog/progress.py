@@ -1,0 +1,166 @@
+"""Progress: an evicting action leaves no starving job stuck when the rules give it a way in.
+
+Quality rules (upstream may break them by design, e.g. through Go map order): judged at the end of
+preempt and reclaim, for the cases where the answer does not depend on what the action saw first.
+A job is judged only when nothing of its queue was evicted in the action (so its queue's accounting
+at the end is what the action saw), its gang needs one task (minAvailable 1: one pipelined task
+ends its starvation), its pending task asks for no node selector, affinity or toleration and has no
+nomination, and the node is plainly open to it: Ready, not cordoned, untainted, with a free pod
+slot, and no plugin but `predicates` filters nodes. Evictions only shrink what is left to evict and
+the room it makes, so a way in that exists at the end of the action existed when the job's turn came.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import ACTION, QUALITY, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.resource_info import Zero
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import TaskStatus
+
+NODE_FILTERS = {"predicates"}  # whose filters a plainly open node passes (restated below)
+
+
+def starving(ssn: Any, job: JobInfo) -> bool:
+    """The session's JobStarving with priority's and gang's votes restated from the job's counters:
+    the first tier with a voter decides, every voter there must agree."""
+    restated: dict[str, Callable[[JobInfo], bool]] = {
+        "priority": lambda j: j.ready_task_num() + j.waiting_task_num() < len(j.tasks),
+        "gang": lambda j: j.waiting_task_num() + j.ready_task_num() < j.min_available,
+    }
+    for tier in ssn.registered("job_starving"):
+        if tier:
+            return all(restated.get(name, fn)(job) for name, fn in tier)
+    return False
+
+
+def _plainly_open(ssn: Any, node: NodeInfo, task: TaskInfo) -> bool:
+    if node.node is None or not node.ready() or node.node.unschedulable:
+        return False
+    if any(t.effect in ("NoSchedule", "NoExecute") for t in node.node.taints):
+        return False
+    return len(node.tasks) + 1 <= node.allocatable.max_task_num
+
+
+def _simple_task(task: TaskInfo) -> bool:
+    pod = task.pod
+    return (task.status == TaskStatus.Pending and not task.sch_gated and not task.best_effort
+            and not pod.node_selector and pod.node_affinity is None and not pod.tolerations
+            and not pod.nominated_node_name and pod.preemption_policy != "Never")
+
+
+def _judgeable(ctx: CheckContext) -> bool:
+    ssn = ctx.ssn
+    filters = {name for tier in ssn.registered("predicate") for name, _ in tier}
+    return filters <= NODE_FILTERS and ssn.node_list != []
+
+
+def _room_with(node: NodeInfo, victims: list[TaskInfo], task: TaskInfo) -> bool:
+    room = node.future_idle()
+    for victim in victims:
+        room.add(victim.resreq)
+    return task.init_resreq.less_equal(room, Zero)
+
+
+def _stuck_jobs(ctx: CheckContext) -> Iterator[JobInfo]:
+    """Starving, non-pending, valid jobs needing one task, in a queue the action evicted nothing from."""
+    ssn, action = ctx.ssn, ctx.action
+    evicted: dict[str, str] = {}  # task uid -> job uid, evictions of this action not taken back
+    for op in ssn.operations:
+        if op.action == action and op.op == "evict":
+            evicted[op.task_uid] = op.job
+        elif op.action == action and op.op == "unevict":
+            evicted.pop(op.task_uid, None)
+    evicted_queues = {ssn.jobs[job].queue for job in evicted.values() if job in ssn.jobs}
+    for job in sorted(ssn.jobs.values(), key=lambda j: j.uid):
+        if job.queue in evicted_queues or job.queue not in ssn.queues:
+            continue
+        if job.min_available != 1 or job.is_pending() or ssn.job_valid(job) is not None:
+            continue
+        if starving(ssn, job):
+            yield job
+
+
+def _way_in(ctx: CheckContext, job: JobInfo, queue_admits: Callable[[Any, TaskInfo], bool],
+            candidates: Callable[[TaskInfo, NodeInfo], list[TaskInfo] | None]
+            ) -> tuple[TaskInfo, NodeInfo, list[TaskInfo]] | None:
+    ssn = ctx.ssn
+    queue = ssn.queues[job.queue]
+    for task in sorted(job.tasks_with_status(TaskStatus.Pending), key=lambda t: t.uid):
+        if not _simple_task(task) or not queue_admits(queue, task):
+            continue
+        for node in ssn.node_list:
+            if not _plainly_open(ssn, node, task):
+                continue
+            victims = candidates(task, node)
+            if victims and _room_with(node, victims, task):
+                return task, node, victims
+    return None
+
+
+@invariant("eviction.preempt-progress", "preempt leaves no starving job (minAvailable 1) without a pipelined task "
+           "when evicting the legal victims of one plainly open node would make room for one of its tasks", "eviction",
+           "preempt.go (phase A: every starving job's tasks, nodes by score, evict until the preemptor fits); "
+           "seed 000 §7 (preemption); semantics §8.4", (ACTION,), severity=QUALITY)
+def preempt_progress(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    if ctx.action != "preempt" or not _judgeable(ctx):
+        return
+    if str(ssn.action_arguments("preempt").get("enableTopologyAwarePreemption", "")).lower() == "true":
+        return
+
+    def victims(task: TaskInfo, node: NodeInfo) -> list[TaskInfo] | None:
+        job = ssn.jobs[task.job]
+        offered = [t.clone() for t in node.tasks.values()
+                   if t.status in (TaskStatus.Running, TaskStatus.Bound) and t.preemptable and t.job != task.job
+                   and t.job in ssn.jobs and ssn.jobs[t.job].queue == job.queue]
+        return ssn.preemptable(task, offered) if offered else None
+
+    for job in _stuck_jobs(ctx):
+        found = _way_in(ctx, job, ssn.allocatable, victims)
+        if found is not None:
+            task, node, chosen = found
+            yield Violation("", f"preempt left job {job.uid} starving: evicting {', '.join(v.key for v in chosen)} "
+                                f"on node {node.name} (legal victims, in its queue) would make room for {task.key}",
+                            [f"job {job.uid}", f"task {task.key}", f"node {node.name}"]
+                            + [f"task {v.key}" for v in chosen], "a pipelined task", "none")
+
+
+@invariant("eviction.reclaim-progress", "reclaim leaves no starving job (minAvailable 1) of a queue that is not "
+           "overused without a pipelined task when reclaiming the legal victims of one plainly open node would make "
+           "room for one of its tasks", "eviction",
+           "reclaim.go (every starving job of every queue not overused; Preemptive; reclaimees of other, "
+           "reclaimable queues; evict until the task fits); seed 001 (Reclaimable); semantics §8.5", (ACTION,),
+           severity=QUALITY)
+def reclaim_progress(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    if ctx.action != "reclaim" or not _judgeable(ctx):
+        return
+
+    def victims(task: TaskInfo, node: NodeInfo) -> list[TaskInfo] | None:
+        own = ssn.jobs[task.job].queue
+        offered = []
+        for t in node.tasks.values():
+            job = ssn.jobs.get(t.job)
+            queue = ssn.queues.get(job.queue) if job is not None else None
+            if t.status == TaskStatus.Running and t.preemptable and queue is not None and job.queue != own \
+                    and queue.reclaimable():
+                offered.append(t.clone())
+        return ssn.reclaimable(task, offered) if offered else None
+
+    for job in _stuck_jobs(ctx):
+        if ssn.overused(ssn.queues[job.queue]):
+            continue
+        found = _way_in(ctx, job, lambda queue, task: ssn.preemptive(queue, [task]), victims)
+        if found is not None:
+            task, node, chosen = found
+            yield Violation("", f"reclaim left job {job.uid} starving: reclaiming {', '.join(v.key for v in chosen)} "
+                                f"on node {node.name} (legal victims of other queues) would make room for {task.key}",
+                            [f"job {job.uid}", f"queue {job.queue}", f"task {task.key}", f"node {node.name}"]
+                            + [f"task {v.key}" for v in chosen], "a pipelined task", "none")

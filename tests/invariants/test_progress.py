@@ -1,0 +1,38 @@
+"""eviction.preempt-progress and eviction.reclaim-progress: fires when the action leaves a way in unused,
+passes on the faithful reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.mutants import mutant
+from schedcheck.runner import run_scenario
+from schedcheck.scenario.loader import load_scenario
+
+HERE = Path(__file__).resolve().parents[2]
+CASES = [
+    ("eviction.preempt-progress", "tests/scenarios/preempt-excess-eviction.yaml", "preempt-uses-idle"),
+    ("eviction.preempt-progress", "tests/scenarios/preempt-excess-eviction.yaml", "priority-starving-never"),
+    ("eviction.reclaim-progress", "tests/scenarios/reclaim-victim-queue-order.yaml", "reclaim-forgets-freed"),
+    ("eviction.reclaim-progress", "tests/scenarios/persistence-reclaim-upstream.yaml", "reclaim-forgets-freed"),
+]
+
+
+def _findings(path: str, only: str) -> list[str]:
+    engine = InvariantEngine(only=[only])
+    run_scenario(load_scenario(HERE / path), engine=engine)
+    return [f.invariant for f in engine.findings]
+
+
+@pytest.mark.parametrize("rule, path, bug", CASES)
+def test_passes_on_the_faithful_reference(rule, path, bug):
+    assert _findings(path, rule) == []
+
+
+@pytest.mark.parametrize("rule, path, bug", CASES)
+def test_fires_when_the_action_gives_up_a_way_in(rule, path, bug):
+    with mutant(bug):
+        assert rule in _findings(path, rule)
