@@ -361,6 +361,8 @@ DEDICATED = {
     "queue.proportion-recomputed": "test_recompute.py",
     "enqueue.overcommit": "test_admission_rules.py",
     "enqueue.admits-what-fits": "test_admission_progress.py",
+    "eviction.preempt-progress": "test_progress.py",
+    "eviction.reclaim-progress": "test_progress.py",
     "enqueue.capacity-within-real-capability": "test_admission_rules.py",
     "queue.capacity-allocated": "test_capacity_rules.py",
     "queue.capacity-within-real-capability": "test_capacity_rules.py",
