@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedcheck.invariants.catalog.queues import _accounted, _dims_differ
+from schedcheck.invariants.catalog.queues import topology_aware_preemption
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, invariant
 from schedcheck.invariants.violation import Violation
@@ -62,7 +63,8 @@ def capacity_allocated(ctx: CheckContext) -> Iterator[Violation]:
 def capacity_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     if op is None or not ((op.op == "allocate" and ctx.action == "allocate")
-                          or (op.op == "pipeline" and ctx.action == "preempt")):
+                          or (op.op == "pipeline" and ctx.action == "preempt"
+                              and not topology_aware_preemption(ctx.ssn))):
         return  # preemptorFitsOnNode asks the queue's Allocatable before preempt pipelines
     plugin = _plugin(ctx)
     job = ctx.ssn.jobs.get(op.job)

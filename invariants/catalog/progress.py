@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from schedcheck.invariants.catalog.queues import topology_aware_preemption
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.registry import ACTION, QUALITY, invariant
 from schedcheck.invariants.violation import Violation
@@ -112,7 +113,7 @@ def preempt_progress(ctx: CheckContext) -> Iterator[Violation]:
     ssn = ctx.ssn
     if ctx.action != "preempt" or not _judgeable(ctx):
         return
-    if str(ssn.action_arguments("preempt").get("enableTopologyAwarePreemption", "")).lower() == "true":
+    if topology_aware_preemption(ssn):
         return
 
     def victims(task: TaskInfo, node: NodeInfo) -> list[TaskInfo] | None:

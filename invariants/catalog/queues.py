@@ -149,14 +149,19 @@ def deserved_total(ctx: CheckContext) -> Iterator[Violation]:
                         cluster.as_dict(), total_deserved.as_dict())
 
 
+def topology_aware_preemption(ssn) -> bool:
+    return str(ssn.action_arguments("preempt").get("enableTopologyAwarePreemption", "")).lower() == "true"
+
+
 def _allocate_placement(ctx: CheckContext):
     """(job, queue attributes, task) of an allocate or pipeline made by the allocate action, or of a
     preemptor pipelined by preempt (preemptorFitsOnNode asks the queue's Allocatable too), else None."""
     op, plugin = ctx.operation, _proportion(ctx)
     if plugin is None or op is None or op.op not in ("allocate", "pipeline"):
         return None
-    if op.action != "allocate" and not (op.action == "preempt" and op.op == "pipeline"):
-        return None
+    if op.action != "allocate" and not (op.action == "preempt" and op.op == "pipeline"
+                                        and not topology_aware_preemption(ctx.ssn)):
+        return None  # the topology-aware path asks SimulateAllocatable on its own snapshot instead
     if op.from_status == TaskStatus.Pipelined:
         return None  # a kept pipelined reservation allocated in place (persistent mode): charged when placed
     job = ctx.ssn.jobs.get(op.job)
