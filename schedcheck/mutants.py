@@ -545,6 +545,15 @@ def _reclaim_filter(skip: str):
         return guided_order(self.ssn, out)
     return [(Reclaim, "_reclaimees", reclaimees)]
 
+def _predicates_filter_skips(skip: str):
+    from schedcheck.reference.plugins import predicates
+
+    original = predicates._PodFilter.check
+
+    def check(self, node, affinity_on, taints_on):
+        return original(self, node, affinity_on and skip != "affinity", taints_on and skip != "taints")
+    return [(predicates._PodFilter, "check", check)]
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -711,6 +720,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _conformance_evicts_critical),
     Mutant("reclaim-takes-non-preemptable", "reclaim takes victims that are not preemptable",
            lambda: _reclaim_filter("preemptable")),
+    Mutant("predicates-ignores-taints", "predicates' TaintToleration filter is skipped",
+           lambda: _predicates_filter_skips("taints")),
+    Mutant("predicates-ignores-node-affinity", "predicates' NodeAffinity filter (nodeSelector, required terms) is skipped",
+           lambda: _predicates_filter_skips("affinity")),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

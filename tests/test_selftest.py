@@ -94,6 +94,8 @@ PACKAGED = {
     "priority-starving-never": "eviction.preempt-progress",
     "proportion-enqueue-ignores-elastic": "enqueue.admits-what-fits",
     "reclaim-forgets-freed": "eviction.reclaim-progress",
+    "predicates-ignores-taints": "node.placement-allowed",
+    "predicates-ignores-node-affinity": "node.placement-allowed",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

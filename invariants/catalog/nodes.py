@@ -174,3 +174,37 @@ def node_placement_fits(ctx: CheckContext) -> Iterator[Violation]:
         yield Violation("", f"task {op.task} was {op.op}d to node {op.node} without room: {word} is now "
                             f"{', '.join(f'{n} {_fmt(n, room.get(n))}' for n in short)} (below zero)",
                         [f"node {op.node}", f"task {op.task}"], ">= 0", {n: room.get(n) for n in short})
+
+
+PLACING_ACTIONS = ("allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim")
+
+
+@invariant("node.placement-allowed", "with the predicates plugin, no task is allocated or pipelined to a node its pod "
+           "clearly may not run on: a cordoned node it does not tolerate, a node its nodeSelector or required "
+           "node affinity excludes, a node with a NoSchedule or NoExecute taint it does not tolerate", "node",
+           "predicates.go (NodeUnschedulable, NodeAffinity, TaintToleration filters; predicate.NodeAffinityEnable, "
+           "predicate.TaintTolerationEnable); allocate.go / backfill.go / preempt.go / reclaim.go (PredicateFn)",
+           (OPERATION,), requires=("predicates",))
+def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
+    from schedcheck.invariants.placement import excluded_by
+    from schedcheck.reference.framework.arguments import as_arguments
+
+    op = ctx.operation
+    if op is None or op.op not in ("allocate", "pipeline") or op.action not in PLACING_ACTIONS:
+        return
+    if op.from_status == TaskStatus.Pipelined and ctx.ssn.conf.persistent_pipelines:
+        return  # a kept reservation allocated in place: judged when it was pipelined
+    option = next((o for tier in ctx.ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
+    if option is None or not option.enabled("enablePredicate"):
+        return
+    args = as_arguments(option.arguments)
+    node = ctx.ssn.nodes.get(op.node)
+    job = ctx.ssn.jobs.get(op.job)
+    task = job.tasks.get(op.task_uid) if job is not None else None
+    if node is None or node.node is None or task is None:
+        return
+    why = excluded_by(task.pod, node.node, args.get_bool("predicate.NodeAffinityEnable", True),
+                      args.get_bool("predicate.TaintTolerationEnable", True))
+    if why:
+        yield Violation("", f"{op.action} {op.op}d {op.task} to node {op.node}, where it may not run: {why}",
+                        [f"task {op.task}", f"node {op.node}"], "a node the pod may run on", why)

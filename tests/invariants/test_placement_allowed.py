@@ -1,0 +1,71 @@
+"""node.placement-allowed: placements judged against Kubernetes' node filters, restated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.invariants.placement import excluded_by, tolerates
+from schedcheck.mutants import mutant
+from schedcheck.reference.k8s import (
+    Node, NodeAffinity, NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration,
+)
+from schedcheck.runner import run_scenario
+from schedcheck.scenario.loader import load_scenario
+
+RULE = "node.placement-allowed"
+HERE = Path(__file__).resolve().parents[2]
+CASES = [("tests/scenarios/predicates-taint-toleration.yaml", "predicates-ignores-taints"),
+         ("tests/scenarios/predicates-node-selector.yaml", "predicates-ignores-node-affinity"),
+         ("tests/scenarios/predicates-affinity-exists-gt.yaml", "predicates-ignores-node-affinity")]
+
+
+def _violations(path: str) -> list[str]:
+    engine = InvariantEngine(only=[RULE])
+    run_scenario(load_scenario(HERE / path), engine=engine)
+    return [v.invariant for v in engine.violations]
+
+
+@pytest.mark.parametrize("path, bug", CASES)
+def test_passes_on_the_faithful_reference(path, bug):
+    assert _violations(path) == []
+
+
+@pytest.mark.parametrize("path, bug", CASES)
+def test_fires_when_a_filter_is_skipped(path, bug):
+    with mutant(bug):
+        assert RULE in _violations(path)
+
+
+def _pod(**extra) -> Pod:
+    return Pod(name="p", namespace="ns", uid="p", **extra)
+
+
+def test_toleration_semantics_follow_kubernetes():
+    taint = Taint(key="dedicated", effect="NoSchedule", value="ml")
+    assert tolerates(Toleration(key="dedicated", operator="Equal", value="ml"), taint)
+    assert not tolerates(Toleration(key="dedicated", operator="Equal", value="web"), taint)
+    assert tolerates(Toleration(operator="Exists"), taint)
+    assert tolerates(Toleration(key="", operator="Equal", value="ml"), taint)  # as ToleratesTaint reads it
+    assert not tolerates(Toleration(key="dedicated", operator="Exists", effect="NoExecute"), taint)
+
+
+def test_only_clear_exclusions_are_reported():
+    node = Node(name="n1", uid="n1", labels={"zone": "a", "gen": "3"}, taints=[Taint("gpu", "NoSchedule")])
+    assert "taint gpu" in excluded_by(_pod(), node)
+    assert excluded_by(_pod(tolerations=[Toleration(key="gpu", operator="Exists")]), node) == ""
+    assert excluded_by(_pod(), node, taints_on=False) == ""
+    assert "nodeSelector" in excluded_by(_pod(node_selector={"zone": "b"}), node, taints_on=False)
+
+    def affinity(op, values):
+        term = NodeSelectorTerm([NodeSelectorRequirement("gen", op, values)])
+        return _pod(node_affinity=NodeAffinity(required=[term]))
+
+    assert "affinity" in excluded_by(affinity("Gt", ["5"]), node, taints_on=False)
+    assert excluded_by(affinity("Gt", ["2"]), node, taints_on=False) == ""
+    assert excluded_by(affinity("Gt", ["x"]), node, taints_on=False) == ""  # unreadable: never judged
+    assert excluded_by(affinity("Unknown", ["1"]), node, taints_on=False) == ""
+    cordoned = Node(name="n2", uid="n2", unschedulable=True)
+    assert "cordoned" in excluded_by(_pod(), cordoned)
