@@ -85,8 +85,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _summary(found, label: str, report_dir) -> dict:
+    from schedcheck.conform.replay import rule_coverage
+
     out = {"implementation": label, "seed": found.seed, "conformant": found.conformant,
-           "scenarios": found.scenarios, "seconds": round(found.seconds, 3),
+           "scenarios": found.scenarios, "seconds": round(found.seconds, 3), "rules": rule_coverage(),
            "msPerScenario": round(1000 * found.call_seconds / found.scenarios, 1) if found.scenarios else None}
     if not found.conformant:
         verdict = found.minimised_verdict or found.failing
@@ -98,8 +100,11 @@ def _summary(found, label: str, report_dir) -> dict:
 
 
 def _text(summary: dict) -> str:
+    rules = summary["rules"]
     head = (f"{summary['implementation']}: {summary['scenarios']} scenario(s) in {summary['seconds']:.1f} s "
-            f"(seed {summary['seed']}, {summary['msPerScenario']} ms per implementation call)")
+            f"(seed {summary['seed']}, {summary['msPerScenario']} ms per implementation call)\n"
+            f"judged by {rules['judged']} catalog rules over its history; {rules['skipped']} need the reference's "
+            f"internal state and are skipped (schedcheck invariants lists them)")
     if summary["conformant"]:
         return head + "\nconformant: no finding within the budget. Exit 0."
     finding = summary["finding"]

@@ -32,7 +32,7 @@ from schedcheck.scenario.model import Scenario
 # Catalog rules that are a function of the decisions (what was bound, evicted or pipelined where, and
 # in which action), so they judge any implementation's history.
 DECISION_RULES = (
-    "node.placement-fits", "node.cache-idle-non-negative", "node.pod-limit",
+    "node.placement-fits", "node.placement-allowed", "node.cache-idle-non-negative", "node.pod-limit",
     "gang.commit-ready", "gang.no-stranded-placement", "gang.session-atomic",
     "victim.status", "victim.preemptable", "victim.best-effort", "victim.preempt-scope", "victim.reclaim-scope",
     "victim.reclaimer-not-overused", "victim.preemptor-policy",
@@ -55,6 +55,16 @@ class Step:
     task: str
     node: str = ""
     bound: bool = False
+
+
+def rule_coverage() -> dict[str, Any]:
+    """How much of the catalog judges another implementation: the decision rules, and the count of the
+    rules that read the reference's own machinery and are skipped there."""
+    from schedcheck.invariants.catalog import catalog
+
+    ids = [inv.id for inv in catalog()]
+    return {"judged": len(DECISION_RULES), "skipped": len(ids) - len(DECISION_RULES),
+            "skippedIds": sorted(set(ids) - set(DECISION_RULES))}
 
 
 def history(result: dict[str, Any], cycles: int) -> dict[int, list[Step]] | None:
