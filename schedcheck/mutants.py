@@ -554,6 +554,24 @@ def _predicates_filter_skips(skip: str):
         return original(self, node, affinity_on and skip != "affinity", taints_on and skip != "taints")
     return [(predicates._PodFilter, "check", check)]
 
+def _proportion_overused_any_dimension():
+    from schedcheck.reference.plugins.proportion import ProportionPlugin
+
+    def overused(self, queue):
+        attr = self._queue_opts[queue.uid]
+        # the bug: a queue counts as overused as soon as one dimension reaches deserved
+        return any(attr.allocated.get(n) >= attr.deserved.get(n) for n in attr.deserved.resource_names())
+    return [(ProportionPlugin, "overused", overused)]
+
+def _allocate_never_pipelines():
+    from schedcheck.reference.actions.allocate import Allocate
+
+    def allocate_resources_for_task(self, stmt, task, node):
+        if task.init_resreq.less_equal(node.idle, Zero):  # the bug: FutureIdle is never used
+            stmt.allocate(task, node)
+    from schedcheck.reference.api.resource_info import Zero
+    return [(Allocate, "allocate_resources_for_task", allocate_resources_for_task)]
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -724,6 +742,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            lambda: _predicates_filter_skips("taints")),
     Mutant("predicates-ignores-node-affinity", "predicates' NodeAffinity filter (nodeSelector, required terms) is skipped",
            lambda: _predicates_filter_skips("affinity")),
+    Mutant("proportion-overused-any-dimension", "proportion's Overused holds once any one dimension reaches deserved",
+           _proportion_overused_any_dimension),
+    Mutant("allocate-never-pipelines", "allocate places a task only where Idle fits it, never pipelining onto FutureIdle",
+           _allocate_never_pipelines),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

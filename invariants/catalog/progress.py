@@ -41,6 +41,20 @@ def starving(ssn: Any, job: JobInfo) -> bool:
     return False
 
 
+def overused(ssn: Any, queue: Any) -> bool:
+    """The session's Overused with proportion's vote restated (deserved <= allocated on every dimension,
+    pods included), read from its queue attributes; other plugins' votes are asked as they are."""
+    for tier in ssn.registered("overused"):
+        for name, fn in tier:
+            if name == "proportion":
+                attr = ssn.plugins["proportion"].queue_attrs.get(queue.uid)
+                if attr is not None and attr.deserved.less_equal(attr.allocated, Zero):
+                    return True
+            elif fn(queue):
+                return True
+    return False
+
+
 def _plainly_open(ssn: Any, node: NodeInfo, task: TaskInfo) -> bool:
     if node.node is None or not node.ready() or node.node.unschedulable:
         return False
@@ -156,7 +170,7 @@ def reclaim_progress(ctx: CheckContext) -> Iterator[Violation]:
         return ssn.reclaimable(task, offered) if offered else None
 
     for job in _stuck_jobs(ctx):
-        if ssn.overused(ssn.queues[job.queue]):
+        if overused(ssn, ssn.queues[job.queue]):
             continue
         found = _way_in(ctx, job, lambda queue, task: ssn.preemptive(queue, [task]), victims)
         if found is not None:
@@ -165,3 +179,55 @@ def reclaim_progress(ctx: CheckContext) -> Iterator[Violation]:
                                 f"on node {node.name} (legal victims of other queues) would make room for {task.key}",
                             [f"job {job.uid}", f"queue {job.queue}", f"task {task.key}", f"node {node.name}"]
                             + [f"task {v.key}" for v in chosen], "a pipelined task", "none")
+
+
+@invariant("allocate.work-conserving", "allocate leaves no job Pending-short when the tasks it still needs to be "
+           "ready or pipelined (or one more, once it is) are identical simple pods, its queue is not overused and "
+           "admits them all, and one plainly open node's FutureIdle and pod slots fit them all", "job",
+           "allocate.go (every job of every queue not overused; Allocatable; predicates; Idle then FutureIdle); "
+           "seed 000 (allocate); semantics §8.2", (ACTION,), severity=QUALITY)
+def allocate_work_conserving(ctx: CheckContext) -> Iterator[Violation]:
+    # Allocate only consumes Idle and only adds to queues' allocated, so what fits at the end of the
+    # action fitted when the job's turn came; with identical tasks task order cannot matter, and with
+    # one node holding them all, no node choice allocate makes can leave one without a place.
+    ssn = ctx.ssn
+    if ctx.action != "allocate" or not _judgeable(ctx) or ssn.conf.persistent_pipelines:
+        return
+    gang_only = all({name for tier in ssn.registered(point) for name, _ in tier} <= {"gang"}
+                    for point in ("job_ready", "job_pipelined"))
+    if not gang_only:
+        return
+    for job in sorted(ssn.jobs.values(), key=lambda j: j.uid):
+        pending = sorted(job.tasks_with_status(TaskStatus.Pending), key=lambda t: t.uid)
+        queue = ssn.queues.get(job.queue)
+        if not pending or queue is None or job.task_min_available or not all(_simple_task(t) for t in pending):
+            continue
+        if any(not t.init_resreq.equal(pending[0].init_resreq, Zero) or not t.resreq.equal(pending[0].resreq, Zero)
+               for t in pending):
+            continue
+        if (job.is_pending() and "enqueue" in ssn.enabled_actions) or ssn.job_valid(job) is not None:
+            continue
+        need = max(1, job.min_available - job.ready_task_num() - job.waiting_task_num())
+        if need > len(pending) or overused(ssn, queue) or not _queue_admits(ssn, queue, pending[0], need):
+            continue
+        task = pending[0]
+        room = task.init_resreq.clone().multi(need)
+        node = next((n for n in ssn.node_list if _plainly_open(ssn, n, task)
+                     and len(n.tasks) + need <= n.allocatable.max_task_num
+                     and room.less_equal(n.future_idle(), Zero)), None)
+        if node is not None:
+            yield Violation("", f"allocate left job {job.uid} with {len(pending)} task(s) Pending although node "
+                                f"{node.name} is open to them with FutureIdle <{node.future_idle()}> for the {need} "
+                                f"it needs (<{task.init_resreq}> each) and queue {job.queue} admits them",
+                            [f"job {job.uid}", f"task {task.key}", f"node {node.name}"],
+                            f"{need} task(s) placed", "none")
+
+
+def _queue_admits(ssn: Any, queue: Any, task: TaskInfo, count: int) -> bool:
+    """Allocatable for `count` tasks like this one at once (the plugins read only the request)."""
+    if count == 1:
+        return ssn.allocatable(queue, task)
+    probe = task.clone()
+    probe.resreq = task.resreq.clone().multi(count)
+    probe.init_resreq = task.init_resreq.clone().multi(count)
+    return ssn.allocatable(queue, probe)

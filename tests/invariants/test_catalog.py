@@ -362,6 +362,7 @@ DEDICATED = {
     "enqueue.overcommit": "test_admission_rules.py",
     "enqueue.admits-what-fits": "test_admission_progress.py",
     "eviction.preempt-progress": "test_progress.py",
+    "allocate.work-conserving": "test_progress.py",
     "node.placement-allowed": "test_placement_allowed.py",
     "eviction.reclaim-progress": "test_progress.py",
     "enqueue.capacity-within-real-capability": "test_admission_rules.py",

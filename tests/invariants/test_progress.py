@@ -1,4 +1,4 @@
-"""eviction.preempt-progress and eviction.reclaim-progress: fires when the action leaves a way in unused,
+"""eviction.preempt-progress, eviction.reclaim-progress, allocate.work-conserving: fires when the action leaves a way in unused,
 passes on the faithful reference."""
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ CASES = [
     ("eviction.preempt-progress", "tests/scenarios/preempt-excess-eviction.yaml", "priority-starving-never"),
     ("eviction.reclaim-progress", "tests/scenarios/reclaim-victim-queue-order.yaml", "reclaim-forgets-freed"),
     ("eviction.reclaim-progress", "tests/scenarios/persistence-reclaim-upstream.yaml", "reclaim-forgets-freed"),
+    ("allocate.work-conserving", "tests/scenarios/pipeline-future-idle.yaml", "allocate-never-pipelines"),
+    ("allocate.work-conserving", "tests/scenarios/proportion-overused-needs-every-dimension.yaml",
+     "proportion-overused-any-dimension"),
 ]
 
 
