@@ -45,6 +45,9 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.pod-limit",
                  "backfill over a node's pod limit after a discarded reclaim or preemption",
                  "docs/findings.md #1", _discarded_eviction_on_node),
+    KnownFinding("F1", "node.predicates-pod-view",
+                 "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
+                 "docs/findings.md #1", _discarded_eviction_on_node),
 )
 
 
@@ -56,4 +59,4 @@ def known_finding_for(ctx: CheckContext, violation: Violation, invariant: str) -
 
 
 def known_ids() -> list[str]:
-    return [finding.id for finding in KNOWN_FINDINGS]
+    return sorted({finding.id for finding in KNOWN_FINDINGS})

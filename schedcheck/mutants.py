@@ -756,6 +756,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _no_allocate_events),
     Mutant("predicates-allocate-missed", "predicates' allocate handler does nothing",
            lambda: _handler_missed("schedcheck.reference.plugins.predicates.PredicatesPlugin", "on_allocate")),
+    Mutant("predicates-deallocate-missed", "predicates' deallocate handler does nothing",
+           lambda: _handler_missed("schedcheck.reference.plugins.predicates.PredicatesPlugin", "on_deallocate")),
     Mutant("proportion-deallocate-missed", "proportion's deallocate handler does nothing",
            lambda: _handler_missed("schedcheck.reference.plugins.proportion.ProportionPlugin", "_on_deallocate")),
     Mutant("capacity-enqueue-always", "capacity's JobEnqueueable always permits",

@@ -98,6 +98,7 @@ PACKAGED = {
     "predicates-ignores-node-affinity": "node.placement-allowed",
     "proportion-overused-any-dimension": "allocate.work-conserving",
     "allocate-never-pipelines": "allocate.work-conserving",
+    "predicates-deallocate-missed": "node.predicates-pod-view",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.
@@ -139,7 +140,8 @@ def test_mutant_is_caught(name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_clean_reference_passes_the_same_scenario(name):
     engine = _run(CASES[name])
-    assert not engine.violations and not engine.findings, [v.one_line() for v in engine.violations + engine.findings]
+    unknown = [v for v in engine.findings if not v.known]  # a known upstream finding is upstream's behaviour
+    assert not engine.violations and not unknown, [v.one_line() for v in engine.violations + unknown]
 
 
 def test_every_mutant_has_a_case_and_a_packaged_scenario():

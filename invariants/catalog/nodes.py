@@ -208,3 +208,36 @@ def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
     if why:
         yield Violation("", f"{op.action} {op.op}d {op.task} to node {op.node}, where it may not run: {why}",
                         [f"task {op.task}", f"node {op.node}"], "a node the pod may run on", why)
+
+
+@invariant("node.predicates-pod-view", "the predicates plugin's view of each node holds exactly the node's pods, "
+           "once each, less the ones this session evicted: its allocate and deallocate handlers follow every "
+           "operation", "node",
+           "predicates.go (AllocateFunc: NodeInfo.AddPod, DeallocateFunc: RemovePod); seed 004 (event handler "
+           "pairing); semantics §6.3", (ACTION,), requires=("predicates",))
+def node_predicates_pod_view(ctx: CheckContext) -> Iterator[Violation]:
+    from schedcheck.reference.plugins.k8s_mirror import session_mirror
+
+    ssn = ctx.ssn
+    if "predicates" not in ssn.plugins or ssn.conf.persistent_pipelines:
+        return
+    evicted: set[str] = set()
+    for op in ssn.operations:
+        if op.op == "evict":
+            evicted.add(op.task_uid)
+        elif op.op == "unevict":
+            evicted.discard(op.task_uid)
+    mirror = session_mirror(ssn)
+    for name, node in sorted(ssn.nodes.items()):
+        view = mirror.nodes.get(name)
+        if view is None:
+            continue
+        want = {task.pod.uid: 1 for task in node.tasks.values() if task.uid not in evicted and task.pod.uid}
+        if view.pods != want:
+            extra = sorted(set(view.pods) - set(want))
+            missing = sorted(set(want) - set(view.pods))
+            twice = sorted(uid for uid, n in view.pods.items() if n > 1)
+            yield Violation("", f"node {name}: the predicates plugin sees {len(view.pods)} pod(s), the node holds "
+                                f"{len(want)} not evicted this session (missing {missing[:3]}, extra {extra[:3]}, "
+                                f"counted twice {twice[:3]})", [f"node {name}"], sorted(want)[:10],
+                            sorted(view.pods)[:10])

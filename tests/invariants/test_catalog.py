@@ -364,6 +364,7 @@ DEDICATED = {
     "eviction.preempt-progress": "test_progress.py",
     "allocate.work-conserving": "test_progress.py",
     "node.placement-allowed": "test_placement_allowed.py",
+    "node.predicates-pod-view": "test_predicates_view.py",
     "eviction.reclaim-progress": "test_progress.py",
     "enqueue.capacity-within-real-capability": "test_admission_rules.py",
     "queue.capacity-allocated": "test_capacity_rules.py",
