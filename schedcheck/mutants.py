@@ -572,6 +572,16 @@ def _allocate_never_pipelines():
     from schedcheck.reference.api.resource_info import Zero
     return [(Allocate, "allocate_resources_for_task", allocate_resources_for_task)]
 
+def _overcommit_inqueue_doubled():
+    from schedcheck.reference.plugins.overcommit import OvercommitPlugin
+
+    def job_enqueued(self, job):
+        if job.pod_group.min_resources is None:
+            return
+        reserved = job.deduct_sch_gated_resources(job.get_min_resources())
+        self.inqueue.add(reserved).add(reserved)  # the bug: an admission is counted twice
+    return [(OvercommitPlugin, "job_enqueued", job_enqueued)]
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -746,6 +756,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _proportion_overused_any_dimension),
     Mutant("allocate-never-pipelines", "allocate places a task only where Idle fits it, never pipelining onto FutureIdle",
            _allocate_never_pipelines),
+    Mutant("overcommit-inqueue-doubled", "overcommit's JobEnqueued adds an admitted job's minimum to inqueue twice",
+           _overcommit_inqueue_doubled),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

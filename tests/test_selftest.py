@@ -99,6 +99,7 @@ PACKAGED = {
     "proportion-overused-any-dimension": "allocate.work-conserving",
     "allocate-never-pipelines": "allocate.work-conserving",
     "predicates-deallocate-missed": "node.predicates-pod-view",
+    "overcommit-inqueue-doubled": "enqueue.overcommit-admits-what-fits",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

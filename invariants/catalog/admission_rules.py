@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from schedcheck.invariants.catalog.admission import decides_admission
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.recompute import reserved_minimum
-from schedcheck.invariants.registry import ACTION, collect_at_open, invariant
+from schedcheck.invariants.registry import ACTION, QUALITY, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource
 from schedcheck.reference.api.types import allocated_status
@@ -42,7 +42,7 @@ def _arguments(ssn, plugin: str) -> dict:
     return {}
 
 
-@collect_at_open(OVERCOMMIT_OPENING, ("enqueue.overcommit",))
+@collect_at_open(OVERCOMMIT_OPENING, ("enqueue.overcommit", "enqueue.overcommit-admits-what-fits"))
 def _overcommit_at_open(ssn) -> OvercommitOpening | None:
     if "overcommit" not in ssn.plugins:
         return None
@@ -116,6 +116,46 @@ def enqueue_overcommit(ctx: CheckContext) -> Iterator[Violation]:
                             f"was inqueue at open <{everyone}> exceed overcommit's idle <{opening.idle}>: whichever "
                             f"came last should have been rejected", [f"job {job.uid}" for job in admitted],
                         f"<= {opening.idle}", str(everyone))
+
+
+@invariant("enqueue.overcommit-admits-what-fits", "with overcommit alone deciding admission, enqueue leaves no job "
+           "Pending whose minResources, on top of what was inqueue at open and every job it admitted, fits the "
+           "overcommitted idle on the dimensions it asks for", "queue",
+           "overcommit.go JobEnqueueable; enqueue.go (every pending job is tried once); semantics §8.1, §9.9",
+           (ACTION,), requires=("overcommit",), severity=QUALITY)
+def enqueue_overcommit_admits_what_fits(ctx: CheckContext) -> Iterator[Violation]:
+    # Admission only adds to inqueue, so a job that fits once every admission is counted fitted when its
+    # turn came. Quality, as a progress rule; judged only where overcommit is the deciding tier's only voter.
+    ssn = ctx.ssn
+    opening: OvercommitOpening | None = ctx.session_state.get(OVERCOMMIT_OPENING)
+    if ctx.action != "enqueue" or opening is None or not _alone_decides(ssn, "overcommit"):
+        return
+    inqueue = opening.inqueue.clone()
+    for job in ssn.jobs.values():
+        pod_group = job.pod_group
+        if job.uid in opening.pending and pod_group is not None and pod_group.phase == "Inqueue" \
+                and pod_group.min_resources is not None:
+            inqueue.add(job.deduct_sch_gated_resources(Resource.from_resource_list(pod_group.min_resources)))
+    for job in sorted(ssn.jobs.values(), key=lambda j: j.uid):
+        pod_group = job.pod_group
+        if job.uid not in opening.pending or pod_group is None or not job.is_pending() \
+                or pod_group.min_resources is None:
+            continue
+        minimum = Resource.from_resource_list(pod_group.min_resources)
+        wanted = inqueue.clone().add(minimum)
+        dims = [n for n in minimum.resource_names() if n != "pods" and minimum.get(n) > 0]
+        if dims and all(wanted.get(n) <= opening.idle.get(n) - 0.1 for n in dims):
+            yield Violation("", f"job {job.uid} stayed Pending after enqueue although inqueue <{inqueue}> plus its "
+                                f"minResources <{minimum}> fits overcommit's idle <{opening.idle}>",
+                            [f"job {job.uid}"], "Inqueue", "Pending")
+
+
+def _alone_decides(ssn, plugin: str) -> bool:
+    """The first tier with a JobEnqueueable voter has `plugin` as its only voter."""
+    for tier in ssn.registered("job_enqueueable"):
+        if tier:
+            return [name for name, _ in tier] == [plugin]
+    return False
 
 
 @invariant("enqueue.capacity-within-real-capability", "with capacity deciding admission, the job enqueue admitted "

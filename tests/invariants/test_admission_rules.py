@@ -96,3 +96,30 @@ def test_capacity_admission_fires_when_ancestors_are_not_checked(monkeypatch):
     monkeypatch.setattr(capacity.CapacityPlugin, "job_enqueueable", leaf_only)
     found = _capacity_run("enqueue.capacity-within-real-capability")
     assert any("queue eng" in message for message in found)
+
+
+PROGRESS = "enqueue.overcommit-admits-what-fits"
+
+
+def _in_turn():
+    from pathlib import Path
+
+    from schedcheck.invariants.engine import InvariantEngine
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+
+    engine = InvariantEngine(only=[PROGRESS])
+    run_scenario(load_scenario(Path(__file__).resolve().parents[2] / "tests/scenarios/overcommit-admits-in-turn.yaml"),
+                 engine=engine)
+    return [v.invariant for v in engine.findings]
+
+
+def test_overcommit_progress_passes_when_the_third_job_does_not_fit():
+    assert _in_turn() == []
+
+
+def test_overcommit_progress_fires_when_an_admission_is_counted_twice():
+    from schedcheck.mutants import mutant
+
+    with mutant("overcommit-inqueue-doubled"):
+        assert PROGRESS in _in_turn()

@@ -360,6 +360,7 @@ def test_invariant_fires_on_a_broken_state(invariant_id, monkeypatch):
 DEDICATED = {
     "queue.proportion-recomputed": "test_recompute.py",
     "enqueue.overcommit": "test_admission_rules.py",
+    "enqueue.overcommit-admits-what-fits": "test_admission_rules.py",
     "enqueue.admits-what-fits": "test_admission_progress.py",
     "eviction.preempt-progress": "test_progress.py",
     "allocate.work-conserving": "test_progress.py",
