@@ -20,10 +20,14 @@ min_Infinity(ExceededPart(parent realCapability, Σ sibling guarantees) + own gu
 root's deserved and guarantee are the sums over its children. Allocatable and JobEnqueueable check
 the leaf and every ancestor; QueueOrder prefers leaves and compares at the level where two paths
 diverge; VictimQueueOrder evicts from the queue sharing the deeper ancestor with the preemptor first.
+With `ancestorReclaimLevel: N` (hierarchy on), a victim also needs each of its ancestors up to N levels
+up that the reclaimer does not share to be over deserved (an ancestor with no deserved on the
+victim's dimensions does not constrain); an immediate victim is skipped when it shares a non-root
+ancestor within N levels with a reclaimer whose own leaf has no deserved on what it asks for; and a
+queue not below deserved itself may still reclaim if an ancestor within N levels is (Preemptive).
 
 Left out: DRA device-class quotas (capacity.DynamicResourceAllocationEnable and
-DRAConsumableCapacityEnable) and the ancestorReclaimLevel argument (reclaim and preemptive behave as
-with its default, 0). The SchedulingGatesQueueAdmission reservation cache is implemented but, like
+DRAConsumableCapacityEnable). The SchedulingGatesQueueAdmission reservation cache is implemented but, like
 upstream's feature gate, off unless `SCHEDULING_GATES_QUEUE_ADMISSION` is set. Metrics are not
 reported.
 """
@@ -48,6 +52,7 @@ from schedcheck.reference.api.resource_info import (
 )
 from schedcheck.reference.api.task_info import QUEUE_ALLOCATION_GATE, TaskInfo
 from schedcheck.reference.api.types import EvictionContext, EvictionKind, TaskStatus
+from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import PERMIT, REJECT, Session
@@ -74,6 +79,7 @@ from schedcheck.reference.plugins.util import format_resource_names
 PLUGIN_NAME = "capacity"
 STATE_KEY = PLUGIN_NAME
 ROOT_QUEUE = "root"
+ANCESTOR_RECLAIM_LEVEL = "ancestorReclaimLevel"
 SCHEDULING_GATES_QUEUE_ADMISSION = False  # upstream feature gate, default off
 
 
@@ -122,6 +128,13 @@ def queue_level(left: CapacityQueueAttr, right: CapacityQueueAttr) -> int:
     return level
 
 
+def ancestor_at_depth(attr: CapacityQueueAttr, depth: int) -> str | None:
+    """queueAncestorAtDepth: 1 is the parent, 2 the grandparent (ancestors are kept root first)."""
+    if depth <= 0 or len(attr.ancestors) < depth:
+        return None
+    return attr.ancestors[len(attr.ancestors) - depth]
+
+
 def has_relevant_deserved(task: TaskInfo, deserved: Resource) -> bool:
     return bool(intersection(task.resreq, deserved))
 
@@ -146,6 +159,7 @@ class CapacityPlugin(Plugin):
         self.reserved_tasks: dict[str, dict[str, TaskInfo]] = {}
         self.hierarchy = False
         self.ready = True
+        self.ancestor_reclaim_level = 0  # argument ancestorReclaimLevel, parsed at session open
         self.events: list[PodGroupEvent] = []
         self._snapshots = SnapshotCache()
 
@@ -156,6 +170,7 @@ class CapacityPlugin(Plugin):
 
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
+        self.ancestor_reclaim_level = max(0, as_arguments(self.arguments).get_int(ANCESTOR_RECLAIM_LEVEL, 0))
         self.total_resource.add(ssn.total_resource)
         if SCHEDULING_GATES_QUEUE_ADMISSION:
             self._build_reserved_cache(ssn)
@@ -375,7 +390,19 @@ class CapacityPlugin(Plugin):
         future = attr.allocated.clone().add(request)
         if not future.less_equal_with_dimension_and_resources_name(attr.real_capability, request)[0]:
             return False
-        return future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, request)[0]
+        if future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, request)[0]:
+            return True
+        if not (self.hierarchy and self.ancestor_reclaim_level > 0):
+            return False
+        for level in range(1, self.ancestor_reclaim_level + 1):  # an ancestor still below deserved may reclaim
+            ancestor_id = ancestor_at_depth(attr, level)
+            ancestor = self._queue_opts.get(ancestor_id) if ancestor_id not in (None, ROOT_QUEUE) else None
+            if ancestor is None:
+                continue
+            future = ancestor.allocated.clone().add(request)
+            if future.less_equal_partly_with_dimension_zero_filtered(ancestor.deserved, request)[0]:
+                return True
+        return False
 
     # -- reclaim ------------------------------------------------------------------------------------
 
@@ -403,12 +430,48 @@ class CapacityPlugin(Plugin):
             allocated = allocations[job.queue] = attr.allocated.clone()
         if not self._keeps_guarantee(allocated, reclaimee, attr):
             return False
-        if has_relevant_deserved(reclaimee, attr.deserved) and not allocated.greater_partly_with_relevant_dimensions(
-            attr.deserved, reclaimee.resreq
-        ):
+        reclaimer_attr = self._queue_opts[self.ssn.jobs[reclaimer.job].queue]
+        scoped = self.hierarchy and self.ancestor_reclaim_level > 0
+        if not has_relevant_deserved(reclaimee, attr.deserved):  # an immediate victim
+            if scoped and self._share_ancestor_within_level(reclaimer_attr, attr) \
+                    and not has_relevant_deserved(reclaimer, reclaimer_attr.deserved):
+                return False  # no deserved signal on either side under a shared ancestor: no contention
+        elif not allocated.greater_partly_with_relevant_dimensions(attr.deserved, reclaimee.resreq):
             return False
+        ancestors: list[Resource] = []
+        if scoped:  # the reclaimee's ancestors up to the level must be above deserved too
+            for level in range(1, self.ancestor_reclaim_level + 1):
+                check, ancestor = self._ancestor_to_check(reclaimer_attr, attr, level)
+                if not check:
+                    continue
+                if ancestor is None:
+                    return False
+                held = allocations.get(ancestor.queue_id)
+                if held is None:
+                    held = allocations[ancestor.queue_id] = ancestor.allocated.clone()
+                ancestors.append(held)
+                if has_relevant_deserved(reclaimee, ancestor.deserved) and \
+                        not held.greater_partly_with_relevant_dimensions(ancestor.deserved, reclaimee.resreq):
+                    return False
         allocated.sub(reclaimee.resreq)
+        for held in ancestors:
+            held.sub(reclaimee.resreq)
         return True
+
+    def _share_ancestor_within_level(self, left: CapacityQueueAttr, right: CapacityQueueAttr) -> bool:
+        """sharesAnyNonRootAncestorWithinLevel."""
+        mine = {ancestor_at_depth(left, n) for n in range(1, self.ancestor_reclaim_level + 1)}
+        theirs = {ancestor_at_depth(right, n) for n in range(1, self.ancestor_reclaim_level + 1)}
+        return bool((mine & theirs) - {None, ROOT_QUEUE})
+
+    def _ancestor_to_check(self, reclaimer: CapacityQueueAttr, reclaimee: CapacityQueueAttr, level: int
+                           ) -> tuple[bool, CapacityQueueAttr | None]:
+        """getReclaimeeAncestorToCheck: (check it, its attributes) for the reclaimee's ancestor at `level`;
+        not checked at the root or where the reclaimer shares that ancestor."""
+        ancestor_id = ancestor_at_depth(reclaimee, level)
+        if ancestor_id is None or ancestor_id == ROOT_QUEUE or ancestor_at_depth(reclaimer, level) == ancestor_id:
+            return False, None
+        return True, self._queue_opts.get(ancestor_id)
 
     @staticmethod
     def _keeps_guarantee(allocated: Resource, reclaimee: TaskInfo, attr: QueueAttr) -> bool:
