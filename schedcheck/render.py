@@ -72,7 +72,8 @@ def render_check(scenario: Scenario, result: RunResult, engine, folder) -> str:
            f"{sum(engine.cost.values()):.3f} s checking"]
     if result.violations:
         out.append(f"VIOLATED: {len(result.violations)} violation(s)")
-        rows = [[v["id"], str(v["cycle"]), v.get("action") or "-", v.get("checkpoint", ""), v["message"][:100]]
+        rows = [[v["id"], str(v.get("cycle", "-")), v.get("action") or "-", v.get("checkpoint", ""),
+                 (v.get("message") or "")[:100]]
                 for v in result.violations]
         out.append(table(["invariant", "cycle", "action", "at", "what"], rows).rstrip("\n"))
         for inv_id, count in engine.suppressed.items():

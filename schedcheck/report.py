@@ -39,12 +39,13 @@ def render_markdown(payload: dict[str, Any]) -> str:
             first = found[0]
             inv = get_invariant(inv_id)
             rule = inv.statement if inv else ""
-            lines.append(f"| `{inv_id}` | {len(found)} | cycle {first['cycle']}, {first['action'] or '-'}, "
-                         f"{first['checkpoint']} | {rule} |")
+            lines.append(f"| `{inv_id}` | {len(found)} | cycle {first.get('cycle', '-')}, "
+                         f"{first.get('action') or '-'}, {first.get('checkpoint') or '-'} | {rule} |")
         lines.append("")
         for index, v in enumerate(violations, 1):
-            lines += [f"## {index}. `{v['id']}`", "", v["message"], "",
-                      f"- where: cycle {v['cycle']}, action {v['action'] or '-'}, at {v['checkpoint']}"
+            lines += [f"## {index}. `{v['id']}`", "", v.get("message") or v.get("found") or "", "",
+                      f"- where: cycle {v.get('cycle', '-')}, action {v.get('action') or '-'}, "
+                      f"at {v.get('checkpoint') or '-'}"
                       + (f", after {v['operation']}" if v.get("operation") else ""),
                       f"- objects: {', '.join(v.get('objects') or []) or '-'}",
                       f"- expected: `{json.dumps(v.get('expected'))}`", f"- found: `{json.dumps(v.get('found'))}`"]
@@ -54,7 +55,8 @@ def render_markdown(payload: dict[str, Any]) -> str:
     if findings:
         lines += ["## Quality findings", "",
                   "Rules upstream itself may break (for example minimal evictions); reported, not failed.", ""]
-        lines += [f"- `{f['id']}` (cycle {f['cycle']}, {f.get('action') or '-'}): {f['message']}" for f in findings]
+        lines += [f"- `{f['id']}` (cycle {f.get('cycle', '-')}, {f.get('action') or '-'}): {f.get('message', '')}"
+                  for f in findings]
         lines.append("")
     if payload.get("expectations", {}).get("failures"):
         lines += ["## Expectations that failed", ""]

@@ -34,6 +34,7 @@ class RunResult:
     invariant_checks: int = 0  # how many times they were checked
     overkill: list[dict[str, Any]] = field(default_factory=list)  # per preemptor: evictions made / needed
     ledgers: list[dict[str, Any]] = field(default_factory=list)  # node accounting after each session (protocol)
+    warnings: list[str] = field(default_factory=list)  # about the cluster state read (e.g. a node out of sync)
 
     @property
     def ok(self) -> bool:
@@ -56,6 +57,8 @@ class RunResult:
             "expectations": {"met": not self.expectation_failures, "failures": self.expectation_failures},
             "ties": self.ties,
         }
+        if self.warnings:
+            out["warnings"] = self.warnings
         if with_trace:
             out["trace"] = self.trace
             out["ledgers"] = self.ledgers

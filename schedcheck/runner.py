@@ -36,6 +36,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now,
                           hooks_factory=hooks_factory, tie_chooser=tie_chooser)
     result = RunResult(scenario=scenario.name, seed=seed, cycles=scenario.cycles)
+    _out_of_sync(scheduler, result)
     from schedcheck.reference.framework.plugin import get_plugin_builder
 
     result.skipped_plugins = sorted(
@@ -54,11 +55,11 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
                 if name not in result.skipped_actions:
                     result.skipped_actions.append(name)
     except AssertionViolation as exc:
-        result.violations.append({
-            "id": "upstream.assert",
-            "cycle": scheduler.cycle,
-            "statement": "an upstream assertion (e.g. the asserting Resource.Sub) must hold",
-            "found": str(exc),
+        result.violations.append({  # shaped as every violation is (Violation.to_json)
+            "id": "upstream.assert", "cycle": scheduler.cycle, "action": "", "checkpoint": "assertion",
+            "operation": "", "objects": [], "expected": "the assertion holds", "found": str(exc),
+            "message": f"an upstream assertion failed (upstream would panic here): {exc}",
+            "statement": "an upstream assertion (e.g. the asserting Resource.Sub) must hold", "state": {},
         })
     if engine is not None:
         result.violations.extend(v.to_json() for v in engine.violations)
@@ -121,3 +122,22 @@ def _ledger(report: CycleReport) -> dict[str, Any]:
                        "used": node.used.as_dict(), "releasing": node.releasing.as_dict(),
                        "pipelined": node.pipelined.as_dict()}
     return {"cycle": report.cycle, "nodes": nodes}
+
+
+def _out_of_sync(scheduler: Scheduler, result: RunResult) -> None:
+    """A node whose pods already use more than its allocatable (a kubelet admitted them before
+    allocatable shrank): upstream logs "Node out of sync" and schedules on, its Idle negative."""
+    from schedcheck.reference.api.resource_info import Zero
+
+    for name, node in sorted(scheduler.cache.nodes.items()):
+        ok, names = node.used.less_equal_with_resources_name(node.allocatable, Zero)
+        if ok:
+            continue
+        over = {n: {"used": node.used.get(n), "allocatable": node.allocatable.get(n)} for n in names}
+        words = ", ".join(f"{n} {v['used']:g} > {v['allocatable']:g}" for n, v in over.items())
+        message = (f"node {name} is out of sync: its pods use more than it can hold ({words}); upstream logs "
+                   f"\"Node out of sync\" and keeps scheduling on it with a negative Idle")
+        result.warnings.append(message)
+        result.findings.append({"id": "input.node-out-of-sync", "cycle": 0, "action": "", "checkpoint": "open",
+                                "operation": "", "objects": [f"node {name}"], "expected": "used <= allocatable",
+                                "found": over, "message": message, "state": {}})

@@ -339,6 +339,9 @@ FULL_ERRORS = [
         "must not be negative",
     ),
     (["objects", 2, "spec", "overhead", "cpu"], "x", "Pod ns1/p1", "spec.overhead.cpu", "quantity"),
+    (["objects", 0, "status", "allocatable", "cpu"], "1e400", "Node n1", "status.allocatable.cpu", "out of range"),
+    (["objects", 0, "status", "allocatable", "memory"], 10**30, "Node n1", "status.allocatable.memory",
+     "out of range"),
     (["objects", 0, "status", "allocatable", "memory"], "-1Gi", "Node n1", "status.allocatable.memory", "negative"),
     (["objects", 1, "status", "capacity", "cpu"], [], "Node n2", "status.capacity.cpu", "quantity"),
     (["objects", 6, "spec", "capability", "cpu"], "-8", "Queue q1", "spec.capability.cpu", "negative"),
@@ -658,7 +661,8 @@ def test_odd_phases_warn() -> None:
 
 # ---------------------------------------------------------------- robustness
 
-JUNK = [None, 0, -1, 1.5, True, "", "x", "-1", "4GB", "1.5.5", [], [1], {}, {"a": 1}, {"kind": "List"}]
+JUNK = [None, 0, -1, 1.5, True, "", "x", "-1", "4GB", "1.5.5", [], [1], {}, {"a": 1}, {"kind": "List"},
+        "1e400", 10**30, "8Ei", 1e300, "NaN"]
 
 
 def nodes_of(doc: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -707,3 +711,27 @@ def test_random_text_raises_only_scenario_errors() -> None:
 def test_quantities_are_exact_fractions() -> None:
     s = load(wrap({**node(), "status": {"allocatable": {"cpu": "0.1", "memory": 1.5}}}))
     assert s.objects.nodes[0].allocatable["cpu"].as_fraction() == Fraction(1, 10)
+
+
+def test_corrupted_scenarios_that_load_also_run() -> None:
+    """What the loader accepts the scheduler runs: extreme but valid values never end in a traceback."""
+    from schedcheck.runner import run_scenario
+
+    rng = random.Random(20261125)
+    base = full_doc()
+    paths = nodes_of(base)
+    ran = 0
+    for _ in range(300):
+        doc = copy.deepcopy(base)
+        for _ in range(rng.randint(1, 3)):
+            try:
+                set_path(doc, list(rng.choice(paths)), copy.deepcopy(rng.choice(JUNK)))
+            except (KeyError, IndexError, TypeError):
+                continue
+        try:
+            scenario = load(doc, "fuzz.yaml")
+        except ScenarioError:
+            continue
+        run_scenario(scenario)
+        ran += 1
+    assert ran > 10, ran

@@ -46,6 +46,8 @@ def main(args: argparse.Namespace) -> int:
     if scenario is None:
         return EXIT_USAGE
     result = run_scenario(scenario, seed=args.seed, engine=engine, overkill=True)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     payload = result.to_json()
     payload.update({
         "overkill": result.overkill,

@@ -40,6 +40,8 @@ def main(args: argparse.Namespace) -> int:
 
     result = run_scenario(scenario, seed=args.seed, ledgers=args.trace,
                           engine=InvariantEngine(fail_on_known=known_ids(args.fail_on_known)))
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     for name in result.skipped_plugins:
         print(f"warning: plugin {name} is not implemented in the reference yet; skipped "
               f"(upstream skips unknown plugins the same way)", file=sys.stderr)

@@ -13,6 +13,9 @@ from schedcheck.scenario.errors import ScenarioError, describe
 _INT32 = (-(2**31), 2**31 - 1)
 
 
+INT64_MAX = 2**63 - 1
+
+
 class Fields:
     """Typed reads from one object; a failure names the file, the object and the field."""
 
@@ -97,6 +100,10 @@ class Fields:
                 self.fail(f"{field}.{name}", str(err))
             if quantity.is_negative():
                 self.fail(f"{field}.{name}", f"must not be negative, got {raw}")
+            counted = quantity.value() if name in ("memory", "pods") else quantity.milli_value()
+            if counted > INT64_MAX:  # the scheduler counts in int64 (bytes, pods, or thousandths)
+                unit = "" if name in ("memory", "pods") else "m"
+                self.fail(f"{field}.{name}", f"{raw} is out of range: the scheduler counts at most {INT64_MAX}{unit}")
             result[name] = quantity
         return result
 
