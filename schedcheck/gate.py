@@ -71,6 +71,17 @@ class GateResult:
                     round(cycles / seconds / max(1, self.workers), 1),
                 "checksPerSecond": round(checks / seconds, 1)}
 
+    def coverage(self) -> dict[str, Any]:
+        """Checks per invariant and what the generated scenarios reached (actions, plugins, outcomes)."""
+        checks: dict[str, int] = {}
+        covered: dict[str, int] = {}
+        for s in self.stats:
+            for key, count in s.checks.items():
+                checks[key] = checks.get(key, 0) + count
+            for key, count in s.covered.items():
+                covered[key] = covered.get(key, 0) + count
+        return {"checksPerInvariant": dict(sorted(checks.items())), "reached": dict(sorted(covered.items()))}
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seed": self.seed, "budget": self.budget, "workers": self.workers,
                                "result": "violation" if self.failure else "clean", **self.totals()}
@@ -78,8 +89,9 @@ class GateResult:
             out["failure"] = {"invariant": self.failure.invariant, "message": self.failure.message,
                               "cycle": self.failure.cycle, "action": self.failure.action,
                               "foundAfterSeconds": round(self.failure.found_after, 2)}
-            out["report"] = self.report
             out["minimised"] = self.minimised
+        if self.report:
+            out["report"] = self.report
         return out
 
 
@@ -112,7 +124,21 @@ def run_gate(opts: GateOptions, err: IO[str] | None = None) -> GateResult:
     result = GateResult(seed, budget, max(1, opts.workers), all_stats, failure)
     if failure is not None:
         _minimise_and_report(result, opts, err)
+    else:
+        result.report = str(_write_summary(result, opts))
     return result
+
+
+def _write_summary(result: GateResult, opts: GateOptions) -> Path:
+    """A clean gate leaves evidence of what it tried: summary.json (totals, checks per invariant, what the
+    scenarios reached, and which catalog rules never ran) in reports/<time>-gate-clean/."""
+    from schedcheck.invariants.catalog import catalog
+    from schedcheck.report_folder import write_report_folder
+
+    summary = {**result.to_json(), **result.coverage(), "mutant": opts.mutant}
+    summary["neverChecked"] = sorted({inv.id for inv in catalog()} - set(summary["checksPerInvariant"]))
+    return write_report_folder(Path(opts.report_dir), "gate-clean",
+                               {"summary.json": json.dumps(summary, indent=2) + "\n"})
 
 
 def _run_with_pytest(config: WorkerConfig, workers: int, junit: str | None) -> int:
@@ -215,6 +241,8 @@ def render_gate(result: GateResult) -> str:
              "stateful runs and Hypothesis".format(**totals["timeShare"])]
     if result.failure is None:
         lines.append("clean: no invariant violated")
+        if result.report:
+            lines.append(f"summary: {result.report}/summary.json")
     else:
         f = result.failure
         lines.append(f"VIOLATION {f.invariant} (cycle {f.cycle}, {f.action or '-'}) found after "

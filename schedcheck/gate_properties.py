@@ -67,6 +67,8 @@ class WorkerStats:
     failure: dict[str, Any] | None = field(default=None)
     run_seconds: float = 0.0  # inside the reference and the invariants (the rest: generation, Hypothesis, machine)
     check_seconds: float = 0.0  # of which in the invariants
+    checks: dict[str, int] = field(default_factory=dict)  # invariant id -> times checked
+    covered: dict[str, int] = field(default_factory=dict)  # "action:x", "plugin:x", "outcome:x" -> scenarios
 
 
 class CounterexampleFound(AssertionError):
@@ -92,8 +94,24 @@ def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str]
     finally:
         if stats is not None:
             stats.check_seconds += sum(engine.cost.values())
+            for inv_id, count in engine.checks.items():
+                stats.checks[inv_id] = stats.checks.get(inv_id, 0) + count
+    if stats is not None:
+        _cover(stats, scenario, result)
     failures = result.violations + (result.findings if strict else [])
     return result, (failures[0] if failures else None)
+
+
+def _cover(stats: WorkerStats, scenario: Any, result: RunResult) -> None:
+    """What this scenario reached: its actions and plugins, and the kinds of decision it produced."""
+    reached = [f"action:{a}" for a in scenario.conf.actions]
+    reached += [f"plugin:{p.name}" for tier in scenario.conf.tiers for p in tier.plugins]
+    outcomes = {"bind": bool(result.binds), "evict": bool(result.evicted), "pipeline": bool(result.pipelined),
+                "admit": any(p == "Inqueue" for p in result.pod_group_phases.values()),
+                "finding": bool(result.findings), "multi-session": result.cycles > 1}
+    reached += [f"outcome:{name}" for name, hit in outcomes.items() if hit]
+    for key in set(reached):
+        stats.covered[key] = stats.covered.get(key, 0) + 1
 
 
 def _mutant_context(name: str | None):

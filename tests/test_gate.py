@@ -59,6 +59,13 @@ def test_gate_with_two_xdist_workers_writes_junit(tmp_path):
     result = json.loads(proc.stdout)
     assert result["workers"] == 2 and result["result"] == "clean" and result["examples"] > 0
     assert junit.exists() and "testcase" in junit.read_text()
+    summary = json.loads((Path(result["report"]) / "summary.json").read_text())  # a clean gate leaves evidence
+    assert summary["examples"] == result["examples"] and summary["checksPerInvariant"]["node.ledger"] > 0
+    assert summary["reached"]["action:allocate"] > 0 and summary["reached"]["plugin:gang"] > 0
+    from schedcheck.invariants.catalog import catalog
+
+    ids = {inv.id for inv in catalog()}
+    assert set(summary["neverChecked"]) == ids - set(summary["checksPerInvariant"])
 
 
 def test_gate_finds_minimises_and_replays_a_bug(tmp_path, capsys):
