@@ -26,6 +26,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from schedcheck.generators.ledger import NodeLedger, pod_request
+from schedcheck.generators.swarm import PLAIN, Swarm
 from schedcheck.generators.quantities import (
     CPU,
     MEMORY,
@@ -110,9 +111,11 @@ _SIDECAR_REQUESTS = {CPU: "100m", MEMORY: "128Mi"}
 @cache
 @st.composite
 def _role_draft(draw: st.DrawFn, name: str, max_pods: int, stage: str, max_nodes: int, odd: bool,
-                gpu: bool | None, role_minimums: bool, large: bool = False) -> RoleDraft:
+                gpu: bool | None, role_minimums: bool, large: bool = False, best_effort: bool = False) -> RoleDraft:
     count = draw(st.integers(1, max(1, max_pods)))
     req = draw(requests(max_cores=32, max_gi=64, gpu=gpu, odd=odd) if large else requests(gpu=gpu, odd=odd))
+    if best_effort and draw(sometimes(40)):
+        req = {}  # BestEffort pods (swarm): they preempt only BestEffort victims, backfill places them
     pods = []
     for _ in range(count):
         if stage == "pending":
@@ -166,6 +169,7 @@ PLACEMENT_CONSTRAINTS: tuple[tuple[dict[str, str] | None, tuple[dict[str, str], 
 )
 _PLACEMENT = st.sampled_from(PLACEMENT_CONSTRAINTS)
 _PREEMPTABLE = st.sampled_from((None,) * 6 + ("true", "false"))
+_MOSTLY_NOT_PREEMPTABLE = st.sampled_from((None, "false", "false", "true"))
 
 
 @cache
@@ -179,8 +183,10 @@ def job_drafts(
     odd: bool = True,
     gpu: bool | None = None,
     sla: bool = False,
+    swarm: Swarm = PLAIN,
 ) -> JobDraft:
-    """A job without placement: kind and roles, pod templates and states, gang minimums."""
+    """A job without placement: kind and roles, pod templates and states, gang minimums; `swarm` boosts
+    the rare features it switches on."""
     kind = draw(choice(tuple(JOB_KINDS)))
     role_names = JOB_KINDS[kind] or ("",)
     stage = draw(choice(_STAGES))
@@ -194,7 +200,8 @@ def job_drafts(
         left = budget - sum(len(r.pods) for r in roles) - (len(role_names) - i - 1)
         # The leading role (ps, master, driver) has one or two pods; the last one the rest.
         share = max(1, left if i == len(role_names) - 1 else min(2, left))
-        roles.append(draw(_role_draft(role, share, stage, max_nodes, odd, gpu, role_minimums, large)))
+        roles.append(draw(_role_draft(role, share, stage, max_nodes, odd, gpu, role_minimums, large,
+                                      swarm.best_effort)))
     selector, tolerations, affinity = draw(_PLACEMENT)
     return JobDraft(
         kind=kind,
@@ -203,12 +210,12 @@ def job_drafts(
         created=draw(st.integers(0, 3600)),
         roles=roles,
         min_member_extra=draw(st.integers(0, budget)),
-        min_resources=draw(sometimes(30)),
+        min_resources=draw(sometimes(80 if swarm.min_resources else 30)),
         # None first (the shrink target), but a job usually names one of the classes there are.
         priority_class=draw(choice((None, *priority_classes, *priority_classes)))
         if priority_classes else None,
         spec_priority=draw(rarely(20)) if priority_classes else False,
-        preemptable=draw(_PREEMPTABLE),
+        preemptable=draw(_MOSTLY_NOT_PREEMPTABLE if swarm.not_preemptable else _PREEMPTABLE),
         node_selector=dict(selector) if selector else None,
         tolerations=[dict(t) for t in tolerations],
         affinity=copy.deepcopy(affinity),

@@ -254,7 +254,7 @@ def hierarchical_queues(
 
 @cache
 @st.composite
-def priority_classes(draw: st.DrawFn, max_size: int = 3) -> list[dict[str, Any]]:
+def priority_classes(draw: st.DrawFn, max_size: int = 3, never: bool = False) -> list[dict[str, Any]]:
     """PriorityClasses with distinct names; values shrink to 0 (all equal); at most one global default."""
     names = draw(unique_names(PRIORITY_CLASS_NAMES, 0, max_size))
     default = draw(choice((None, *names))) if names and draw(rarely(20)) else None
@@ -268,7 +268,7 @@ def priority_classes(draw: st.DrawFn, max_size: int = 3) -> list[dict[str, Any]]
         }
         if name == default:
             doc["globalDefault"] = True
-        if draw(rarely(10)):
+        if draw(sometimes(50) if never else rarely(10)):  # `never`: the swarm leans on non-preempting classes
             doc["preemptionPolicy"] = "Never"
         out.append(doc)
     return out

@@ -38,6 +38,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from schedcheck.generators.confs import conf_features, scheduler_confs
+from schedcheck.generators.swarm import PLAIN, swarms
 from schedcheck.generators.jobs import filler_job, job_drafts, place_jobs, system_pods
 from schedcheck.generators.ledger import NodeLedger
 from schedcheck.generators.nodes import node_lists
@@ -100,6 +101,7 @@ def scenarios(
     odd: bool = True,
     gpu: bool | None = None,
     with_system_pods: bool = True,
+    use_swarm: bool = True,
 ) -> dict[str, Any]:
     """One scenario document.
 
@@ -107,11 +109,13 @@ def scenarios(
     max_pods_per_job pods (a job with more roles than that gets one pod per role); up to
     max_queues queues (flat, or a tree under root) and max_priority_classes classes;
     `cycles` in [1, max_cycles]. `confs` replaces the conf strategy (default
-    `scheduler_confs()`); `odd` allows odd and edge quantities; `gpu` forces GPUs on (True)
+    `scheduler_confs()`); `use_swarm` lets each scenario lean on a random subset of rare features
+    (`generators/swarm.py`); `odd` allows odd and edge quantities; `gpu` forces GPUs on (True)
     or off (False) for nodes and pods, None leaves it to chance.
     """
     conf = draw(confs if confs is not None else scheduler_confs())
     features = conf_features(conf)
+    swarm = draw(swarms()) if use_swarm else PLAIN
 
     # The clock: usage metrics need one to be fresh or stale against; otherwise optional.
     if features.metrics:
@@ -128,7 +132,7 @@ def scenarios(
     # Pods ask for GPUs (sometimes) only where the cluster has some, as users do.
     has_gpus = any(GPU in n["status"]["allocatable"] for n in node_docs)
     pod_gpu = gpu if gpu is not None else (None if has_gpus else False)
-    classes = draw(priority_classes(max_priority_classes))
+    classes = draw(priority_classes(max_priority_classes, never=swarm.never_policy))
     class_values = {c["metadata"]["name"]: c["value"] for c in classes}
 
     if features.queue_hierarchy is not None:
@@ -151,13 +155,13 @@ def scenarios(
 
     drafts = draw(st.lists(
         job_drafts(queues=tuple(job_queues), priority_classes=tuple(class_values), max_pods=max_pods_per_job,
-                   max_nodes=max(1, len(node_docs)), odd=odd, gpu=pod_gpu, sla=features.sla),
+                   max_nodes=max(1, len(node_docs)), odd=odd, gpu=pod_gpu, sla=features.sla, swarm=swarm),
         min_size=min_jobs, max_size=max_jobs,
     ))
     job_docs = place_jobs(drafts, ledger, class_values)
     # Backfill work usually runs at the lowest priority, so the filler favours the lowest class.
     lowest = [min(class_values, key=class_values.get)] * 2 if class_values else []
-    if len(drafts) < max_jobs and node_docs and draw(rarely(35)):
+    if len(drafts) < max_jobs and node_docs and draw(sometimes(70) if swarm.contested else rarely(35)):
         # A full cluster, as most are: a running elastic job takes whatever is left of the nodes.
         filler = filler_job(ledger, namespace=draw(choice(NAMESPACES)),
                             queue=draw(choice(tuple(job_queues))),
