@@ -582,6 +582,25 @@ def _overcommit_inqueue_doubled():
         self.inqueue.add(reserved).add(reserved)  # the bug: an admission is counted twice
     return [(OvercommitPlugin, "job_enqueued", job_enqueued)]
 
+def _task_info_patch(variant: str):
+    import schedcheck.reference.api.task_info as task_info
+    from schedcheck.reference.api.resource_info import Resource
+
+    original_status, original_request = task_info.get_task_status, task_info.get_pod_resource_request
+
+    def status(pod):
+        if variant == "deletion" and pod.phase == "Running":
+            return task_info.TaskStatus.Running  # the bug: a terminating pod still counts as Running
+        return original_status(pod)
+
+    def request(pod):
+        if variant == "init":  # the bug: init containers are not maxed in
+            return original_request(type(pod)(**{**pod.__dict__, "init_containers": []}))
+        if variant == "overhead":  # the bug: the pod overhead is forgotten
+            return original_request(type(pod)(**{**pod.__dict__, "overhead": {}}))
+        return original_request(pod)
+    return [(task_info, "get_task_status", status), (task_info, "get_pod_resource_request", request)]
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -758,6 +777,14 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _allocate_never_pipelines),
     Mutant("overcommit-inqueue-doubled", "overcommit's JobEnqueued adds an admitted job's minimum to inqueue twice",
            _overcommit_inqueue_doubled),
+    Mutant("task-status-ignores-deletion", "getTaskStatus maps a Running pod being deleted to Running, not Releasing",
+           lambda: _task_info_patch("deletion")),
+    Mutant("request-ignores-init-containers", "GetPodResourceRequest leaves init containers out",
+           lambda: _task_info_patch("init"),
+           "volcano-sh/volcano#1092 (init container resources in task requests)"),
+    Mutant("request-ignores-overhead", "GetPodResourceRequest leaves the pod overhead out",
+           lambda: _task_info_patch("overhead"),
+           "volcano-sh/volcano#1536 (pod overhead counted in task requests)"),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

@@ -100,6 +100,9 @@ PACKAGED = {
     "allocate-never-pipelines": "allocate.work-conserving",
     "predicates-deallocate-missed": "node.predicates-pod-view",
     "overcommit-inqueue-doubled": "enqueue.overcommit-admits-what-fits",
+    "task-status-ignores-deletion": "task.status-from-pod",
+    "request-ignores-init-containers": "task.request-from-pod",
+    "request-ignores-overhead": "task.request-from-pod",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

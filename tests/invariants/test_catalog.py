@@ -365,6 +365,8 @@ DEDICATED = {
     "eviction.preempt-progress": "test_progress.py",
     "allocate.work-conserving": "test_progress.py",
     "node.placement-allowed": "test_placement_allowed.py",
+    "task.status-from-pod": "test_pod_view.py",
+    "task.request-from-pod": "test_pod_view.py",
     "node.predicates-pod-view": "test_predicates_view.py",
     "eviction.reclaim-progress": "test_progress.py",
     "enqueue.capacity-within-real-capability": "test_admission_rules.py",

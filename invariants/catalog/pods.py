@@ -1,0 +1,120 @@
+"""What the scheduler reads off each pod, restated from Kubernetes and upstream's helpers: the task status
+(getTaskStatus) and the resource request (resource helpers' PodRequests: containers summed, init
+containers maxed in with the sidecars started before them, overhead added). Judged once per session, on
+the tasks as the session opened."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+from typing import Any
+
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import ACTION, collect_at_open, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.k8s import Pod
+
+POD_VIEW = "pod_view_at_open"
+COUNTED_IN_UNITS = ("memory", "pods")  # kept in bytes / a count; cpu and scalars in thousandths
+
+
+def restated_status(pod: Pod) -> str:
+    if pod.phase == "Running":
+        return "Releasing" if pod.deletion_timestamp else "Running"
+    if pod.phase == "Pending":
+        if pod.deletion_timestamp:
+            return "Releasing"
+        return "Bound" if pod.node_name else "Pending"
+    return pod.phase if pod.phase in ("Succeeded", "Failed") else "Unknown"
+
+
+def _add(into: dict[str, Fraction], requests: dict[str, Any]) -> None:
+    for name, quantity in requests.items():
+        into[name] = into.get(name, Fraction(0)) + quantity.as_fraction()
+
+
+def restated_request(pod: Pod) -> dict[str, Fraction]:
+    """PodRequests in whole units (cores, bytes, devices), before the scheduler's conversions."""
+    total: dict[str, Fraction] = {}
+    for container in pod.containers:
+        _add(total, container.requests)
+    started: dict[str, Fraction] = {}  # sidecars (restartPolicy Always) started so far
+    init_peak: dict[str, Fraction] = {}
+    for container in pod.init_containers:
+        if container.restart_policy == "Always":
+            _add(total, container.requests)
+            _add(started, container.requests)
+            need = dict(started)
+        else:
+            need = dict(started)
+            _add(need, container.requests)
+        for name, value in need.items():
+            init_peak[name] = max(init_peak.get(name, Fraction(0)), value)
+    for name, value in init_peak.items():
+        total[name] = max(total.get(name, Fraction(0)), value)
+    _add(total, pod.overhead)
+    return total
+
+
+def _in_units(name: str, value: Fraction) -> float:
+    scaled = value if name in COUNTED_IN_UNITS else value * 1000
+    return float(-((-scaled.numerator) // scaled.denominator))  # rounded away from zero, as MilliValue
+
+
+@collect_at_open(POD_VIEW, ("task.status-from-pod", "task.request-from-pod"))
+def _pod_view_at_open(ssn) -> dict[str, tuple[Any, ...]]:
+    """task uid -> (pod key, status, what the pod says it should be, the request's cpu and memory, what the
+    pod asks for), as the session opened (the session later writes spec.nodeName into the shared pod)."""
+    out = {}
+    for job in ssn.jobs.values():
+        for uid, task in job.tasks.items():
+            pod = task.pod
+            said = f"phase {pod.phase}" + (", deleting" if pod.deletion_timestamp else "") + (
+                f", on {pod.node_name}" if pod.node_name else "")
+            out[uid] = (pod.key, task.status.name, restated_status(pod), said, task.resreq.get("cpu"),
+                        task.resreq.get("memory"), restated_request(pod))
+    return out
+
+
+def _first_action(ctx: CheckContext, rule: str) -> dict[str, Any] | None:
+    done = ctx.session_state.setdefault("pod_view_judged", set())
+    if rule in done:
+        return None
+    done.add(rule)
+    return ctx.session_state.get(POD_VIEW)
+
+
+@invariant("task.status-from-pod", "every task opens the session with the status its pod's phase, deletion and node "
+           "give it (Running: Running, or Releasing once deleting; Pending: Pending, Bound with a node, Releasing "
+           "once deleting; Succeeded, Failed; else Unknown)", "job",
+           "pkg/scheduler/api/helpers.go getTaskStatus; volcano-semantics §2.2", (ACTION,))
+def task_status_from_pod(ctx: CheckContext) -> Iterator[Violation]:
+    view = _first_action(ctx, "task.status-from-pod")
+    if not view:
+        return
+    for _, (key, status, want, said, _, _, _) in sorted(view.items()):
+        if ctx.ssn.conf.persistent_pipelines and status == "Pipelined":
+            continue  # a decision kept from the last session (persistent mode)
+        if status != want:
+            yield Violation("", f"task {key} opened the session {status}, but its pod ({said}) makes it {want}",
+                            [f"task {key}"], want, status)
+
+
+@invariant("task.request-from-pod", "every task's cpu and memory request is its pod's: containers summed, init "
+           "containers maxed in with the sidecars started before them, overhead added", "job",
+           "k8s resource helpers PodRequests; pkg/scheduler/api/pod_info.go GetPodResourceRequest; "
+           "volcano-semantics §2.3", (ACTION,))
+def task_request_from_pod(ctx: CheckContext) -> Iterator[Violation]:
+    view = _first_action(ctx, "task.request-from-pod")
+    if not view:
+        return
+    for _, (key, _, _, _, cpu, memory, want) in sorted(view.items()):
+        expected = {"cpu": _in_units("cpu", want.get("cpu", Fraction(0))),
+                    "memory": _in_units("memory", want.get("memory", Fraction(0)))}
+        found = {"cpu": cpu, "memory": memory}
+        wrong = [n for n in expected if abs(expected[n] - found[n]) > 1e-6 * max(1.0, abs(expected[n]))]
+        if wrong:
+            yield Violation("", f"task {key} requests {', '.join(f'{n} {found[n]:g}' for n in wrong)}, but its "
+                                f"pod asks for {', '.join(f'{n} {expected[n]:g}' for n in wrong)} (containers, init "
+                                f"containers and sidecars, overhead)", [f"task {key}"],
+                            {n: expected[n] for n in wrong}, {n: found[n] for n in wrong})
