@@ -584,7 +584,6 @@ def _overcommit_inqueue_doubled():
 
 def _task_info_patch(variant: str):
     import schedcheck.reference.api.task_info as task_info
-    from schedcheck.reference.api.resource_info import Resource
 
     original_status, original_request = task_info.get_task_status, task_info.get_pod_resource_request
 

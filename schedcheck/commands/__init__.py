@@ -73,6 +73,9 @@ COMMANDS: tuple[Command, ...] = (
             "[--budget N] [--seed N] [--walks N]", None),
     Command("overhead", "schedcheck.conform.overhead", "time the conformance protocol's round trip (figures only)",
             "[--count N] [--seed N]", None),
+    Command("fuzz-input", "schedcheck.fuzz_input",
+            "corrupt real scenarios and check every one is rejected in one line or runs without a traceback",
+            "[PATHS] [--count N] [--seed N] [--report DIR]", ("no crash or hang", "some", "usage")),
 )
 
 
