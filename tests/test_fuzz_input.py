@@ -24,13 +24,13 @@ def test_a_traceback_in_the_loader_is_reported_with_its_input(tmp_path, monkeypa
     assert (report / "case-0.yaml").read_text().startswith("# KeyError")
 
 
-def test_a_rejection_must_be_one_line(tmp_path, monkeypatch):
+def test_a_rejection_must_name_the_file(tmp_path, monkeypatch):
     import schedcheck.scenario.loader as loader
     from schedcheck.scenario.errors import ScenarioError
 
-    def two_lines(text, source, conf_path=None):
-        raise ScenarioError(source, "Pod p", "spec", "bad\nand more")
+    def anonymous(text, source, conf_path=None):
+        raise ScenarioError("", "Pod p", "spec", "bad")  # (ScenarioError itself keeps every message on one line)
 
-    monkeypatch.setattr(loader, "load_scenario_text", two_lines)
+    monkeypatch.setattr(loader, "load_scenario_text", anonymous)
     outcome, problem = try_case("kind: Scenario", "s.yaml", tmp_path)
-    assert outcome == "problem" and "one line" in problem
+    assert outcome == "problem" and "naming the file" in problem
