@@ -70,6 +70,43 @@ class NodeAffinity:
 
 
 @dataclass
+class LabelSelectorRequirement:
+    key: str
+    operator: str  # In | NotIn | Exists | DoesNotExist
+    values: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LabelSelector:
+    """metav1.LabelSelector: every matchLabels pair and every expression must hold (an empty one matches all)."""
+
+    match_labels: dict[str, str] = field(default_factory=dict)
+    match_expressions: list[LabelSelectorRequirement] = field(default_factory=list)
+
+
+@dataclass
+class PodAffinityTerm:
+    label_selector: LabelSelector | None  # None matches no pod
+    topology_key: str
+    namespaces: list[str] = field(default_factory=list)
+    namespace_selector: LabelSelector | None = None
+
+
+@dataclass
+class WeightedPodAffinityTerm:
+    weight: int
+    term: PodAffinityTerm
+
+
+@dataclass
+class PodAffinity:
+    """spec.affinity.podAffinity or podAntiAffinity."""
+
+    required: list[PodAffinityTerm] = field(default_factory=list)
+    preferred: list[WeightedPodAffinityTerm] = field(default_factory=list)
+
+
+@dataclass
 class Container:
     name: str
     requests: ResourceList = field(default_factory=dict)
@@ -116,6 +153,8 @@ class Pod:
     preemption_policy: str = ""  # "" | PreemptLowerPriority | Never
     node_selector: dict[str, str] = field(default_factory=dict)
     node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
     tolerations: list[Toleration] = field(default_factory=list)
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
     scheduling_gates: list[str] = field(default_factory=list)

@@ -124,8 +124,8 @@ def compute_pod_requests(pod: Pod) -> PodRequests:
 class MirrorNode:
     """One k8s NodeInfo: allocatable, pod multiset (by pod UID) and request sums."""
 
-    __slots__ = ("name", "node", "pods", "num_pods", "cpu", "memory", "gpu", "non0_cpu", "non0_memory",
-                 "alloc_cpu", "alloc_memory", "alloc_gpu", "version")
+    __slots__ = ("name", "node", "pods", "pod_objects", "num_pods", "cpu", "memory", "gpu", "non0_cpu",
+                 "non0_memory", "alloc_cpu", "alloc_memory", "alloc_gpu", "version")
 
     def __init__(self, name: str, node: Node | None) -> None:
         self.name = name
@@ -135,6 +135,7 @@ class MirrorNode:
         self.alloc_memory = allocatable["memory"].value() if "memory" in allocatable else 0
         self.alloc_gpu = allocatable[GPU].value() if GPU in allocatable else 0
         self.pods: dict[str, int] = {}  # uid -> multiplicity (AddPodInfo does not deduplicate)
+        self.pod_objects: dict[str, Pod] = {}  # uid -> the pod (its labels and affinity, for InterPodAffinity)
         self.num_pods = 0
         self.cpu = self.memory = self.gpu = self.non0_cpu = self.non0_memory = 0
         self.version = 0  # bumped on every change, for readers that cache per-node values
@@ -173,6 +174,7 @@ class K8sMirror:
 
     def _add(self, node: MirrorNode, pod: Pod) -> None:
         node.pods[pod.uid] = node.pods.get(pod.uid, 0) + 1
+        node.pod_objects[pod.uid] = pod
         node.num_pods += 1
         node._apply(self.pod_requests(pod), 1)
 
@@ -191,6 +193,7 @@ class K8sMirror:
             node.pods[pod.uid] = left
         else:
             del node.pods[pod.uid]
+            node.pod_objects.pop(pod.uid, None)
         node.num_pods -= 1
         node._apply(self.pod_requests(pod), -1)
 

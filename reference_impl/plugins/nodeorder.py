@@ -3,8 +3,9 @@
 Upstream (this Volcano version) runs every scorer through ONE BatchNodeOrderFn over the candidate nodes:
 PreScore (a Skip drops the scorer), Score per node, the scorer's NormalizeScore over those nodes, a
 0..100 range check, then `score * weight`. Only ImageLocality goes through NodeOrderFn; it scores 0
-without node image data, so it is not registered here. InterPodAffinity and PodTopologySpread skip
-for pods without pod affinity or spread constraints, which the scenario format cannot express.
+without node image data, so it is not registered here. InterPodAffinity (`podaffinity.weight`, 2) is
+interpod_affinity.py; PodTopologySpread skips for pods without spread constraints, which the scenario
+format cannot express yet.
 
 Scorers (k8s v1.36.1 pkg/scheduler/framework/plugins), all integer arithmetic on int64:
 - LeastAllocated (`leastrequested.weight`, 1): per resource `(alloc - req) * 100 / alloc` (0 when
@@ -28,6 +29,7 @@ import math
 
 from schedcheck.reference.api.unschedule_info import ScoringError
 from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.plugins.interpod_affinity import normalized_scores
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
@@ -51,6 +53,7 @@ MOST_REQUESTED_WEIGHT = "mostrequested.weight"
 BALANCED_RESOURCE_WEIGHT = "balancedresource.weight"
 NODE_AFFINITY_WEIGHT = "nodeaffinity.weight"
 TAINT_TOLERATION_WEIGHT = "tainttoleration.weight"
+POD_AFFINITY_WEIGHT = "podaffinity.weight"
 LEAST_CPU_WEIGHT = LEAST_MEMORY_WEIGHT = 50  # the ScoringStrategy resources nodeorder.go passes
 MOST_CPU_WEIGHT = MOST_MEMORY_WEIGHT = 1
 
@@ -151,6 +154,7 @@ class NodeOrderPlugin(Plugin):
         self.balanced_weight = args.get_int(BALANCED_RESOURCE_WEIGHT, 1)
         self.affinity_weight = args.get_int(NODE_AFFINITY_WEIGHT, 2)
         self.taint_weight = args.get_int(TAINT_TOLERATION_WEIGHT, 3)
+        self.pod_affinity_weight = args.get_int(POD_AFFINITY_WEIGHT, 2)
         self._tasks: dict[str, _TaskScoring] = {}
         self._preferred: dict[tuple, _Preferred] = {}
         self._soft: dict[tuple, _SoftTolerations] = {}
@@ -210,6 +214,10 @@ class NodeOrderPlugin(Plugin):
         if self.taint_weight:
             scores = default_normalize([ts.soft.count(m) for m in infos], reverse=True)
             self._add_weighted(totals, scores, self.taint_weight, "TaintToleration", infos)
+        if self.pod_affinity_weight:
+            affinity = normalized_scores(task.pod, infos, mirror_nodes.values())
+            if affinity is not None:
+                self._add_weighted(totals, affinity, self.pod_affinity_weight, "InterPodAffinity", infos)
         return {m.name: float(total) for m, total in zip(infos, totals)}
 
     @staticmethod

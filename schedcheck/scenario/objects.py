@@ -58,6 +58,10 @@ _CONDITION: Schema = dict.fromkeys(
 _REQUIREMENT: Schema = dict.fromkeys(["key", "operator", "values"])
 _TERM: Schema = {"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}
 _CONTAINER: Schema = {"name": LEAF, "resources": {"requests": LEAF, "limits": LEAF}}
+_POD_TERM: Schema = dict.fromkeys(["labelSelector", "namespaces", "namespaceSelector", "topologyKey"])
+_POD_AFFINITY: Schema = {"requiredDuringSchedulingIgnoredDuringExecution": [_POD_TERM],
+                         "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": LEAF,
+                                                                               "podAffinityTerm": _POD_TERM}]}
 _SCHEMAS: dict[str, Schema] = {
     "Node": {
         "metadata": _META,
@@ -82,7 +86,9 @@ _SCHEMAS: dict[str, Schema] = {
                 "nodeAffinity": {
                     "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [_TERM]},
                     "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": LEAF, "preference": _TERM}],
-                }
+                },
+                "podAffinity": _POD_AFFINITY,
+                "podAntiAffinity": _POD_AFFINITY,
             },
         },
         "status": {"phase": LEAF, "nominatedNodeName": LEAF, "startTime": LEAF, "conditions": [_CONDITION]},
@@ -337,6 +343,59 @@ def _node_affinity(f: Fields, spec: Mapping[str, Any]) -> k8s.NodeAffinity | Non
     return k8s.NodeAffinity(required=required, preferred=preferred)
 
 
+def _label_selector(f: Fields, value: Any, field: str) -> k8s.LabelSelector | None:
+    if value is None:
+        return None
+    doc = f.mapping(value, field)
+    expressions = []
+    for i, item in enumerate(f.sequence(doc.get("matchExpressions"), f"{field}.matchExpressions")):
+        path = f"{field}.matchExpressions[{i}]"
+        req = f.mapping(item, path)
+        operator = f.choice(req.get("operator"), f"{path}.operator", {"In", "NotIn", "Exists", "DoesNotExist"})
+        values = [f.string(v, f"{path}.values[{j}]") for j, v in enumerate(f.sequence(req.get("values"),
+                                                                                      f"{path}.values"))]
+        if operator in ("In", "NotIn") and not values:
+            f.fail(f"{path}.values", f"must not be empty for operator {operator}")
+        if operator in ("Exists", "DoesNotExist") and values:
+            f.fail(f"{path}.values", f"must be empty for operator {operator}")
+        expressions.append(k8s.LabelSelectorRequirement(f.string(req.get("key"), f"{path}.key", required=True),
+                                                        operator, values))
+    return k8s.LabelSelector(f.str_map(doc.get("matchLabels"), f"{field}.matchLabels"), expressions)
+
+
+def _pod_affinity_term(f: Fields, value: Any, field: str) -> k8s.PodAffinityTerm:
+    doc = f.mapping(value, field)
+    namespaces = [f.string(v, f"{field}.namespaces[{j}]")
+                  for j, v in enumerate(f.sequence(doc.get("namespaces"), f"{field}.namespaces"))]
+    return k8s.PodAffinityTerm(
+        label_selector=_label_selector(f, doc.get("labelSelector"), f"{field}.labelSelector"),
+        topology_key=f.string(doc.get("topologyKey"), f"{field}.topologyKey", required=True),
+        namespaces=namespaces,
+        namespace_selector=_label_selector(f, doc.get("namespaceSelector"), f"{field}.namespaceSelector"),
+    )
+
+
+def _pod_affinity(f: Fields, spec: Mapping[str, Any], kind: str) -> k8s.PodAffinity | None:
+    affinity = f.mapping(spec.get("affinity"), "spec.affinity")
+    if affinity.get(kind) is None:
+        return None
+    base = f"spec.affinity.{kind}"
+    doc = f.mapping(affinity[kind], base)
+    field = f"{base}.requiredDuringSchedulingIgnoredDuringExecution"
+    required = [_pod_affinity_term(f, t, f"{field}[{i}]")
+                for i, t in enumerate(f.sequence(doc.get(field.rsplit(".", 1)[1]), field))]
+    preferred = []
+    field = f"{base}.preferredDuringSchedulingIgnoredDuringExecution"
+    for i, item in enumerate(f.sequence(doc.get(field.rsplit(".", 1)[1]), field)):
+        entry = f.mapping(item, f"{field}[{i}]")
+        weight = f.integer(entry.get("weight"), f"{field}[{i}].weight", minimum=1)
+        if weight is None or weight > 100:
+            f.fail(f"{field}[{i}].weight", f"expected an integer from 1 to 100, got {describe(weight)}")
+        preferred.append(k8s.WeightedPodAffinityTerm(
+            weight, _pod_affinity_term(f, entry.get("podAffinityTerm"), f"{field}[{i}].podAffinityTerm")))
+    return k8s.PodAffinity(required=required, preferred=preferred)
+
+
 def _tolerations(f: Fields, spec: Mapping[str, Any]) -> list[k8s.Toleration]:
     result = []
     for i, item in enumerate(f.sequence(spec.get("tolerations"), "spec.tolerations")):
@@ -392,6 +451,8 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
         ),
         node_selector=f.str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
         node_affinity=_node_affinity(f, spec),
+        pod_affinity=_pod_affinity(f, spec, "podAffinity"),
+        pod_anti_affinity=_pod_affinity(f, spec, "podAntiAffinity"),
         tolerations=_tolerations(f, spec),
         scheduler_name=f.string(spec.get("schedulerName"), "spec.schedulerName", default=k8s.DEFAULT_SCHEDULER_NAME),
         scheduling_gates=gates,

@@ -1,0 +1,119 @@
+"""InterPodAffinity scoring, as the nodeorder plugin runs it (k8s v1.36.1
+pkg/scheduler/framework/plugins/interpodaffinity/scoring.go, with the zero-valued args nodeorder.go passes:
+HardPodAffinityWeight 0, IgnorePreferredTermsOfExistingPods false).
+
+PreScore walks every node (only the nodes holding pods with affinity when the incoming pod has no
+preferred pod (anti-)affinity term) and every pod on it (only the pods with affinity, likewise), and adds
+into a score per (topology key, value): + weight for each preferred affinity term of the incoming pod an
+existing pod matches, - weight for each preferred anti-affinity term; + weight / - weight for each
+preferred affinity / anti-affinity term of an existing pod the incoming pod matches. Nothing gathered:
+the scorer is skipped. Score(node) sums the entries of the node's label values; NormalizeScore maps
+[min, max] to [0, 100] (all 0 when they are equal).
+
+Namespaces: a term with neither namespaces nor a namespaceSelector means the pod's own namespace; an
+empty namespaceSelector means every namespace. The scenario format has no Namespace objects, so a
+non-empty namespaceSelector is matched against no labels. The required terms are read but the
+InterPodAffinity filter is not modelled (the loader says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from schedcheck.reference.k8s import LabelSelector, Pod, PodAffinityTerm
+from schedcheck.reference.plugins.k8s_mirror import MirrorNode
+
+MAX_NODE_SCORE = 100
+
+
+def selector_matches(selector: LabelSelector | None, labels: dict[str, str]) -> bool:
+    """metav1.LabelSelectorAsSelector(selector).Matches(labels); None selects nothing."""
+    if selector is None:
+        return False
+    if any(labels.get(key) != value for key, value in selector.match_labels.items()):
+        return False
+    for req in selector.match_expressions:
+        present = req.key in labels
+        if req.operator == "In" and not (present and labels[req.key] in req.values):
+            return False
+        if req.operator == "NotIn" and present and labels[req.key] in req.values:
+            return False
+        if req.operator == "Exists" and not present:
+            return False
+        if req.operator == "DoesNotExist" and present:
+            return False
+    return True
+
+
+def _everything(selector: LabelSelector | None) -> bool:
+    return selector is not None and not selector.match_labels and not selector.match_expressions
+
+
+def term_matches(term: PodAffinityTerm, owner: Pod, pod: Pod, incoming_term: bool) -> bool:
+    """Does `pod` match `term`, a term of `owner`? Namespaces first, then the label selector."""
+    if not term.namespaces and term.namespace_selector is None:
+        in_namespace = pod.namespace == owner.namespace
+    elif pod.namespace in term.namespaces or _everything(term.namespace_selector):
+        in_namespace = True
+    elif incoming_term or term.namespace_selector is None:
+        in_namespace = False  # the incoming pod's selector is turned into names; no Namespace objects known
+    else:
+        in_namespace = selector_matches(term.namespace_selector, {})  # the incoming pod's namespace labels
+    return in_namespace and selector_matches(term.label_selector, pod.labels)
+
+
+def has_affinity(pod: Pod) -> bool:
+    return pod.pod_affinity is not None or pod.pod_anti_affinity is not None
+
+
+def _add(scores: dict[str, dict[str, int]], term: PodAffinityTerm, node: MirrorNode, value: int) -> None:
+    labels = node.node.labels if node.node is not None else {}
+    if term.topology_key in labels:
+        by_value = scores.setdefault(term.topology_key, {})
+        by_value[labels[term.topology_key]] = by_value.get(labels[term.topology_key], 0) + value
+
+
+def topology_scores(pod: Pod, all_nodes: Iterable[MirrorNode]) -> dict[str, dict[str, int]]:
+    """PreScore: topology key -> label value -> summed weights ({} means Skip)."""
+    affinity = pod.pod_affinity.preferred if pod.pod_affinity is not None else []
+    anti = pod.pod_anti_affinity.preferred if pod.pod_anti_affinity is not None else []
+    constrained = bool(affinity or anti)
+    scores: dict[str, dict[str, int]] = {}
+    for node in all_nodes:
+        if node.node is None or not node.node.labels:
+            continue
+        for existing in node.pod_objects.values():
+            if not constrained and not has_affinity(existing):
+                continue
+            for weighted in affinity:
+                if term_matches(weighted.term, pod, existing, True):
+                    _add(scores, weighted.term, node, weighted.weight)
+            for weighted in anti:
+                if term_matches(weighted.term, pod, existing, True):
+                    _add(scores, weighted.term, node, -weighted.weight)
+            if existing.pod_affinity is not None:
+                for weighted in existing.pod_affinity.preferred:
+                    if term_matches(weighted.term, existing, pod, False):
+                        _add(scores, weighted.term, node, weighted.weight)
+            if existing.pod_anti_affinity is not None:
+                for weighted in existing.pod_anti_affinity.preferred:
+                    if term_matches(weighted.term, existing, pod, False):
+                        _add(scores, weighted.term, node, -weighted.weight)
+    return scores
+
+
+def normalized_scores(pod: Pod, candidates: list[MirrorNode], all_nodes: Iterable[MirrorNode]) -> list[int] | None:
+    """Score then NormalizeScore over the candidates; None when PreScore skips."""
+    scores = topology_scores(pod, all_nodes)
+    if not scores:
+        return None
+    raw = []
+    for node in candidates:
+        labels = node.node.labels if node.node is not None else {}
+        raw.append(sum(values.get(labels[key], 0) for key, values in scores.items() if key in labels))
+    if not raw:
+        return []
+    low, high = min(raw), max(raw)
+    if high == low:
+        return [0] * len(raw)
+    return [int(MAX_NODE_SCORE * ((score - low) / (high - low))) for score in raw]
