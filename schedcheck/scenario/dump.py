@@ -66,6 +66,28 @@ def _container(container: k8s.Container) -> dict[str, Any]:
     return out
 
 
+def _label_selector(selector: k8s.LabelSelector) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if selector.match_labels:
+        out["matchLabels"] = dict(selector.match_labels)
+    if selector.match_expressions:
+        out["matchExpressions"] = [{"key": r.key, "operator": r.operator, **({"values": list(r.values)}
+                                                                            if r.values else {})}
+                                   for r in selector.match_expressions]
+    return out
+
+
+def _pod_term(term: k8s.PodAffinityTerm) -> dict[str, Any]:
+    out: dict[str, Any] = {"topologyKey": term.topology_key}
+    if term.label_selector is not None:
+        out["labelSelector"] = _label_selector(term.label_selector)
+    if term.namespaces:
+        out["namespaces"] = list(term.namespaces)
+    if term.namespace_selector is not None:
+        out["namespaceSelector"] = _label_selector(term.namespace_selector)
+    return out
+
+
 def pod_document(pod: k8s.Pod) -> dict[str, Any]:
     meta = _meta(pod)
     if pod.deletion_timestamp:
@@ -95,6 +117,12 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
             affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [
                 {"weight": p.weight, "preference": _term(p.preference)} for p in pod.node_affinity.preferred]
         spec["affinity"] = {"nodeAffinity": affinity}
+    for key, pod_affinity in (("podAffinity", pod.pod_affinity), ("podAntiAffinity", pod.pod_anti_affinity)):
+        if pod_affinity is not None:
+            spec.setdefault("affinity", {})[key] = {
+                "requiredDuringSchedulingIgnoredDuringExecution": [_pod_term(t) for t in pod_affinity.required],
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": w.weight, "podAffinityTerm": _pod_term(w.term)} for w in pod_affinity.preferred]}
     if pod.tolerations:
         spec["tolerations"] = [{k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value),
                                                   ("effect", t.effect)) if v} for t in pod.tolerations]
