@@ -31,11 +31,13 @@ class Command:
 
 COMMANDS: tuple[Command, ...] = (
     Command("run", "schedcheck.commands.run", "run the reference scheduler on one scenario",
-            "SCENARIO [--json] [--seed N] [--conf FILE] [--trace] [--fail-on-known IDS]",
+            "SCENARIO|--from-dump FILE [--objects FILE] [--json] [--seed N] [--conf FILE] [--trace] "
+            "[--fail-on-known IDS]",
             ("ran, expectations and invariants held", "an expectation or a safety invariant failed",
              "unreadable input")),
     Command("check", "schedcheck.commands.check", "run a scenario with every invariant on and write a report",
-            "SCENARIO [--json] [--only IDS] [--seed N] [--conf FILE] [--report DIR] [--fail-on-known IDS]",
+            "SCENARIO|--from-dump FILE [--objects FILE] [--json] [--only IDS] [--seed N] [--conf FILE] "
+            "[--report DIR] [--fail-on-known IDS]",
             ("no violation", "violation", "unreadable input")),
     Command("invariants", "schedcheck.commands.invariants", "list the invariant catalog",
             "[--json] [--markdown]", None),

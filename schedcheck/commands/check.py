@@ -7,7 +7,7 @@ import json
 import sys
 
 from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids
-from schedcheck.commands.run import load
+from schedcheck.commands.run import add_dump_arguments, load_input
 
 DESCRIPTION = ("Run the reference scheduler on a scenario with the invariant engine checking every "
                "operation, statement, action and session close. Writes reports/<time>-<name>/report.json "
@@ -19,7 +19,8 @@ EPILOG = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scenario", help="scenario file (YAML or JSON), or - for standard input")
+    parser.add_argument("scenario", nargs="?", help="scenario file (YAML or JSON), or - for standard input")
+    add_dump_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     parser.add_argument("--only", metavar="IDS", help="comma-separated invariant ids to check (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default 0)")
@@ -42,7 +43,7 @@ def main(args: argparse.Namespace) -> int:
     except UnknownInvariant as exc:
         print(f"schedcheck: check: --only: {exc} (see `schedcheck invariants`)", file=sys.stderr)
         return EXIT_USAGE
-    scenario = load(args.scenario, args.conf)
+    scenario = load_input(args, "check")
     if scenario is None:
         return EXIT_USAGE
     result = run_scenario(scenario, seed=args.seed, engine=engine, overkill=True)

@@ -18,7 +18,8 @@ EPILOG = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scenario", help="scenario file (YAML or JSON), or - for standard input")
+    parser.add_argument("scenario", nargs="?", help="scenario file (YAML or JSON), or - for standard input")
+    add_dump_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print exactly one JSON result object on stdout")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed for tie-breaking among equally scored nodes (default 0)")
@@ -33,7 +34,7 @@ def main(args: argparse.Namespace) -> int:
     from schedcheck.render import render_run
     from schedcheck.runner import run_scenario
 
-    scenario = load(args.scenario, args.conf)
+    scenario = load_input(args, "run")
     if scenario is None:
         return EXIT_USAGE
     from schedcheck.invariants.engine import InvariantEngine
@@ -53,6 +54,40 @@ def main(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_run(scenario, result, with_trace=args.trace))
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def add_dump_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--from-dump", metavar="FILE",
+                        help="instead of a scenario: a Volcano scheduler cache dump (snapshot-*.json, written on "
+                             "SIGUSR2)")
+    parser.add_argument("--objects", metavar="FILE",
+                        help="with --from-dump: more objects (Queues, which the dump lacks; any kubectl YAML)")
+
+
+def load_input(args: argparse.Namespace, command: str):
+    """The scenario file, or the cache dump with its objects; None after a one-line error."""
+    if args.from_dump is None:
+        if args.objects is not None:
+            print(f"schedcheck: {command}: --objects goes with --from-dump", file=sys.stderr)
+            return None
+        if args.scenario is None:
+            print(f"schedcheck: {command}: give a scenario file or --from-dump FILE", file=sys.stderr)
+            return None
+        return load(args.scenario, args.conf)
+    if args.scenario is not None:
+        print(f"schedcheck: {command}: give a scenario file or --from-dump FILE, not both", file=sys.stderr)
+        return None
+    from schedcheck.scenario.errors import ScenarioError
+    from schedcheck.scenario.loader import load_from_dump
+
+    try:
+        scenario = load_from_dump(args.from_dump, args.objects, args.conf)
+    except ScenarioError as exc:
+        print(f"schedcheck: {exc}", file=sys.stderr)
+        return None
+    for warning in scenario.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return scenario
 
 
 def load(path: str, conf: str | None):

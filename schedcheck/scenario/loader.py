@@ -59,6 +59,29 @@ def load_scenario_text(text: str, source: str, conf_text: str | None = None, con
     return _guarded(source, lambda: _build(_parse_documents(text, source), source, conf_override))
 
 
+def load_from_dump(dump_path: str | Path, objects_path: str | Path | None = None,
+                   conf_path: str | Path | None = None) -> Scenario:
+    """A Volcano scheduler cache dump (dumper.go, SIGUSR2) as a scenario, with Queues and any other objects
+    from `objects_path` and the conf from `conf_path` (upstream's default conf without one)."""
+    from schedcheck.scenario.from_dump import dump_objects
+
+    source = str(dump_path)
+    docs: list[Any] = list(dump_objects(dump_path))
+    if objects_path is not None:
+        objects_source = str(objects_path)
+        extra = _parse_documents(_read_text(objects_path, objects_source), objects_source)
+        for doc in extra:
+            if isinstance(doc, Mapping) and doc.get("kind") == "List":
+                docs += list(doc.get("items") or [])
+            elif doc is not None:
+                docs.append(doc)
+    conf_override = None
+    if conf_path is not None:
+        conf_source = str(conf_path)
+        conf_override = (_read_text(conf_path, conf_source), conf_source)
+    return _guarded(source, lambda: _build(docs, source, conf_override))
+
+
 def scenario_from_document(doc: dict[str, Any], source: str) -> Scenario:
     """Build a scenario from an already parsed document (a Scenario, a List or one object)."""
     return _guarded(source, lambda: _build([doc], source, None))
