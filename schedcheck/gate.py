@@ -189,11 +189,12 @@ def _minimise_and_report(result: GateResult, opts: GateOptions, err: IO[str]) ->
     assert failure is not None
     print(f"schedcheck gate: {failure.invariant} broken after {failure.found_after:.1f} s; minimising ...", file=err)
     # activates the mutant itself; keeps the failure's cause, not only its invariant id
-    predicate = failing_predicate(failure.invariant, result.seed, opts.mutant, original=failure.doc)
+    seed = failure.seed if failure.seed is not None else result.seed  # the run that failed
+    predicate = failing_predicate(failure.invariant, seed, opts.mutant, original=failure.doc)
     started = time.monotonic()
     minimised, stats = minimize_with_stats(failure.doc, predicate, budget_seconds=MINIMISE_BUDGET)
     stats = {**stats, "minimiseSeconds": round(time.monotonic() - started, 2)}
-    folder = write_counterexample_report(Path(opts.report_dir), minimised, failure.invariant, result.seed,
+    folder = write_counterexample_report(Path(opts.report_dir), minimised, failure.invariant, seed,
                                          opts.mutant, stats, failure.found_after, original=failure.doc)
     result.report = str(folder)
     result.minimised = stats

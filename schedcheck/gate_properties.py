@@ -54,6 +54,7 @@ class Failure:
     cycle: int
     action: str
     found_after: float  # seconds from the worker's start
+    seed: int | None = None  # the tie-breaking seed of the run that failed (None: the gate's own)
 
 
 @dataclass
@@ -76,6 +77,7 @@ class CounterexampleFound(AssertionError):
 
 
 CRASH = "reference.crash"
+SEEDS_PER_DOCUMENT = 3  # tie-breaking seeds tried on a drawn scenario whose runs break ties
 
 
 def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str] | None = None,
@@ -145,13 +147,22 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
             shrink_calls[0] += 1
             if shrink_calls[0] > SHRINK_CALLS and doc != last_failure[0].doc:
                 return  # enough shrinking (counted, so it stays deterministic): keep the best so far
-        run_started = time.perf_counter()
-        result, failure = check_document(doc, cfg.seed, cfg.strict, cfg.only, cfg.fail_on_known, stats)
-        stats.run_seconds += time.perf_counter() - run_started
+        result = failure = None
+        failing_seed = cfg.seed
+        # Each drawn scenario runs under several tie-breaking seeds: more cycles per (costly) drawn
+        # document, and a bug that needs one particular tie-break is met sooner.
+        for offset in range(SEEDS_PER_DOCUMENT):
+            failing_seed = cfg.seed + offset
+            run_started = time.perf_counter()
+            result, failure = check_document(doc, failing_seed, cfg.strict, cfg.only, cfg.fail_on_known, stats)
+            stats.run_seconds += time.perf_counter() - run_started
+            if result is not None:
+                stats.cycles += result.cycles
+                stats.invariant_checks += result.invariant_checks
+            if failure is not None or result is None or not result.ties:
+                break  # no tie broken: another seed would decide the same
         stats.examples += 1
         if result is not None:
-            stats.cycles += result.cycles
-            stats.invariant_checks += result.invariant_checks
             # steer the search towards contested states: evictions, reservations, admissions held back
             target(float(len(result.evicted)), label="evictions")
             target(float(len(result.pipelined)), label="pipelined")
@@ -165,7 +176,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
             if not first_found:
                 first_found.append(time.monotonic() - started)
             last_failure[:] = [Failure(doc, failure["id"], failure.get("message", ""), failure.get("cycle", -1),
-                                       failure.get("action", ""), first_found[0])]
+                                       failure.get("action", ""), first_found[0], failing_seed)]
             raise CounterexampleFound(f"{failure['id']}: {failure.get('message', '')}")
 
     with _mutant_context(cfg.mutant):
