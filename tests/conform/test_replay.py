@@ -48,3 +48,12 @@ def test_the_reference_answer_passes_its_own_rules_and_a_changed_one_does_not():
                       "node": "node-1"}]
     found = judge(scenario, half)
     assert found and found[0].kind == "check.gang.commit-ready" and "job default/mpi-2" in found[0].objects
+
+
+def test_rule_coverage_counts_what_judges_another_implementation():
+    from schedcheck.conform.replay import rule_coverage
+
+    coverage = rule_coverage()
+    ids = {inv.id for inv in catalog()}
+    assert coverage["judged"] == len(DECISION_RULES)
+    assert set(coverage["skippedIds"]) == ids - set(DECISION_RULES) and coverage["skipped"] == len(coverage["skippedIds"])
