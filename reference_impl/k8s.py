@@ -107,10 +107,19 @@ class PodAffinity:
 
 
 @dataclass
+class ContainerPort:
+    container_port: int
+    host_port: int = 0  # 0: not exposed on the node
+    protocol: str = "TCP"  # TCP | UDP | SCTP
+    host_ip: str = ""  # "" or 0.0.0.0: every address of the node
+
+
+@dataclass
 class Container:
     name: str
     requests: ResourceList = field(default_factory=dict)
     restart_policy: str | None = None  # "Always" marks a sidecar init container
+    ports: list[ContainerPort] = field(default_factory=list)
 
 
 @dataclass

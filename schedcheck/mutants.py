@@ -600,6 +600,10 @@ def _task_info_patch(variant: str):
         return original_request(pod)
     return [(task_info, "get_task_status", status), (task_info, "get_pod_resource_request", request)]
 
+def _predicates_ignore_ports():
+    from schedcheck.reference.plugins import predicates
+    return [(predicates, "host_ports_conflict", lambda pod, node: False)]
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -784,6 +788,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("request-ignores-overhead", "GetPodResourceRequest leaves the pod overhead out",
            lambda: _task_info_patch("overhead"),
            "volcano-sh/volcano#1536 (pod overhead counted in task requests)"),
+    Mutant("predicates-ignores-node-ports", "predicates' NodePorts filter never finds a host-port conflict",
+           _predicates_ignore_ports),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

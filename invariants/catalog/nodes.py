@@ -241,3 +241,54 @@ def node_predicates_pod_view(ctx: CheckContext) -> Iterator[Violation]:
                                 f"{len(want)} not evicted this session (missing {missing[:3]}, extra {extra[:3]}, "
                                 f"counted twice {twice[:3]})", [f"node {name}"], sorted(want)[:10],
                             sorted(view.pods)[:10])
+
+
+@invariant("node.host-ports-free", "with the predicates plugin (NodePorts on), a task placed this session shares no "
+           "host port (protocol, port, and the same address or the wildcard) with another pod on its node, "
+           "except pods this session evicted", "node",
+           "predicates.go (NodePorts filter, predicate.NodePortsEnable); k8s nodeports (HostPortInfo.CheckConflict)",
+           (ACTION,), requires=("predicates",))
+def node_host_ports_free(ctx: CheckContext) -> Iterator[Violation]:
+    from schedcheck.reference.framework.arguments import as_arguments
+
+    option = next((o for tier in ctx.ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
+    if option is None or not option.enabled("enablePredicate") or ctx.ssn.conf.persistent_pipelines \
+            or not as_arguments(option.arguments).get_bool("predicate.NodePortsEnable", True):
+        return
+    placed: dict[str, str] = {}  # task uid -> node, placements of this session that stand
+    evicted: set[str] = set()
+    for op in ctx.ssn.operations:
+        if op.op in ("allocate", "pipeline"):
+            placed[op.task_uid] = op.node
+        elif op.op in ("unallocate", "unpipeline"):
+            placed.pop(op.task_uid, None)
+        elif op.op == "evict":
+            evicted.add(op.task_uid)
+        elif op.op == "unevict":
+            evicted.discard(op.task_uid)
+    for uid, node_name in sorted(placed.items()):
+        node = ctx.ssn.nodes.get(node_name)
+        task = next((t for t in node.tasks.values() if t.uid == uid), None) if node is not None else None
+        wanted = _host_ports(task.pod) if task is not None else []
+        if not wanted:
+            continue
+        for other in node.tasks.values():
+            if other.uid == uid or other.uid in evicted:
+                continue
+            clash = [w for w in wanted for u in _host_ports(other.pod) if _ports_clash(w, u)]
+            if clash:
+                protocol, address, port = clash[0]
+                yield Violation("", f"{task.key} was placed on node {node_name}, where {other.key} already holds "
+                                    f"host port {protocol}/{port} ({address})", [f"task {task.key}",
+                                                                              f"task {other.key}", f"node {node_name}"],
+                                "a free host port", f"{protocol}/{port}")
+                break
+
+
+def _host_ports(pod) -> list[tuple[str, str, int]]:
+    return [(p.protocol or "TCP", p.host_ip or "0.0.0.0", p.host_port)
+            for c in pod.containers for p in c.ports if p.host_port > 0]
+
+
+def _ports_clash(left: tuple[str, str, int], right: tuple[str, str, int]) -> bool:
+    return left[0] == right[0] and left[2] == right[2] and (left[1] == right[1] or "0.0.0.0" in (left[1], right[1]))

@@ -30,13 +30,19 @@ from __future__ import annotations
 
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.task_info import TaskInfo
-from schedcheck.reference.api.unschedule_info import NODE_POD_NUMBER_EXCEEDED, FitError, Status, StatusCode
+from schedcheck.reference.api.unschedule_info import (
+    NODE_POD_NUMBER_EXCEEDED,
+    FitError,
+    Status,
+    StatusCode,
+)
 from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.k8s import Node, Pod, Taint
 from schedcheck.reference.plugins.k8s_mirror import (
+    MirrorNode,
     RequiredNodeAffinity,
     node_affinity_key,
     session_mirror,
@@ -46,6 +52,8 @@ from schedcheck.reference.plugins.k8s_mirror import (
 
 PLUGIN_NAME = "predicates"
 NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
+NODE_PORTS_ENABLE = "predicate.NodePortsEnable"
+REASON_NODE_PORTS = "node(s) didn't have free ports for the requested pod ports"
 TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
 CACHE_ENABLE = "predicate.CacheEnable"
 TEMPLATE_UID_ANNOTATION = "volcano.sh/template-uid"
@@ -90,6 +98,26 @@ class _PodFilter:
         return None
 
 
+def host_ports(pod: Pod) -> list[tuple[str, str, int]]:
+    """(protocol, host IP, host port) of the pod's containers' ports exposed on the node (NodePorts)."""
+    return [(p.protocol or "TCP", p.host_ip or "0.0.0.0", p.host_port)
+            for c in pod.containers for p in c.ports if p.host_port > 0]
+
+
+def ports_conflict(left: tuple[str, str, int], right: tuple[str, str, int]) -> bool:
+    """HostPortInfo.CheckConflict: same protocol and port, and the same address or either the wildcard."""
+    return left[0] == right[0] and left[2] == right[2] and (
+        left[1] == right[1] or "0.0.0.0" in (left[1], right[1]))
+
+
+def host_ports_conflict(pod: Pod, node: MirrorNode) -> bool:
+    wanted = host_ports(pod)
+    if not wanted:
+        return False
+    used = [port for other in node.pod_objects.values() for port in host_ports(other)]
+    return any(ports_conflict(want, use) for want in wanted for use in used)
+
+
 def required_terms_conflict(pod: Pod) -> bool:
     """NodeAffinity PreFilter: every required term pins metadata.name (In) and their union is empty."""
     affinity = pod.node_affinity
@@ -115,6 +143,7 @@ class PredicatesPlugin(Plugin):
         args = as_arguments(arguments)
         self.node_affinity_enable = args.get_bool(NODE_AFFINITY_ENABLE, True)
         self.taint_toleration_enable = args.get_bool(TAINT_TOLERATION_ENABLE, True)
+        self.node_ports_enable = args.get_bool(NODE_PORTS_ENABLE, True)
         self.cache_enable = args.get_bool(CACHE_ENABLE, False)
         self._filters_by_task: dict[str, _PodFilter] = {}
         self._filters_by_spec: dict[tuple, _PodFilter] = {}
@@ -169,6 +198,9 @@ class PredicatesPlugin(Plugin):
             failed = self._cached_stable_filters(task, node)
         else:
             failed = self._stable_filters(task, node)
+        if self.node_ports_enable and (failed is None or failed.reason == REASON_TAINTS) \
+                and host_ports_conflict(task.pod, mirror_node):
+            failed = Status(StatusCode.Unschedulable, REASON_NODE_PORTS)  # NodePorts runs before TaintToleration
         if node.allocatable.max_task_num <= mirror_node.num_pods:
             statuses = [Status(StatusCode.Unschedulable, NODE_POD_NUMBER_EXCEEDED, PLUGIN_NAME)]
         elif failed is None:

@@ -32,7 +32,8 @@ from schedcheck.scenario.model import Scenario
 # Catalog rules that are a function of the decisions (what was bound, evicted or pipelined where, and
 # in which action), so they judge any implementation's history.
 DECISION_RULES = (
-    "node.placement-fits", "node.placement-allowed", "node.cache-idle-non-negative", "node.pod-limit",
+    "node.placement-fits", "node.placement-allowed", "node.host-ports-free", "node.cache-idle-non-negative",
+    "node.pod-limit",
     "gang.commit-ready", "gang.no-stranded-placement", "gang.session-atomic",
     "victim.status", "victim.preemptable", "victim.best-effort", "victim.preempt-scope", "victim.reclaim-scope",
     "victim.reclaimer-not-overused", "victim.preemptor-policy",

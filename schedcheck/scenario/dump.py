@@ -63,6 +63,11 @@ def _container(container: k8s.Container) -> dict[str, Any]:
         out["resources"] = {"requests": _quantities(container.requests)}
     if container.restart_policy:
         out["restartPolicy"] = container.restart_policy
+    if container.ports:
+        out["ports"] = [{"containerPort": p.container_port,
+                         **({"hostPort": p.host_port} if p.host_port else {}),
+                         "protocol": p.protocol, **({"hostIP": p.host_ip} if p.host_ip else {})}
+                        for p in container.ports]
     return out
 
 

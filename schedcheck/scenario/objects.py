@@ -57,7 +57,8 @@ _CONDITION: Schema = dict.fromkeys(
 )
 _REQUIREMENT: Schema = dict.fromkeys(["key", "operator", "values"])
 _TERM: Schema = {"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}
-_CONTAINER: Schema = {"name": LEAF, "resources": {"requests": LEAF, "limits": LEAF}}
+_CONTAINER: Schema = {"name": LEAF, "resources": {"requests": LEAF, "limits": LEAF},
+                      "ports": [dict.fromkeys(["containerPort", "hostPort", "protocol", "hostIP", "name"])]}
 _POD_TERM: Schema = dict.fromkeys(["labelSelector", "namespaces", "namespaceSelector", "topologyKey"])
 _POD_AFFINITY: Schema = {"requiredDuringSchedulingIgnoredDuringExecution": [_POD_TERM],
                          "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": LEAF,
@@ -286,8 +287,23 @@ def _container(f: Fields, value: Any, field: str, init: bool) -> k8s.Container:
     restart_policy = None
     if init and doc.get("restartPolicy") is not None:
         restart_policy = f.choice(doc.get("restartPolicy"), f"{field}.restartPolicy", {"Always"})
+    ports = []
+    for i, item in enumerate(f.sequence(doc.get("ports"), f"{field}.ports")):
+        path = f"{field}.ports[{i}]"
+        port = f.mapping(item, path)
+        container_port = f.integer(port.get("containerPort"), f"{path}.containerPort", minimum=1)
+        if container_port is None or container_port > 65535:
+            f.fail(f"{path}.containerPort", f"expected a port from 1 to 65535, got {describe(container_port)}")
+        host_port = f.integer(port.get("hostPort"), f"{path}.hostPort", minimum=0) or 0
+        if host_port > 65535:
+            f.fail(f"{path}.hostPort", f"expected a port from 0 to 65535, got {host_port}")
+        ports.append(k8s.ContainerPort(
+            container_port, host_port, f.choice(port.get("protocol"), f"{path}.protocol", {"TCP", "UDP", "SCTP"},
+                                                default="TCP"),
+            f.string(port.get("hostIP"), f"{path}.hostIP")))
     return k8s.Container(
-        name=f.string(doc.get("name"), f"{field}.name"), requests=requests, restart_policy=restart_policy
+        name=f.string(doc.get("name"), f"{field}.name"), requests=requests, restart_policy=restart_policy,
+        ports=ports,
     )
 
 

@@ -365,6 +365,7 @@ DEDICATED = {
     "eviction.preempt-progress": "test_progress.py",
     "allocate.work-conserving": "test_progress.py",
     "node.placement-allowed": "test_placement_allowed.py",
+    "node.host-ports-free": "test_placement_allowed.py",
     "task.status-from-pod": "test_pod_view.py",
     "task.request-from-pod": "test_pod_view.py",
     "node.predicates-pod-view": "test_predicates_view.py",

@@ -69,3 +69,21 @@ def test_only_clear_exclusions_are_reported():
     assert excluded_by(affinity("Unknown", ["1"]), node, taints_on=False) == ""
     cordoned = Node(name="n2", uid="n2", unschedulable=True)
     assert "cordoned" in excluded_by(_pod(), cordoned)
+
+
+PORTS = "node.host-ports-free"
+
+
+def _port_violations() -> list[str]:
+    engine = InvariantEngine(only=[PORTS])
+    run_scenario(load_scenario(HERE / "tests/scenarios/predicates-node-ports.yaml"), engine=engine)
+    return [v.invariant for v in engine.violations]
+
+
+def test_host_ports_pass_on_the_faithful_reference():
+    assert _port_violations() == []
+
+
+def test_host_ports_fire_when_the_filter_is_skipped():
+    with mutant("predicates-ignores-node-ports"):
+        assert PORTS in _port_violations()
