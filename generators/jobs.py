@@ -26,7 +26,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 from schedcheck.generators.ledger import NodeLedger, pod_request
-from schedcheck.generators.swarm import PLAIN, Swarm
 from schedcheck.generators.quantities import (
     CPU,
     MEMORY,
@@ -40,11 +39,13 @@ from schedcheck.generators.quantities import (
     requests,
     sometimes,
 )
+from schedcheck.generators.swarm import PLAIN, Swarm
 from schedcheck.generators.vocabulary import (
     ACCELERATOR_LABEL,
     BOUND,
     FAILED,
     GROUP_NAME,
+    HOSTNAME_LABEL,
     JOB_KINDS,
     NAMESPACES,
     PENDING,
@@ -94,6 +95,8 @@ class JobDraft:
     phase_choice: int
     sla_waiting_time: str | None = None
     nominate: int | None = None  # a pending pod carries status.nominatedNodeName (node preference)
+    host_port: tuple[str, int] | None = None  # (protocol, port) every pod exposes on its node (swarm)
+    pod_affinity: dict[str, Any] | None = None  # podAffinity / podAntiAffinity of every pod (swarm)
 
     @property
     def pod_count(self) -> int:
@@ -170,6 +173,24 @@ PLACEMENT_CONSTRAINTS: tuple[tuple[dict[str, str] | None, tuple[dict[str, str], 
 _PLACEMENT = st.sampled_from(PLACEMENT_CONSTRAINTS)
 _PREEMPTABLE = st.sampled_from((None,) * 6 + ("true", "false"))
 _MOSTLY_NOT_PREEMPTABLE = st.sampled_from((None, "false", "false", "true"))
+_HOST_PORTS = st.sampled_from((("TCP", 8080), ("UDP", 8080), ("TCP", 9090)))
+
+
+def _preferred_pod_term(kind: str, weight: int, key: str) -> dict[str, Any]:
+    return {"weight": weight, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": kind}}, "topologyKey": key}}
+
+
+# Preferred pod (anti-)affinity of a job's pods towards the pods of a kind of job (the `app` label every
+# generated pod carries): next to the parameter servers, away from its own kind, within a zone.
+_POD_AFFINITIES = st.sampled_from((
+    {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_preferred_pod_term("tf", 100, HOSTNAME_LABEL)]}},
+    {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        _preferred_pod_term("batch", 50, HOSTNAME_LABEL)]}},
+    {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        _preferred_pod_term("mpi", 30, ZONE_LABEL)]},
+     "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+         _preferred_pod_term("spark", 70, HOSTNAME_LABEL)]}},
+))
 
 
 @cache
@@ -222,6 +243,8 @@ def job_drafts(
         phase_choice=draw(st.integers(0, 1)),
         sla_waiting_time=draw(choice(("10m", "1h", "30s"))) if sla and draw(sometimes(40)) else None,
         nominate=draw(st.integers(0, max(0, max_nodes - 1))) if draw(rarely(8)) else None,
+        host_port=draw(_HOST_PORTS) if swarm.host_ports and draw(sometimes(50)) else None,
+        pod_affinity=draw(_POD_AFFINITIES) if swarm.pod_affinity and draw(sometimes(60)) else None,
     )
 
 
@@ -234,6 +257,9 @@ def _container(name: str, req: Mapping[str, str]) -> dict[str, Any]:
 
 def _pod_spec(draft: JobDraft, role: RoleDraft) -> dict[str, Any]:
     spec: dict[str, Any] = {"schedulerName": SCHEDULER_NAME, "containers": [_container("main", role.requests)]}
+    if draft.host_port is not None:
+        protocol, port = draft.host_port
+        spec["containers"][0]["ports"] = [{"containerPort": port, "hostPort": port, "protocol": protocol}]
     if role.sidecar_requests:
         spec["containers"].append(_container("sidecar", role.sidecar_requests))
     if role.init_requests is not None:
@@ -244,8 +270,8 @@ def _pod_spec(draft: JobDraft, role: RoleDraft) -> dict[str, Any]:
         spec["nodeSelector"] = dict(draft.node_selector)
     if draft.tolerations:
         spec["tolerations"] = [dict(t) for t in draft.tolerations]
-    if draft.affinity:
-        spec["affinity"] = draft.affinity
+    if draft.affinity or draft.pod_affinity:
+        spec["affinity"] = {**(draft.affinity or {}), **(draft.pod_affinity or {})}
     return spec
 
 
@@ -259,6 +285,7 @@ def _pod_doc(draft: JobDraft, job_name: str, pod_name: str, role: RoleDraft, spe
     metadata: dict[str, Any] = {
         "name": pod_name,
         "namespace": draft.namespace,
+        "labels": {"app": draft.kind},
         "annotations": annotations,
         "creationTimestamp": timestamp(draft.created + 1),
     }

@@ -113,9 +113,9 @@ def scenarios(
     (`generators/swarm.py`); `odd` allows odd and edge quantities; `gpu` forces GPUs on (True)
     or off (False) for nodes and pods, None leaves it to chance.
     """
+    swarm = draw(swarms()) if use_swarm else PLAIN
     conf = draw(confs if confs is not None else scheduler_confs())
     features = conf_features(conf)
-    swarm = draw(swarms()) if use_swarm else PLAIN
 
     # The clock: usage metrics need one to be fresh or stale against; otherwise optional.
     if features.metrics:

@@ -22,6 +22,8 @@ class Swarm:
     best_effort: bool = False  # roles of pods that request nothing
     min_resources: bool = False  # most PodGroups set minResources (admission decides)
     contested: bool = False  # a full cluster: the filler job takes what the nodes have left
+    host_ports: bool = False  # jobs whose pods expose a host port (NodePorts)
+    pod_affinity: bool = False  # jobs whose pods prefer or avoid other kinds of pods (InterPodAffinity)
 
 
 PLAIN = Swarm()
@@ -29,4 +31,4 @@ PLAIN = Swarm()
 
 def swarms() -> st.SearchStrategy[Swarm]:
     """A random subset of the features switched on; shrinks to none."""
-    return st.builds(Swarm, st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans())
+    return st.builds(Swarm, *(st.booleans() for _ in range(7)))

@@ -41,6 +41,12 @@ def _discarded_eviction_on_node(ctx: CheckContext, violation: Violation) -> bool
     return any(op.op == "unevict" and op.node == node for op in ctx.ssn.operations)
 
 
+def _reclaim_pipeline(ctx: CheckContext, violation: Violation) -> bool:
+    """F2: reclaim filters nodes with the preempt-mode predicates (a NodePorts conflict is Unschedulable, so
+    "preemption may help") and then evicts only until the resources fit, never asking the predicates again."""
+    return ctx.action == "reclaim"
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.pod-limit",
                  "backfill over a node's pod limit after a discarded reclaim or preemption",
@@ -48,6 +54,9 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.predicates-pod-view",
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
                  "docs/findings.md #1", _discarded_eviction_on_node),
+    KnownFinding("F2", "node.host-ports-free",
+                 "reclaim pipelines a task onto a node where a pod it did not evict holds the same host port",
+                 "docs/findings.md #12", _reclaim_pipeline),
 )
 
 

@@ -258,7 +258,7 @@ def node_host_ports_free(ctx: CheckContext) -> Iterator[Violation]:
     placed: dict[str, str] = {}  # task uid -> node, placements of this session that stand
     evicted: set[str] = set()
     for op in ctx.ssn.operations:
-        if op.op in ("allocate", "pipeline"):
+        if op.op in ("allocate", "pipeline") and op.action == ctx.action:  # this action's placements only
             placed[op.task_uid] = op.node
         elif op.op in ("unallocate", "unpipeline"):
             placed.pop(op.task_uid, None)

@@ -46,3 +46,14 @@ def test_the_pod_limit_rule_needs_the_predicates_plugin():
     from schedcheck.invariants.catalog import get
 
     assert get("node.pod-limit").requires == ("predicates",)
+
+
+F2_SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "reclaim-pipelines-onto-a-taken-host-port.yaml"
+
+
+def test_reclaim_onto_a_taken_host_port_is_the_known_finding_f2():
+    result = run_scenario(load_scenario(F2_SCENARIO), seed=0)
+    assert result.violations == []
+    assert ("node.host-ports-free", "F2") in [(f["id"], f.get("known")) for f in result.findings]
+    strict = run_scenario(load_scenario(F2_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known={"F2"}))
+    assert [v["id"] for v in strict.violations] == ["node.host-ports-free"]
