@@ -21,6 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings, target
 from hypothesis import seed as hypothesis_seed
 from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import FlakyFailure
 
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.runner import RunResult, run_scenario
@@ -197,6 +198,11 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
                     test()
                 except CounterexampleFound:
                     break
+                except FlakyFailure:
+                    # the failing example passed when Hypothesis ran it again (the budget ran out between the
+                    # runs, or the bug depends on state): keep what was found first rather than crash the gate
+                    if last_failure:
+                        break
             batch += 1
             if cfg.max_examples is not None:
                 break
