@@ -2,7 +2,8 @@
 
 Structure-aware corruption of real scenarios (the packaged mutant scenarios, or the files given):
 values replaced by junk and extremes (wrong types, negative, huge or unreadable quantities, odd
-encodings), objects dropped, duplicated or emptied, and raw text mangled. Each case must either be
+encodings), objects dropped, duplicated or emptied, raw text mangled, and cache dumps (dumper.go's shape, some cut
+short) made of them for `--from-dump`. Each case must either be
 rejected by the loader with one line (no newline, naming the file) or load and then run, check (its
 report written) and replay without an exception and within a time limit. Crashes and hangs are saved,
 with the input that caused them, to reports/<time>-fuzz-input/. A small fixed slice runs in the suite
@@ -81,8 +82,33 @@ def _set(doc: Any, path: tuple[Any, ...], value: Any) -> None:
     doc[path[-1]] = value
 
 
+DUMP = "--from-dump"  # the first line of a case that goes through `run --from-dump`
+
+
+def as_dump(rng: random.Random, text: str) -> str:
+    """The scenario's objects shaped as a scheduler cache dump (dumper.go), sometimes cut short."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return DUMP + "\n" + text  # already mangled text: a dump that is not JSON
+    objects = [o for o in (doc.get("objects") or []) if isinstance(o, dict)] if isinstance(doc, dict) else []
+    strip = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in objects]
+    nodes = {str(i): {"Node": o} for i, o in enumerate(strip) if objects[i].get("kind") == "Node"}
+    jobs = {str(i): {"PodGroup": o, "Tasks": {}} for i, o in enumerate(strip) if objects[i].get("kind") != "Node"}
+    dump = json.dumps(nodes, default=str) + "\n{}\n" + json.dumps(jobs, default=str)
+    if rng.random() < 0.3:
+        dump = dump[:rng.randrange(len(dump))]
+    return DUMP + "\n" + dump
+
+
 def corrupt(rng: random.Random, text: str) -> str:
-    """One malformed variant of a scenario's text."""
+    """One malformed variant of a scenario's text (or, one time in ten, of a cache dump made of it)."""
+    if rng.random() < 0.1:
+        return as_dump(rng, _corrupt_scenario(rng, text) if rng.random() < 0.5 else text)
+    return _corrupt_scenario(rng, text)
+
+
+def _corrupt_scenario(rng: random.Random, text: str) -> str:
     if rng.random() < 0.15:  # raw text: the YAML itself broken
         chars = list(text)
         for _ in range(rng.randint(1, 6)):
@@ -131,19 +157,32 @@ def try_case(text: str, name: str, workdir: Path) -> tuple[str, str | None]:
     from schedcheck.scenario.errors import ScenarioError
     from schedcheck.scenario.loader import load_scenario_text
 
+    dump = text.startswith(DUMP + "\n")
     try:
         with _time_limit(CASE_SECONDS):
             try:
-                load_scenario_text(text, name)
+                if dump:
+                    from schedcheck.scenario.loader import load_from_dump
+
+                    path = workdir / name
+                    path.write_text(text[len(DUMP) + 1:], encoding="utf-8")
+                    load_from_dump(path)
+                else:
+                    load_scenario_text(text, name)
             except ScenarioError as err:
                 message = str(err)
                 if "\n" in message or name not in message:
                     return "problem", f"rejection is not one line naming the file: {message!r}"
                 return "rejected", None
             path = workdir / name
-            path.write_text(text, encoding="utf-8")
-            for argv in (["run", str(path), "--json"], ["check", str(path), "--json", "--report", str(workdir)],
-                         ["replay", str(path)]):
+            if dump:
+                runs = [["run", "--from-dump", str(path), "--json"],
+                        ["check", "--from-dump", str(path), "--json", "--report", str(workdir)]]
+            else:
+                path.write_text(text, encoding="utf-8")
+                runs = [["run", str(path), "--json"], ["check", str(path), "--json", "--report", str(workdir)],
+                        ["replay", str(path)]]
+            for argv in runs:
                 with open(workdir / "out", "w", encoding="utf-8") as sink:
                     saved = sys.stdout, sys.stderr
                     sys.stdout = sys.stderr = sink
