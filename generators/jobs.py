@@ -183,7 +183,8 @@ def _preferred_pod_term(kind: str, weight: int, key: str) -> dict[str, Any]:
 # Preferred pod (anti-)affinity of a job's pods towards the pods of a kind of job (the `app` label every
 # generated pod carries): next to the parameter servers, away from its own kind, within a zone.
 _POD_AFFINITIES = st.sampled_from((
-    {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [_preferred_pod_term("tf", 100, HOSTNAME_LABEL)]}},
+    {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        _preferred_pod_term("tf", 100, HOSTNAME_LABEL)]}},
     {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         _preferred_pod_term("batch", 50, HOSTNAME_LABEL)]}},
     {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [

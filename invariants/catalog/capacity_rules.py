@@ -57,7 +57,8 @@ def capacity_allocated(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("queue.capacity-within-real-capability", "allocate (and preempt, for its preemptor) never places a "
-           "task that takes its queue, or any ancestor of it, past realCapability on a dimension the task requests", "queue",
+           "task that takes its queue, or any ancestor of it, past realCapability on a dimension the task requests",
+           "queue",
            "capacity.go Allocatable (queueAllocatable for the leaf and every ancestor); semantics §9.5",
            (OPERATION,), requires=("capacity",))
 def capacity_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:

@@ -173,7 +173,8 @@ def _allocate_placement(ctx: CheckContext):
 
 
 @invariant("queue.allocate-within-deserved", "allocate (and preempt, for its preemptor) never places a task that "
-           "takes its queue past deserved on the dimensions the task requests", "queue", "proportion.go Allocatable; allocate.go", (OPERATION,),
+           "takes its queue past deserved on the dimensions the task requests", "queue",
+           "proportion.go Allocatable; allocate.go", (OPERATION,),
            requires=("proportion",))
 def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
     placement = _allocate_placement(ctx)

@@ -53,6 +53,7 @@ def test_restated_request_follows_kubernetes():
 
 
 def test_restated_status_follows_get_task_status():
-    assert restated_status(Pod(name="p", namespace="n", uid="u", phase="Running", deletion_timestamp="t")) == "Releasing"
+    deleting = Pod(name="p", namespace="n", uid="u", phase="Running", deletion_timestamp="t")
+    assert restated_status(deleting) == "Releasing"
     assert restated_status(Pod(name="p", namespace="n", uid="u", phase="Pending", node_name="n1")) == "Bound"
     assert restated_status(Pod(name="p", namespace="n", uid="u", phase="Weird")) == "Unknown"

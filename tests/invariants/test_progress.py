@@ -1,4 +1,5 @@
-"""eviction.preempt-progress, eviction.reclaim-progress, allocate.work-conserving: fires when the action leaves a way in unused,
+"""eviction.preempt-progress, eviction.reclaim-progress, allocate.work-conserving: fires when the action leaves
+a way in unused,
 passes on the faithful reference."""
 
 from __future__ import annotations
