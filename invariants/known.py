@@ -42,9 +42,10 @@ def _discarded_eviction_on_node(ctx: CheckContext, violation: Violation) -> bool
 
 
 def _reclaim_pipeline(ctx: CheckContext, violation: Violation) -> bool:
-    """F2: reclaim filters nodes with the preempt-mode predicates (a NodePorts conflict is Unschedulable, so
-    "preemption may help") and then evicts only until the resources fit, never asking the predicates again."""
-    return ctx.action == "reclaim"
+    """F2: reclaim and the gang-aware evictions filter nodes with the preempt-mode predicates (a NodePorts
+    conflict is Unschedulable, so "preemption may help") and then evict only until the resources fit, never
+    asking the predicates again (preempt does ask, after every eviction)."""
+    return ctx.action in ("reclaim", "gangpreempt", "gangreclaim")
 
 
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
@@ -55,7 +56,8 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
                  "docs/findings.md #1", _discarded_eviction_on_node),
     KnownFinding("F2", "node.host-ports-free",
-                 "reclaim pipelines a task onto a node where a pod it did not evict holds the same host port",
+                 "reclaim (or gangpreempt, gangreclaim) pipelines a task onto a node where a pod it did not evict "
+                 "holds the same host port",
                  "docs/findings.md #12", _reclaim_pipeline),
 )
 

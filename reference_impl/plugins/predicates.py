@@ -198,18 +198,14 @@ class PredicatesPlugin(Plugin):
             failed = self._cached_stable_filters(task, node)
         else:
             failed = self._stable_filters(task, node)
-        if self.node_ports_enable and (failed is None or failed.reason == REASON_TAINTS) \
-                and host_ports_conflict(task.pod, mirror_node):
-            failed = Status(StatusCode.Unschedulable, REASON_NODE_PORTS)  # NodePorts runs before TaintToleration
+        statuses = []
         if node.allocatable.max_task_num <= mirror_node.num_pods:
-            statuses = [Status(StatusCode.Unschedulable, NODE_POD_NUMBER_EXCEEDED, PLUGIN_NAME)]
-        elif failed is None:
-            return None
-        else:
-            statuses = []
-        if failed is not None:
+            statuses.append(Status(StatusCode.Unschedulable, NODE_POD_NUMBER_EXCEEDED, PLUGIN_NAME))
+        if failed is not None:  # the stable filters abort first (UnschedulableAndUnresolvable)
             statuses.append(Status(failed.code, failed.reason))  # a fresh status per FitError
-        return FitError(task.key, node.name, statuses)
+        elif self.node_ports_enable and host_ports_conflict(task.pod, mirror_node):
+            statuses.append(Status(StatusCode.Unschedulable, REASON_NODE_PORTS))  # then the other filters
+        return FitError(task.key, node.name, statuses) if statuses else None
 
     def _cached_stable_filters(self, task: TaskInfo, node: NodeInfo) -> Status | None:
         """predicate.CacheEnable: the verdict per (node, template uid) is reused for the session."""
