@@ -55,6 +55,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.predicates-pod-view",
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
                  "docs/findings.md #1", _discarded_eviction_on_node),
+    KnownFinding("F1", "node.host-ports-free",
+                 "backfill or allocate reuses the host port of a victim put back by a discarded reclaim or "
+                 "preemption, which the predicates plugin no longer sees",
+                 "docs/findings.md #1", _discarded_eviction_on_node),
     KnownFinding("F2", "node.host-ports-free",
                  "reclaim (or gangpreempt, gangreclaim) pipelines a task onto a node where a pod it did not evict "
                  "holds the same host port",
