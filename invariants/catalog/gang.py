@@ -9,6 +9,7 @@ from schedcheck.invariants.recompute import gang_pipelined, gang_ready, session_
 from schedcheck.invariants.registry import ACTION, CLOSE, STATEMENT, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.types import TaskStatus
 
 
 def _short_of_minimum(job: JobInfo, evicted: int = 0) -> str:
@@ -17,7 +18,11 @@ def _short_of_minimum(job: JobInfo, evicted: int = 0) -> str:
     `evicted` counts tasks a later action of the session deliberately evicted after they were placed.
     """
     ready = job.ready_task_num() + evicted
-    if ready + job.pending_best_effort_task_num() < job.min_available:
+    # Upstream's readiness counts pending BestEffort tasks as if placed (IsReady); one a later action
+    # pipelined (reclaim) was still pending when the bind was decided, so it counts too.
+    best_effort = job.pending_best_effort_task_num() + sum(
+        1 for t in job.tasks_with_status(TaskStatus.Pipelined) if t.best_effort)
+    if ready + best_effort < job.min_available:
         return f"{ready} ready of minAvailable {job.min_available}"
     if not job.check_task_ready():
         return f"a role is below its minimum ({job.task_min_available})"
