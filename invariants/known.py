@@ -44,7 +44,11 @@ def _discarded_eviction_on_node(ctx: CheckContext, violation: Violation) -> bool
 def _reclaim_pipeline(ctx: CheckContext, violation: Violation) -> bool:
     """F2: reclaim and the gang-aware evictions filter nodes with the preempt-mode predicates (a NodePorts
     conflict is Unschedulable, so "preemption may help") and then evict only until the resources fit, never
-    asking the predicates again (preempt does ask, after every eviction)."""
+    asking the predicates again (preempt does ask, after every eviction); topology-aware preemption's dry
+    run asks SimulatePredicate, which runs InterPodAffinity only."""
+    if ctx.action == "preempt":
+        arguments = ctx.ssn.action_arguments("preempt")
+        return str(arguments.get("enableTopologyAwarePreemption", "")).lower() == "true"
     return ctx.action in ("reclaim", "gangpreempt", "gangreclaim")
 
 
@@ -60,8 +64,8 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "preemption, which the predicates plugin no longer sees",
                  "docs/findings.md #1", _discarded_eviction_on_node),
     KnownFinding("F2", "node.host-ports-free",
-                 "reclaim (or gangpreempt, gangreclaim) pipelines a task onto a node where a pod it did not evict "
-                 "holds the same host port",
+                 "reclaim (or gangpreempt, gangreclaim, topology-aware preempt) pipelines a task onto a node where "
+                 "a pod it did not evict holds the same host port",
                  "docs/findings.md #12", _reclaim_pipeline),
 )
 
