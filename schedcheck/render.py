@@ -55,7 +55,8 @@ def render_run(scenario: Scenario, result: RunResult, with_trace: bool = False) 
     for violation in result.violations:
         out.append(f"VIOLATION {violation['id']} (cycle {violation['cycle']}): {violation.get('message') or violation['found']}\n")
     for finding in result.findings:
-        out.append(f"finding {finding['id']} (cycle {finding['cycle']}): {finding['message']}\n")
+        known = f" [known upstream finding {finding['known']}, docs/findings.md]" if finding.get("known") else ""
+        out.append(f"finding {finding['id']} (cycle {finding['cycle']}): {finding['message']}{known}\n")
     if scenario.expect.is_empty():
         out.append("no expectations given\n")
     elif result.expectation_failures:

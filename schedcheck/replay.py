@@ -111,6 +111,8 @@ def describe(result: ReplayResult) -> str:
                 + f" was violated again at {where}: {v.get('message') or v.get('found')}. "
                 f"Replayed with {setting}; the counterexample recorded {saved}"
                 + (", the same place." if result.same_place else ", so it now breaks elsewhere.")
+                + (f" It is now reported as known upstream finding {v['known']} (docs/findings.md), a finding "
+                   "rather than a failure unless --fail-on-known names it." if v.get("known") else "")
                 + " Exit 1.")
     else:
         text = (f"{result.path}: no longer fails. {result.invariant} held throughout the replay "
