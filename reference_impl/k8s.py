@@ -240,6 +240,15 @@ class ResourceQuota:
 
 
 @dataclass
+class NodeShard:
+    """A NodeShard (shard.volcano.sh/v1alpha1): the nodes a scheduler instance may use."""
+
+    name: str
+    nodes_desired: list[str] = field(default_factory=list)
+    nodes_in_use: list[str] = field(default_factory=list)
+
+
+@dataclass
 class ClusterObjects:
     """Every object of a scenario, by kind, in document order."""
 
@@ -249,3 +258,4 @@ class ClusterObjects:
     queues: list[Queue] = field(default_factory=list)
     priority_classes: list[PriorityClass] = field(default_factory=list)
     resource_quotas: list[ResourceQuota] = field(default_factory=list)
+    node_shards: list[NodeShard] = field(default_factory=list)

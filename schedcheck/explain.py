@@ -79,7 +79,8 @@ def _run(scenario, job_key: str, seed: int):
         hooks.on_session_close.append(on_close)
         return hooks
 
-    scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now, hooks_factory=factory)
+    scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now, server_options=scenario.options,
+                          hooks_factory=factory)
     for index in range(scenario.cycles):
         if index:
             scheduler.advance()

@@ -604,6 +604,11 @@ def _predicates_ignore_ports():
     from schedcheck.reference.plugins import predicates
     return [(predicates, "host_ports_conflict", lambda pod, node: False)]
 
+def _predicates_ignore_hard_shard():
+    from schedcheck.reference.util import scheduler_helper
+    return [(scheduler_helper, "outside_shard", lambda ssn, node: False)]
+
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -790,6 +795,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "volcano-sh/volcano#1536 (pod overhead counted in task requests)"),
     Mutant("predicates-ignores-node-ports", "predicates' NodePorts filter never finds a host-port conflict",
            _predicates_ignore_ports),
+    Mutant("predicates-ignores-hard-shard", "PredicateNodes lets nodes outside the scheduler's shard pass in hard "
+           "sharding mode", _predicates_ignore_hard_shard),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

@@ -33,7 +33,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     observer = None
     if overkill:
         hooks_factory, observer = _with_overkill(hooks_factory)
-    scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now,
+    scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now, server_options=scenario.options,
                           hooks_factory=hooks_factory, tie_chooser=tie_chooser)
     result = RunResult(scenario=scenario.name, seed=seed, cycles=scenario.cycles)
     _out_of_sync(scheduler, result)

@@ -210,6 +210,32 @@ def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
                         [f"task {op.task}", f"node {op.node}"], "a node the pod may run on", why)
 
 
+@invariant("node.in-shard", "with --scheduler-sharding-mode=hard, no task is allocated or pipelined to a node outside "
+           "this scheduler's shard: its NodeShard's desired nodes less those another shard still has in use",
+           "node", "util/predicate_helper.go (PredicateNodes: \"node isn't in scheduler node shard\"); "
+           "cache/shard_coordinator.go (RefreshNodeShards, getAvailableNodesFromShard); seed 002 (NodesInShard)",
+           (OPERATION,))
+def node_in_shard(ctx: CheckContext) -> Iterator[Violation]:
+    op = ctx.operation
+    options = ctx.ssn.cache.server_options
+    if op is None or op.op not in ("allocate", "pipeline") or options.sharding_mode != "hard":
+        return
+    if op.from_status == TaskStatus.Pipelined and ctx.ssn.conf.persistent_pipelines:
+        return  # a kept reservation allocated in place: judged when it was pipelined
+    shards = {shard.name: shard for shard in ctx.ssn.cache.world.node_shards}
+    own = shards.get(options.shard_name)
+    usable = set(own.nodes_desired) if own is not None else set()
+    for name, shard in shards.items():
+        if own is not None and name != own.name:
+            usable -= set(shard.nodes_in_use)
+    if op.node not in usable:
+        where = (f"shard {options.shard_name} holds {', '.join(sorted(usable)) or 'no node'}" if own is not None
+                 else f"there is no NodeShard {options.shard_name}, so the shard is empty")
+        yield Violation("", f"{op.action} {op.op}d {op.task} to node {op.node}, outside this scheduler's hard shard "
+                            f"({where})", [f"task {op.task}", f"node {op.node}", f"NodeShard {options.shard_name}"],
+                        f"a node of shard {options.shard_name}", op.node)
+
+
 @invariant("node.predicates-pod-view", "the predicates plugin's view of each node holds exactly the node's pods, "
            "once each, less the ones this session evicted: its allocate and deallocate handlers follow every "
            "operation", "node",

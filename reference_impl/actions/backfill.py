@@ -15,7 +15,7 @@ from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.framework.statement import Statement
 from schedcheck.reference.util.priority_queue import PriorityQueue
-from schedcheck.reference.util.scheduler_helper import PredicateHelper, best_scored_node
+from schedcheck.reference.util.scheduler_helper import PredicateHelper, best_scored_node, split_by_shard
 
 
 class Backfill(Action):
@@ -39,7 +39,12 @@ class Backfill(Action):
             if not candidates:
                 job.nodes_fit_errors[task.uid] = fit_errors
                 continue
-            node = candidates[0] if len(candidates) == 1 else best_scored_node(ssn, task, candidates)
+            node = candidates[0]
+            if len(candidates) > 1:
+                for group in split_by_shard(ssn, candidates):  # soft sharding: this shard's nodes first
+                    node = best_scored_node(ssn, task, group)
+                    if node is not None:
+                        break
             if node is None:
                 continue
             err = ssn.allocate(task, node)

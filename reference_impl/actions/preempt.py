@@ -47,6 +47,7 @@ from schedcheck.reference.framework.statement import Statement, StatementError
 from schedcheck.reference.util.priority_queue import PriorityQueue
 from schedcheck.reference.util.scheduler_helper import (
     PredicateHelper,
+    split_by_shard,
     prioritize_nodes,
     sort_nodes,
 )
@@ -193,9 +194,13 @@ class Preempt(Action):
         nodes = ssn.filter_out_unschedulable_and_unresolvable_nodes(preemptor)
         candidates, _ = self.helper.predicate_nodes(preemptor, nodes, ssn.predicate_for_preempt_action,
                                                     self.enable_predicate_error_cache)
-        if self.enable_topology_aware_preemption:
-            return topology_aware_preempt(ssn, self.topology, stmt, preemptor, task_filter, candidates)
-        return self.normal_preempt(stmt, preemptor, task_filter, candidates)
+        for group in split_by_shard(ssn, candidates):  # soft sharding: this shard's nodes first
+            if self.enable_topology_aware_preemption:
+                if topology_aware_preempt(ssn, self.topology, stmt, preemptor, task_filter, group):
+                    return True
+            elif self.normal_preempt(stmt, preemptor, task_filter, group):
+                return True
+        return False
 
     def task_eligible_to_preempt(self, preemptor: TaskInfo) -> bool:
         """taskEligibleToPreempt: preemptionPolicy Never, and the nominated-node rules."""

@@ -35,7 +35,7 @@ from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.framework.statement import Statement, StatementError
 from schedcheck.reference.util.priority_queue import PriorityQueue
-from schedcheck.reference.util.scheduler_helper import PredicateHelper
+from schedcheck.reference.util.scheduler_helper import PredicateHelper, split_by_shard
 
 PREDICATE_ERROR_CACHE_KEY = "predicateErrorCacheEnable"
 
@@ -114,7 +114,8 @@ class Reclaim(Action):
         helper = PredicateHelper(ssn)  # upstream builds a fresh helper per task
         candidates, _ = helper.predicate_nodes(task, nodes, ssn.predicate_for_preempt_action,
                                                self.enable_predicate_error_cache)
-        for node in candidates:
+        inside, outside = split_by_shard(ssn, candidates)  # soft sharding: this shard's nodes first
+        for node in inside + outside:
             reclaimees = self._reclaimees(node, job)
             if not reclaimees:
                 continue

@@ -46,7 +46,7 @@ from schedcheck.reference.k8s import (
     Queue,
     ResourceQuota,
 )
-from schedcheck.reference.util.scheduler_helper import ServerOptions
+from schedcheck.reference.util.scheduler_helper import HARD_SHARDING, SOFT_SHARDING, ServerOptions
 from schedcheck.reference.util.timestamps import parse_timestamp
 
 DEFAULT_QUEUE = "default"
@@ -61,6 +61,7 @@ class ClusterSnapshot:
     queues: dict[str, QueueInfo]
     resource_quotas: list[ResourceQuota]
     now: float
+    nodes_in_shard: set[str]
 
 
 def _latest_timestamp(world: ClusterObjects) -> float:
@@ -90,6 +91,24 @@ class SchedulerCache:
         self.persistent = False  # pipelined decisions kept across sessions (set_pipeline_persistence)
         self._ensure_default_queues()
         self._rebuild()
+        self.refresh_node_shards()
+
+    def refresh_node_shards(self) -> None:
+        """RefreshNodeShards (cache/shard_coordinator.go): with sharding on, this scheduler's nodes are its
+        shard's desired nodes less those another shard still has in use; no shard of that name leaves the
+        set empty (upstream logs an error)."""
+        self.in_use_nodes_in_shard: set[str] = set()
+        if self.server_options.sharding_mode not in (HARD_SHARDING, SOFT_SHARDING):
+            return
+        shards = {shard.name: shard for shard in self.world.node_shards}
+        own = shards.get(self.server_options.shard_name)
+        if own is None:
+            return
+        nodes = set(own.nodes_desired)
+        for name, shard in shards.items():
+            if name != own.name:
+                nodes -= set(shard.nodes_in_use)
+        self.in_use_nodes_in_shard = nodes
 
     def set_pipeline_persistence(self, persistent: bool) -> None:
         if persistent != self.persistent:
@@ -207,7 +226,8 @@ class SchedulerCache:
                 if job is not None and stored.uid in job.tasks:
                     stored.pod = job.tasks[stored.uid].pod
         return ClusterSnapshot(nodes, list(self.node_list), jobs, queues,
-                               copy.deepcopy(self.world.resource_quotas), self.cluster.clock)
+                               copy.deepcopy(self.world.resource_quotas), self.cluster.clock,
+                               set(self.in_use_nodes_in_shard))
 
     # -- what a session commits ----------------------------------------------------------
 

@@ -35,6 +35,7 @@ def open_session(
     ssn.queues = snapshot.queues
     ssn.resource_quotas = snapshot.resource_quotas
     ssn.now = snapshot.now
+    ssn.nodes_in_shard = snapshot.nodes_in_shard
     ssn.node_list = [snapshot.nodes[name] for name in snapshot.node_list if name in snapshot.nodes]
     for job in ssn.jobs.values():
         if job.pod_group is not None:

@@ -135,6 +135,7 @@ class Session:
         self.queues: dict[str, QueueInfo] = {}
         self.total_resource = Resource()
         self.resource_quotas: list = []  # the cluster's ResourceQuota objects (resourcequota plugin)
+        self.nodes_in_shard: set[str] = set()  # NodesInShard: the nodes this scheduler's shard may use
         self.now = 0.0  # the session's clock, seconds since the epoch (sla waiting times)
         self.plugins: dict[str, Plugin] = {}
         self.event_handlers: list[EventHandler] = []

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from schedcheck.reference.framework.session import Session
 
 BASELINE_PERCENTAGE_OF_NODES_TO_FIND = 50
+NONE_SHARDING, HARD_SHARDING, SOFT_SHARDING = "none", "hard", "soft"  # pkg/util/util.go
 
 
 @dataclass
@@ -30,6 +31,8 @@ class ServerOptions:
     min_nodes_to_find: int = 100  # --minimum-feasible-nodes
     min_percentage_of_nodes_to_find: int = 5  # --minimum-percentage-nodes-to-find
     percentage_of_nodes_to_find: int = 0  # --percentage-nodes-to-find (0: adaptive)
+    sharding_mode: str = NONE_SHARDING  # --scheduler-sharding-mode: none | hard | soft
+    shard_name: str = "volcano"  # --scheduler-sharding-name: the NodeShard this instance uses
 
 
 def calculate_num_of_feasible_nodes_to_find(num_all_nodes: int, opts: ServerOptions) -> int:
@@ -40,6 +43,24 @@ def calculate_num_of_feasible_nodes_to_find(num_all_nodes: int, opts: ServerOpti
         percentage = BASELINE_PERCENTAGE_OF_NODES_TO_FIND - num_all_nodes // 125
         percentage = max(percentage, opts.min_percentage_of_nodes_to_find)
     return max(num_all_nodes * percentage // 100, opts.min_nodes_to_find)
+
+
+class NotInShard(Exception):
+    """Hard sharding: the node is outside this scheduler's shard (predicate_helper.go)."""
+
+
+def outside_shard(ssn: Session, node: NodeInfo) -> bool:
+    return node.name not in ssn.nodes_in_shard
+
+
+def split_by_shard(ssn: Session, nodes: list[NodeInfo]) -> tuple[list[NodeInfo], list[NodeInfo]]:
+    """(nodes in this scheduler's shard, nodes of other shards); in any mode but soft every node counts
+    as in the shard (GetPredicatedNodeByShard)."""
+    if ssn.cache.server_options.sharding_mode != SOFT_SHARDING:
+        return list(nodes), []
+    inside = [node for node in nodes if node.name in ssn.nodes_in_shard]
+    outside = [node for node in nodes if node.name not in ssn.nodes_in_shard]
+    return inside, outside
 
 
 class PredicateHelper:
@@ -72,13 +93,17 @@ class PredicateHelper:
         start = state.last_processed_node_index % total
         found: list[NodeInfo] = []
         processed = 0
+        hard_shard = state.server_options.sharding_mode == HARD_SHARDING
         for index in range(total):
             node = nodes[(start + index) % total]
             processed += 1
             if enable_error_cache and failed_before and node.name in node_errors:
                 fit_errors.set_node_error(node.name, node_errors[node.name])
                 continue
-            err = fn(task, node)
+            if hard_shard and outside_shard(self.ssn, node):
+                err = NotInShard("node isn't in scheduler node shard")
+            else:
+                err = fn(task, node)
             if err is not None:
                 node_errors[node.name] = err
                 self.error_cache[group] = node_errors
@@ -141,8 +166,9 @@ def best_scored_node(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> Nod
 
 
 def best_node_by_idle_then_future_idle(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> NodeInfo | None:
-    """Nodes where the task fits Idle first, then those where it fits only FutureIdle; a lone node
-    in a group is taken without scoring (allocate.go prioritizeNodes, classic path)."""
+    """Nodes where the task fits Idle first, then those where it fits only FutureIdle, each split
+    in soft sharding into this scheduler's shard first and other shards after; a lone node in a group
+    is taken without scoring (allocate.go prioritizeNodes, classic path)."""
     from schedcheck.reference.api.resource_info import Zero
 
     request = task.init_resreq
@@ -153,7 +179,7 @@ def best_node_by_idle_then_future_idle(ssn: Session, task: TaskInfo, nodes: list
             idle_fit.append(node)
         elif request.less_equal(node.future_idle_view(), Zero):
             future_fit.append(node)
-    for group in (idle_fit, future_fit):
+    for group in (*split_by_shard(ssn, idle_fit), *split_by_shard(ssn, future_fit)):
         if len(group) == 1:
             return group[0]
         if group:

@@ -116,7 +116,7 @@ def _validity(scenario: Scenario, decisions: Decisions) -> list[Finding]:
     The world moves on between cycles with the answer's own binds and evictions."""
     from schedcheck.reference.cache.cache import SchedulerCache
 
-    cache = SchedulerCache(scenario.objects, now=scenario.now)
+    cache = SchedulerCache(scenario.objects, server_options=scenario.options, now=scenario.now)
     out: list[Finding] = []
     for cycle in range(scenario.cycles):
         binds, evicts = decisions.get(cycle, ([], []))

@@ -104,7 +104,7 @@ def judge(scenario: Scenario, result: dict[str, Any], only: tuple[str, ...] = DE
     if steps is None:
         return []
     engine = InvariantEngine(only=only, max_per_invariant=5)
-    cache = SchedulerCache(scenario.objects, now=scenario.now)
+    cache = SchedulerCache(scenario.objects, server_options=scenario.options, now=scenario.now)
     cache.set_pipeline_persistence(scenario.conf.persistent_pipelines)
     for cycle in range(scenario.cycles):
         if cycle:

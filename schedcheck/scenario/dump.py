@@ -9,7 +9,9 @@ from typing import Any
 
 from schedcheck.reference import k8s
 from schedcheck.reference.framework.conf import ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_DEFAULT, SchedulerConf
+from schedcheck.reference.util.scheduler_helper import ServerOptions
 from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
+from schedcheck.scenario.options import OPTION_FIELDS
 
 
 def _quantities(resources: k8s.ResourceList) -> dict[str, str]:
@@ -197,13 +199,26 @@ def resource_quota_document(quota: k8s.ResourceQuota) -> dict[str, Any]:
             "spec": {"hard": _quantities(quota.hard)}, "status": {"used": _quantities(quota.used)}}
 
 
+def node_shard_document(shard: k8s.NodeShard) -> dict[str, Any]:
+    return {"apiVersion": "shard.volcano.sh/v1alpha1", "kind": "NodeShard", "metadata": {"name": shard.name},
+            "spec": {"nodesDesired": list(shard.nodes_desired)}, "status": {"nodesInUse": list(shard.nodes_in_use)}}
+
+
+def options_document(options: ServerOptions) -> dict[str, Any]:
+    """The schedulerOptions block: only the options that differ from upstream's defaults."""
+    default = ServerOptions()
+    return {key: getattr(options, name) for key, name in OPTION_FIELDS.items()
+            if getattr(options, name) != getattr(default, name)}
+
+
 def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
     return ([priority_class_document(p) for p in objects.priority_classes]
             + [queue_document(q) for q in objects.queues]
             + [node_document(n) for n in objects.nodes]
             + [pod_group_document(g) for g in objects.pod_groups]
             + [pod_document(p) for p in objects.pods]
-            + [resource_quota_document(q) for q in objects.resource_quotas])
+            + [resource_quota_document(q) for q in objects.resource_quotas]
+            + [node_shard_document(s) for s in objects.node_shards])
 
 
 def conf_document(conf: SchedulerConf) -> dict[str, Any]:
@@ -230,10 +245,12 @@ def conf_document(conf: SchedulerConf) -> dict[str, Any]:
 
 
 def scenario_document(name: str, objects: k8s.ClusterObjects, conf: SchedulerConf, cycles: int = 1,
-                      now: str | None = None) -> dict[str, Any]:
+                      now: str | None = None, options: ServerOptions | None = None) -> dict[str, Any]:
     doc: dict[str, Any] = {"apiVersion": "schedcheck/v1", "kind": "Scenario", "metadata": {"name": name},
                            "schedulerConf": conf_document(conf), "objects": objects_document(objects),
                            "cycles": cycles}
+    if options is not None and options_document(options):
+        doc["schedulerOptions"] = options_document(options)
     if now:
         doc["now"] = now
     return doc

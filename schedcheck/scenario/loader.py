@@ -29,11 +29,13 @@ from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.model import Expectations, Scenario
 from schedcheck.scenario.objects import ObjectsReader
+from schedcheck.scenario.options import OPTIONS_KEY, read_options, shard_warnings
 from schedcheck.scenario.references import POD_GROUP_PHASES
 
 API_VERSION = "schedcheck/v1"
 INTERNAL_ERROR = "unreadable input (loader bug)"
-_SCENARIO_KEYS = {"apiVersion", "kind", "metadata", "schedulerConf", "objects", "cycles", "now", "expect"}
+_SCENARIO_KEYS = {"apiVersion", "kind", "metadata", "schedulerConf", "schedulerOptions", "objects", "cycles", "now",
+                  "expect"}
 _TASK_STATUSES = set("Pending Allocated Pipelined Binding Bound Running Releasing Succeeded Failed Unknown".split())
 _EXPECT_KEYS = {"binds", "evicted", "pipelined", "podGroupPhases", "taskStatusCounts", "bindCount", "evictCount"}
 
@@ -217,6 +219,8 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     expect = _expectations(f, doc.get("expect"))
     objects = ObjectsReader(source, warnings).read(_object_items(f, doc.get("objects")))
     conf, conf_doc = _conf(doc.get("schedulerConf"), source, conf_override, warnings)
+    options = read_options(f, doc.get(OPTIONS_KEY), warnings)
+    shard_warnings(options, objects, warnings)
     document = copy.deepcopy(doc)
     if conf_override is not None:
         document["schedulerConf"] = conf_doc
@@ -231,6 +235,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
         warnings=warnings,
         document=document,
         annotations=annotations,
+        options=options,
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from schedcheck.reference.framework.conf import SchedulerConf
 from schedcheck.reference.k8s import ClusterObjects
+from schedcheck.reference.util.scheduler_helper import ServerOptions
 
 
 @dataclass
@@ -37,3 +38,4 @@ class Scenario:
     warnings: list[str] = field(default_factory=list)
     document: dict[str, Any] = field(default_factory=dict)  # the document as read, for round trips
     annotations: dict[str, str] = field(default_factory=dict)  # the wrapper's metadata.annotations
+    options: ServerOptions = field(default_factory=ServerOptions)  # schedulerOptions: the scheduler's flags

@@ -1,4 +1,5 @@
-"""Read Kubernetes objects (Node, Pod, PodGroup, Queue, PriorityClass, ResourceQuota) into k8s.ClusterObjects.
+"""Read Kubernetes objects (Node, Pod, PodGroup, Queue, PriorityClass, ResourceQuota, NodeShard) into
+k8s.ClusterObjects.
 
 Each kind has a reader and a schema of the fields the scheduler reads; any
 other field, and any other kind, becomes a warning.
@@ -22,6 +23,7 @@ _API_VERSIONS = {
     "PodGroup": "scheduling.volcano.sh/v1beta1",
     "Queue": "scheduling.volcano.sh/v1beta1",
     "PriorityClass": "scheduling.k8s.io/v1",
+    "NodeShard": "shard.volcano.sh/v1alpha1",
 }
 _NAMESPACED = {"Pod", "PodGroup", "ResourceQuota"}
 
@@ -112,6 +114,8 @@ _SCHEMAS: dict[str, Schema] = {
         **dict.fromkeys(["value", "preemptionPolicy", "globalDefault", "description"]),
     },
     "ResourceQuota": {"metadata": _META, "spec": {"hard": LEAF}, "status": {"used": LEAF, "hard": LEAF}},
+    "NodeShard": {"metadata": _META, "spec": {"nodesDesired": LEAF},
+                  "status": dict.fromkeys(["nodesInUse", "nodesToRemove", "nodesToAdd", "lastUpdateTime"])},
 }
 
 
@@ -584,6 +588,20 @@ def _read_resource_quota(
     )
 
 
+def _names(f: Fields, value: Any, field: str) -> list[str]:
+    return [f.string(item, f"{field}[{i}]", required=True) for i, item in enumerate(f.sequence(value, field))]
+
+
+def _read_node_shard(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _uid: str,
+                     out: k8s.ClusterObjects) -> None:
+    spec = f.mapping(doc.get("spec"), "spec")
+    status = f.mapping(doc.get("status"), "status")
+    for key in ("nodesToRemove", "nodesToAdd"):  # upstream recomputes both from desired and in-use
+        _names(f, status.get(key), f"status.{key}")
+    out.node_shards.append(k8s.NodeShard(name=name, nodes_desired=_names(f, spec.get("nodesDesired"), "spec.nodesDesired"),
+                                         nodes_in_use=_names(f, status.get("nodesInUse"), "status.nodesInUse")))
+
+
 _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.ClusterObjects], None]] = {
     "Node": _read_node,
     "Pod": _read_pod,
@@ -591,4 +609,5 @@ _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.Clus
     "Queue": _read_queue,
     "PriorityClass": _read_priority_class,
     "ResourceQuota": _read_resource_quota,
+    "NodeShard": _read_node_shard,
 }

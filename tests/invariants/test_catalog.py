@@ -382,6 +382,7 @@ DEDICATED = {
     "cross.phase-written-back": "test_podgroup_phase.py",
     "session.no-shared-objects": "test_podgroup_phase.py",
     "order.priority-decides": "test_order_rules.py",
+    "node.in-shard": "test_sharding.py",
 }
 
 
