@@ -44,6 +44,7 @@ from schedcheck.generators.ledger import NodeLedger
 from schedcheck.generators.nodes import node_lists
 from schedcheck.generators.queues import hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
+from schedcheck.generators.shards import node_shards
 from schedcheck.generators.vocabulary import NAMESPACES, timestamp
 from schedcheck.generators.quantities import CPU, GPU, MEMORY, amounts, choice, rarely, sometimes
 
@@ -184,6 +185,10 @@ def scenarios(
         "objects": [*classes, *queue_docs, *node_docs, *extra_pods, *job_docs, *quota_docs],
         "cycles": draw(st.integers(1, max(1, max_cycles))),
     }
+    if swarm.sharded and node_docs and draw(sometimes(50)):
+        options, shard_docs = draw(node_shards([n["metadata"]["name"] for n in node_docs]))
+        doc["schedulerOptions"] = options
+        doc["objects"].extend(shard_docs)
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

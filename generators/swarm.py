@@ -24,6 +24,7 @@ class Swarm:
     contested: bool = False  # a full cluster: the filler job takes what the nodes have left
     host_ports: bool = False  # jobs whose pods expose a host port (NodePorts)
     pod_affinity: bool = False  # jobs whose pods prefer or avoid other kinds of pods (InterPodAffinity)
+    sharded: bool = False  # node sharding on (NodeShard objects, hard or soft mode)
 
 
 PLAIN = Swarm()
@@ -31,4 +32,4 @@ PLAIN = Swarm()
 
 def swarms() -> st.SearchStrategy[Swarm]:
     """A random subset of the features switched on; shrinks to none."""
-    return st.builds(Swarm, *(st.booleans() for _ in range(7)))
+    return st.builds(Swarm, *(st.booleans() for _ in range(8)))
