@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
@@ -9,7 +10,7 @@ from schedcheck.invariants.recompute import gang_pipelined, gang_ready, session_
 from schedcheck.invariants.registry import ACTION, CLOSE, STATEMENT, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.job_info import JobInfo
-from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.api.types import TaskStatus, allocated_status
 
 
 def _short_of_minimum(job: JobInfo, evicted: int = 0) -> str:
@@ -24,8 +25,15 @@ def _short_of_minimum(job: JobInfo, evicted: int = 0) -> str:
         1 for t in job.tasks_with_status(TaskStatus.Pipelined) if t.best_effort)
     if ready + best_effort < job.min_available:
         return f"{ready} ready of minAvailable {job.min_available}"
-    if not job.check_task_ready():
-        return f"a role is below its minimum ({job.task_min_available})"
+    if job.min_available >= job.task_min_available_total:  # CheckTaskReady, restated the same way
+        occupied: Counter[str] = Counter()
+        for task in job.tasks.values():
+            if allocated_status(task.status) or task.status == TaskStatus.Succeeded or (
+                    task.status in (TaskStatus.Pending, TaskStatus.Pipelined) and task.init_resreq.is_empty()):
+                occupied[task.task_role] += 1
+        short = sorted(role for role, n in job.task_min_available.items() if occupied[role] < n)
+        if short:
+            return (f"a role is below its minimum ({', '.join(f'{r}: {occupied[r]} of {job.task_min_available[r]}' for r in short)})")
     return ""
 
 
