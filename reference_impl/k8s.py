@@ -187,6 +187,15 @@ class PodGroupCondition:
 
 
 @dataclass
+class NetworkTopology:
+    """PodGroup spec.networkTopology: keep the job inside one hypernode (hard) or prefer to (soft)."""
+
+    mode: str = "hard"  # hard | soft
+    highest_tier_allowed: int | None = None
+    highest_tier_name: str = ""
+
+
+@dataclass
 class PodGroup:
     name: str
     namespace: str
@@ -201,6 +210,7 @@ class PodGroup:
     priority_class_name: str = ""
     phase: str = ""  # "" | Pending | Inqueue | Running | Unknown | Completed
     conditions: list[PodGroupCondition] = field(default_factory=list)
+    network_topology: NetworkTopology | None = None
 
     @property
     def key(self) -> str:
@@ -240,6 +250,26 @@ class ResourceQuota:
 
 
 @dataclass
+class HyperNodeMember:
+    """One spec.members[] entry: a Node or HyperNode picked by exactly one selector."""
+
+    type: str  # Node | HyperNode
+    exact: str = ""
+    regex: str = ""
+    labels: LabelSelector | None = None
+
+
+@dataclass
+class HyperNode:
+    """A HyperNode (topology.volcano.sh/v1alpha1): a network domain of nodes or smaller hypernodes."""
+
+    name: str
+    tier: int
+    tier_name: str = ""
+    members: list[HyperNodeMember] = field(default_factory=list)
+
+
+@dataclass
 class NodeShard:
     """A NodeShard (shard.volcano.sh/v1alpha1): the nodes a scheduler instance may use."""
 
@@ -259,3 +289,4 @@ class ClusterObjects:
     priority_classes: list[PriorityClass] = field(default_factory=list)
     resource_quotas: list[ResourceQuota] = field(default_factory=list)
     node_shards: list[NodeShard] = field(default_factory=list)
+    hyper_nodes: list[HyperNode] = field(default_factory=list)

@@ -609,6 +609,34 @@ def _predicates_ignore_hard_shard():
     return [(scheduler_helper, "outside_shard", lambda ssn, node: False)]
 
 
+def _allocate_ignores_hard_topology():
+    from schedcheck.reference.api.job_info import JobInfo
+    return [(JobInfo, "contains_hard_topology", lambda self: False)]
+
+
+def _gradient_ignores_highest_tier():
+    from schedcheck.reference.plugins.network_topology_aware import NetworkTopologyAwarePlugin
+
+    original = NetworkTopologyAwarePlugin._eligible
+
+    def eligible(self, hn, highest, allocated, min_resource, purpose):
+        return original(self, hn, 1 << 30, allocated, min_resource, purpose)
+    return [(NetworkTopologyAwarePlugin, "_eligible", eligible)]
+
+
+def _hyper_node_drops_nested_members():
+    from schedcheck.reference.api import hyper_node_info
+    from schedcheck.reference.cache import cache
+
+    def build(objects, nodes):
+        info = hyper_node_info.build_hyper_nodes(objects, nodes)
+        for hn in objects:
+            if any(m.type == "HyperNode" for m in hn.members):
+                info.real_nodes_set[hn.name] = set()  # the bug: a lower hypernode's nodes are not added
+        return info
+    return [(cache, "build_hyper_nodes", build)]
+
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -797,6 +825,12 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _predicates_ignore_ports),
     Mutant("predicates-ignores-hard-shard", "PredicateNodes lets nodes outside the scheduler's shard pass in hard "
            "sharding mode", _predicates_ignore_hard_shard),
+    Mutant("allocate-ignores-hard-topology", "allocate places a hard-mode job like any other, ignoring its hypernode "
+           "constraint", _allocate_ignores_hard_topology),
+    Mutant("topology-gradient-ignores-highest-tier", "the hypernode gradient admits hypernodes above the job's "
+           "highest allowed tier", _gradient_ignores_highest_tier),
+    Mutant("hypernode-drops-nested-members", "a hypernode made of lower hypernodes is built without their nodes",
+           _hyper_node_drops_nested_members),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

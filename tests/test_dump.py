@@ -14,9 +14,11 @@ CORPUS = sorted((Path(__file__).parent / "scenarios").glob("*.yaml")) + sorted(
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_round_trip(path):
     original = load_scenario(path)
-    doc = scenario_document(original.name, original.objects, original.conf, original.cycles, original.now)
+    doc = scenario_document(original.name, original.objects, original.conf, original.cycles, original.now,
+                            original.options)
     again = scenario_from_document(doc, "<dump>")
     assert again.objects == original.objects
+    assert again.options == original.options
     assert again.conf.actions == original.conf.actions
     assert [[(o.name, o.arguments, {k: v for k, v in o.flags.items() if v is not None}) for o in t.plugins]
             for t in again.conf.tiers] == \

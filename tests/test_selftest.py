@@ -105,6 +105,9 @@ PACKAGED = {
     "request-ignores-overhead": "task.request-from-pod",
     "predicates-ignores-node-ports": "node.host-ports-free",
     "predicates-ignores-hard-shard": "node.in-shard",
+    "allocate-ignores-hard-topology": "topology.hard-within-hypernode",
+    "topology-gradient-ignores-highest-tier": "topology.hard-within-hypernode",
+    "hypernode-drops-nested-members": "topology.session-matches-objects",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

@@ -18,6 +18,7 @@ from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its i
     recompute,
     session,
     statements,
+    topology,
     victims,
 )
 from schedcheck.invariants.registry import _CATALOG, Invariant

@@ -14,13 +14,23 @@ the job is ready (Pipelined counting as ready, as the PR has it) and is discarde
 puts the tasks back Pipelined. A kept decision whose node left the session is released, and the task
 is placed afresh by the main loop as a pending one.
 
-Not modelled: hard network topology and subgroup policies (the hypernode
-path), the gang* nomination fast path, scheduling-gate removal and sharding.
+Network topology (allocateForJob / allocateForSubJob): a job with a network topology (soft mode is
+made hard up to the cluster top when the session opens) is placed by a search over hypernodes. The
+job's gradient (HyperNodeGradientForJobFn) gives the eligible hypernodes tier by tier, lowest first;
+in each, the job's default subjob is dry-run in turn on every hypernode of its own gradient within
+that one (a statement saved, then discarded), the best of those by HyperNodeOrderFn is replayed, and
+the first tier with any solution wins, the job going to the hypernode whose subjob scores summed
+highest. The hypernode a job and its subjob hold is their lowest common ancestor with the new one,
+recorded after the job's statement commits. Jobs wait while the topology is not ready.
+
+Not modelled: subgroup policies (a job's only subjob is its default one), the gang* nomination fast
+path, scheduling-gate removal.
 """
 
 from __future__ import annotations
 
 from schedcheck.reference.actions.base import Action, register_action
+from schedcheck.reference.api.hyper_node_info import CLUSTER_TOP_HYPER_NODE, HyperNodeInfo, lca_hyper_node
 from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.resource_info import Zero
@@ -34,10 +44,11 @@ from schedcheck.reference.api.unschedule_info import (
 )
 from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.session import Session
-from schedcheck.reference.framework.statement import Statement, StatementError
+from schedcheck.reference.framework.statement import Statement, StatementError, recover_operations, save_operations
 from schedcheck.reference.util.priority_queue import PriorityQueue
 from schedcheck.reference.util.scheduler_helper import (
     PredicateHelper,
+    find_hyper_node_for_node,
     best_node_by_idle_then_future_idle,
 )
 
@@ -105,6 +116,8 @@ class Allocate(Action):
                 continue
             if job.queue not in ssn.queues:
                 continue
+            if not ssn.hyper_nodes_ready and job.contains_network_topology():
+                continue  # hypernodes are not ready for scheduling
             tasks = self._organize_tasks(job)
             if tasks.empty():
                 continue
@@ -137,6 +150,16 @@ class Allocate(Action):
             if jobs is None or jobs.empty():
                 continue
             job = jobs.pop()
+            if job.contains_hard_topology():
+                stmt, tasks_by_job[job.uid], decision = self.allocate_for_job(
+                    job, tasks_by_job[job.uid], ssn.hyper_nodes[CLUSTER_TOP_HYPER_NODE])
+                if stmt is not None and ssn.job_ready(job):
+                    stmt.commit()
+                    self._update_decision_to_job(job, decision)
+                    if len(tasks_by_job[job.uid]) > 0:
+                        jobs.push(job)
+                queues.push(queue)
+                continue
             tasks = tasks_by_job[job.uid]
             stmt = self.allocate_resources_for_tasks(job, tasks)
             if stmt is not None and ssn.job_ready(job):
@@ -145,12 +168,125 @@ class Allocate(Action):
                     jobs.push(job)
             queues.push(queue)
 
-    def allocate_resources_for_tasks(self, job: JobInfo, tasks: PriorityQueue) -> Statement | None:
+    # -- the hypernode search (hard network topology) -------------------------------------
+
+    def allocate_for_job(self, job: JobInfo, tasks: PriorityQueue, top: HyperNodeInfo
+                         ) -> tuple[Statement | None, PriorityQueue, tuple[str, str]]:
+        """allocateForJob: (the statement of the best hypernode or None, the tasks left, the decision:
+        (hypernode for the job, the subjob's new allocated hypernode))."""
+        ssn = self.ssn
+        if tasks.empty():
+            return None, tasks, ("", "")
+        kept_sub_hyper_node = job.sub_job.allocated_hyper_node  # recorder.SnapshotSubJobStatus
+        for gradient in ssn.hyper_node_gradient_for_job_fn(job, top, "allocate"):
+            saved, left, scores, sub_decisions = {}, {}, {}, {}
+            for hyper_node in gradient:
+                job.reset_fit_err()
+                worksheet = tasks.clone()
+                stmts: list[Statement] = []
+                score = 0.0
+                while True:  # the job's one subjob, popped and pushed back while it makes progress
+                    stmt, sub_score, sub_decision = self.allocate_for_sub_job(job, worksheet, hyper_node)
+                    if stmt is None or not stmt.operations:
+                        break
+                    stmts.append(stmt)
+                    score += sub_score
+                    sub_decisions[hyper_node.name] = sub_decision
+                    if worksheet.empty() or ssn.job_ready(job):
+                        break
+                job.sub_job.allocated_hyper_node = kept_sub_hyper_node  # recorder.RecoverSubJobStatus
+                merged = save_operations(stmts)
+                if not merged:
+                    continue
+                if ssn.job_ready(job) or ssn.job_pipelined(job):
+                    saved[hyper_node.name], left[hyper_node.name] = merged, worksheet
+                    scores[hyper_node.name] = score
+                for stmt in stmts:
+                    stmt.discard()
+            if not scores:
+                continue
+            best = self._best_of(job, scores)
+            final = Statement(ssn)
+            if not recover_operations(final, saved[best]):
+                return None, tasks, ("", "")
+            return final, left[best], (best, sub_decisions.get(best, ""))
+        return None, tasks, ("", "")
+
+    def allocate_for_sub_job(self, job: JobInfo, tasks: PriorityQueue, hyper_node_for_job: HyperNodeInfo
+                             ) -> tuple[Statement | None, float, str]:
+        """allocateForSubJob over the subjob's gradient inside the job's hypernode; on success the tasks
+        left replace `tasks` in place and the subjob holds the LCA of its hypernode and the best one."""
+        ssn = self.ssn
+        if tasks.empty():
+            return None, 0.0, ""
+        for gradient in ssn.hyper_node_gradient_for_sub_job_fn(job, hyper_node_for_job, "allocate"):
+            saved, left = {}, {}
+            for hyper_node in gradient:
+                job.reset_fit_err()
+                worksheet = tasks.clone()
+                stmt = self.allocate_resources_for_tasks(job, worksheet, hyper_node.name)
+                if stmt is not None and stmt.operations:
+                    saved[hyper_node.name], left[hyper_node.name] = save_operations([stmt]), worksheet
+                    stmt.discard()
+            if not saved:
+                continue
+            candidates = {name: ssn.real_nodes_list.get(name, []) for name in saved}
+            grouped: dict[float, list[str]] = {}
+            totals: dict[str, float] = {name: 0.0 for name in candidates}
+            for scores in ssn.hyper_node_order_map_fn(job, candidates).values():
+                for name, score in scores.items():
+                    if name in totals:
+                        totals[name] += score
+            for name in candidates:
+                grouped.setdefault(totals[name], []).append(name)
+            best_score = max(grouped)
+            best = self._pick(job, grouped[best_score], best_score)
+            final = Statement(ssn)
+            if not recover_operations(final, saved[best]):
+                return None, 0.0, ""
+            job.sub_job.allocated_hyper_node = lca_hyper_node(ssn.hyper_nodes, job.sub_job.allocated_hyper_node, best)
+            tasks.replace_with(left[best])
+            return final, best_score, job.sub_job.allocated_hyper_node
+        return None, 0.0, ""
+
+    def _best_of(self, job: JobInfo, scores: dict[str, float]) -> str:
+        """selectBestHyperNodeForJob: the highest summed score (upstream keeps the first it meets in
+        map order, so equal scores are a seeded choice here)."""
+        best_score = max(scores.values())
+        return self._pick(job, sorted(name for name, score in scores.items() if score == best_score), best_score)
+
+    def _pick(self, job: JobInfo, names: list[str], score: float) -> str:
+        if len(names) == 1:
+            return names[0]
+        chosen = sorted(names)[self.ssn.rng.randrange(len(names))]
+        record = getattr(self.ssn, "record_hyper_node_tie", None)
+        if record is not None:
+            record(job, sorted(names), chosen, score)
+        return chosen
+
+    def _update_decision_to_job(self, job: JobInfo, decision: tuple[str, str]) -> None:
+        """recorder.UpdateDecisionToJob, after the job's statement committed."""
+        for_job, for_sub_job = decision
+        if not for_job:
+            return
+        hyper_nodes = self.ssn.hyper_nodes
+        job.allocated_hyper_node = lca_hyper_node(hyper_nodes, job.allocated_hyper_node, for_job)
+        if for_sub_job:
+            job.sub_job.allocated_hyper_node = lca_hyper_node(hyper_nodes, job.sub_job.allocated_hyper_node,
+                                                              for_sub_job)
+
+    # -- placing a job's tasks ----------------------------------------------------------
+
+    def allocate_resources_for_tasks(self, job: JobInfo, tasks: PriorityQueue,
+                                     hyper_node: str = CLUSTER_TOP_HYPER_NODE) -> Statement | None:
         ssn = self.ssn
         queue = ssn.queues[job.queue]
-        nodes = ssn.node_list
+        nodes = ssn.real_nodes_list.get(hyper_node, [])
         if not nodes:
             return None
+        leaf_set = ssn.real_nodes_set.get(hyper_node, set())
+        with_topology = job.sub_job.network_topology is not None
+        allocated_hyper_node = job.sub_job.allocated_hyper_node
         stmt = Statement(ssn)
         helper = PredicateHelper(ssn)
         while not tasks.empty():
@@ -176,6 +312,8 @@ class Allocate(Action):
             candidates: list[NodeInfo] = []
             fit_errors = None
             nominated = ssn.nodes.get(task.pod.nominated_node_name) if task.pod.nominated_node_name else None
+            if nominated is not None and nominated.name not in leaf_set:
+                nominated = None  # honoured only inside this hypernode
             if nominated is not None and task.init_resreq.less_equal(nominated.future_idle_view(), Zero):
                 candidates, fit_errors = helper.predicate_nodes(task, [nominated], self.predicate,
                                                                 self.enable_predicate_error_cache)
@@ -187,6 +325,8 @@ class Allocate(Action):
                 if job.need_continue_allocating():
                     continue
                 break
+            if with_topology:
+                task.job_allocated_hyper_node = allocated_hyper_node
             best = self.prioritize_nodes(task, candidates)
             if best is None:
                 continue
@@ -194,6 +334,10 @@ class Allocate(Action):
                 self.allocate_resources_for_task(stmt, task, best)
             except StatementError:
                 continue
+            if with_topology:  # getNewAllocatedHyperNode
+                lowest = find_hyper_node_for_node(ssn, best.name)
+                if lowest:
+                    allocated_hyper_node = lca_hyper_node(ssn.hyper_nodes, lowest, allocated_hyper_node)
             if ssn.job_ready(job):
                 break
         if ssn.job_ready(job):

@@ -8,18 +8,35 @@ checks, as they do upstream for jobs without a policy.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from collections import Counter
 
 from schedcheck.reference.api.resource_info import Resource, exceeded_part
 from schedcheck.reference.api.task_info import TaskInfo, parse_go_bool
 from schedcheck.reference.api.types import TaskStatus, allocated_status, scheduled_status
 from schedcheck.reference.api.unschedule_info import FitErrors
-from schedcheck.reference.k8s import PREEMPTABLE_KEY, PodGroup
+from schedcheck.reference.k8s import PREEMPTABLE_KEY, NetworkTopology, PodGroup
 from schedcheck.reference.util.timestamps import parse_timestamp
 
 _READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Allocated, TaskStatus.Succeeded)
 _VALID = (TaskStatus.Allocated, TaskStatus.Binding, TaskStatus.Bound, TaskStatus.Running,
           TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)
+
+
+@dataclass
+class SubJobTopology:
+    """The default subjob's topology state (sub_job_info.go): its own copy of the job's networkTopology
+    and the hypernode it was allocated to."""
+
+    network_topology: NetworkTopology | None = None
+    allocated_hyper_node: str = ""
+
+    def hard_mode(self) -> tuple[bool, int]:
+        """IsHardTopologyMode: (hard, highest tier allowed)."""
+        nt = self.network_topology
+        if nt is None or nt.highest_tier_allowed is None:
+            return False, 0
+        return nt.mode == "hard", nt.highest_tier_allowed
 
 
 class JobInfo:
@@ -30,6 +47,12 @@ class JobInfo:
         self.queue = ""
         self.priority = 0
         self.min_available = 0
+        # Network topology (hyper_node_info.go): the job's own copy of spec.networkTopology, which the
+        # session adjusts (tier names resolved, soft mode made hard up to the cluster top), the lowest
+        # hypernode holding its tasks, and its default subjob (the only one modelled: no subGroupPolicy).
+        self.network_topology: NetworkTopology | None = None
+        self.allocated_hyper_node = ""
+        self.sub_job = SubJobTopology()
         self.task_min_available: dict[str, int] = {}
         self.task_min_available_total = 0
         self.creation_timestamp = parse_timestamp("")
@@ -58,6 +81,8 @@ class JobInfo:
         self.task_min_available = dict(pod_group.min_task_member)
         self.task_min_available_total = sum(self.task_min_available.values())
         self.pod_group = pod_group
+        self.network_topology = copy.copy(pod_group.network_topology)
+        self.sub_job = SubJobTopology(copy.copy(pod_group.network_topology), self.sub_job.allocated_hyper_node)
 
     def add_task_info(self, task: TaskInfo) -> None:
         self.tasks[task.uid] = task
@@ -100,11 +125,31 @@ class JobInfo:
             c.pod_group = copy.copy(self.pod_group)
             c.pod_group.conditions = list(self.pod_group.conditions)
         c.preemptable = self.preemptable
+        c.network_topology = copy.copy(self.network_topology)
+        c.allocated_hyper_node = self.allocated_hyper_node
+        c.sub_job = copy.copy(self.sub_job)
         c.job_fit_errors = self.job_fit_errors
         c.pipelined_ready = self.pipelined_ready
         for task in self.tasks.values():
             c.add_task_info(task.clone())
         return c
+
+    def hard_mode(self) -> tuple[bool, int]:
+        """IsHardTopologyMode: (hard, highest tier allowed)."""
+        nt = self.network_topology
+        if nt is None or nt.highest_tier_allowed is None:
+            return False, 0
+        return nt.mode == "hard", nt.highest_tier_allowed
+
+    def reset_fit_err(self) -> None:
+        self.job_fit_errors = ""
+        self.nodes_fit_errors = {}
+
+    def contains_hard_topology(self) -> bool:
+        return self.hard_mode()[0] or self.sub_job.hard_mode()[0]
+
+    def contains_network_topology(self) -> bool:
+        return self.network_topology is not None or self.sub_job.network_topology is not None
 
     # -- counters (semantics §4.3) ------------------------------------------------------
 

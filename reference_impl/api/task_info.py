@@ -117,7 +117,7 @@ class TaskInfo:
     __slots__ = (
         "uid", "job", "name", "namespace", "task_role", "priority", "pod", "resreq", "init_resreq",
         "preemptable", "best_effort", "revocable_zone", "sch_gated", "node_name", "status",
-        "eviction_occurred", "last_transaction", "creation_timestamp",
+        "eviction_occurred", "last_transaction", "creation_timestamp", "job_allocated_hyper_node",
     )
 
     def __init__(self, pod: Pod) -> None:
@@ -143,6 +143,7 @@ class TaskInfo:
         self.eviction_occurred = False
         self.last_transaction: TransactionContext | None = None
         self.creation_timestamp = parse_timestamp(pod.creation_timestamp)
+        self.job_allocated_hyper_node = ""  # the job's hypernode while allocate places this task
 
     @property
     def key(self) -> str:
@@ -170,6 +171,7 @@ class TaskInfo:
         c.eviction_occurred = False
         c.last_transaction = self.last_transaction.clone() if self.last_transaction else None
         c.creation_timestamp = self.creation_timestamp
+        c.job_allocated_hyper_node = ""
         return c
 
     def is_sch_gated_by_others(self) -> bool:

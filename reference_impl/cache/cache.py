@@ -46,6 +46,7 @@ from schedcheck.reference.k8s import (
     Queue,
     ResourceQuota,
 )
+from schedcheck.reference.api.hyper_node_info import build_hyper_nodes
 from schedcheck.reference.util.scheduler_helper import HARD_SHARDING, SOFT_SHARDING, ServerOptions
 from schedcheck.reference.util.timestamps import parse_timestamp
 
@@ -92,6 +93,7 @@ class SchedulerCache:
         self._ensure_default_queues()
         self._rebuild()
         self.refresh_node_shards()
+        self.hyper_nodes_info = build_hyper_nodes(self.world.hyper_nodes, self.world.nodes)
 
     def refresh_node_shards(self) -> None:
         """RefreshNodeShards (cache/shard_coordinator.go): with sharding on, this scheduler's nodes are its
@@ -275,6 +277,8 @@ class SchedulerCache:
         if cached is None or cached.pod_group is None or job.pod_group is None:
             return
         cached.pod_group.phase = job.pod_group.phase
+        cached.allocated_hyper_node = job.allocated_hyper_node  # updateJobInfo
+        cached.sub_job.allocated_hyper_node = job.sub_job.allocated_hyper_node
         cached.pod_group.conditions = copy.deepcopy(job.pod_group.conditions)
         for status in (TaskStatus.Allocated, TaskStatus.Pending, TaskStatus.Pipelined):
             for task in job.tasks_with_status(status):

@@ -9,6 +9,7 @@ from schedcheck.reference.api.types import TaskStatus, completed_status
 from schedcheck.reference.framework.conf import SchedulerConf
 from schedcheck.reference.framework.plugin import get_plugin_builder
 from schedcheck.reference.framework.session import Session, SessionObserverHooks
+from schedcheck.reference.framework.topology import open_topology
 from schedcheck.reference.k8s import PodGroupCondition
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ def open_session(
     ssn.now = snapshot.now
     ssn.nodes_in_shard = snapshot.nodes_in_shard
     ssn.node_list = [snapshot.nodes[name] for name in snapshot.node_list if name in snapshot.nodes]
+    open_topology(ssn, cache.hyper_nodes_info)
     for job in ssn.jobs.values():
         if job.pod_group is not None:
             ssn.pod_group_old_phase[job.uid] = job.pod_group.phase

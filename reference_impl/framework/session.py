@@ -72,6 +72,9 @@ EXTENSION_FLAGS: dict[str, str | None] = {
     # Simulate Add/RemoveTask run when EnabledPreemptable OR EnabledAllocatable is on.
     "simulate_add_task": "enablePreemptable|enabledAllocatable",
     "simulate_remove_task": "enablePreemptable|enabledAllocatable",
+    "hyper_node_order": "enabledHyperNodeOrder",
+    "hyper_node_gradient_for_job": "enabledHyperNodeGradient",
+    "hyper_node_gradient_for_sub_job": "enabledHyperNodeGradient",
 }
 
 
@@ -136,6 +139,15 @@ class Session:
         self.total_resource = Resource()
         self.resource_quotas: list = []  # the cluster's ResourceQuota objects (resourcequota plugin)
         self.nodes_in_shard: set[str] = set()  # NodesInShard: the nodes this scheduler's shard may use
+        # The network topology (framework/topology.py): hypernodes with the virtual cluster top, the
+        # session's nodes under each, hypernodes by tier, the tiers in ascending order.
+        self.hyper_nodes: dict = {}
+        self.hyper_nodes_set_by_tier: dict[int, set[str]] = {}
+        self.hyper_nodes_tiers: list[int] = []
+        self.hyper_node_tier_names: dict[str, int] = {}
+        self.real_nodes_list: dict[str, list[NodeInfo]] = {}
+        self.real_nodes_set: dict[str, set[str]] = {}
+        self.hyper_nodes_ready = True
         self.now = 0.0  # the session's clock, seconds since the epoch (sla waiting times)
         self.plugins: dict[str, Plugin] = {}
         self.event_handlers: list[EventHandler] = []
@@ -338,6 +350,20 @@ class Session:
                 for name, score in scores:
                     totals[name] = totals.get(name, 0.0) + float(score)
         return totals
+
+    def hyper_node_order_map_fn(self, job: JobInfo, hyper_nodes: dict[str, list[NodeInfo]]
+                                ) -> dict[str, dict[str, float]]:
+        """HyperNodeOrderMapFn: each plugin's score of each candidate hypernode for the (sub)job."""
+        return {name: fn(job, hyper_nodes) for tier in self.registered("hyper_node_order") for name, fn in tier}
+
+    def hyper_node_gradient_for_job_fn(self, job: JobInfo, hyper_node: Any, purpose: str) -> list[list[Any]]:
+        """HyperNodeGradientForJobFn: the first registered plugin decides; without one, the given hypernode."""
+        fns = self._flat("hyper_node_gradient_for_job")
+        return fns[0](job, hyper_node, purpose) if fns else [[hyper_node]]
+
+    def hyper_node_gradient_for_sub_job_fn(self, job: JobInfo, hyper_node: Any, purpose: str) -> list[list[Any]]:
+        fns = self._flat("hyper_node_gradient_for_sub_job")
+        return fns[0](job, hyper_node, purpose) if fns else [[hyper_node]]
 
     def batch_node_order_fn(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
         totals: dict[str, float] = {}

@@ -76,19 +76,26 @@ class Statement:
     def pipeline(self, task: TaskInfo, hostname: str, eviction_occurred: bool) -> None:
         """Raises StatementError after rolling back if any step failed."""
         self._begin()
-        from_status = task.status
+        from_status = self._stored_status(task)
         task.eviction_occurred = eviction_occurred
         self._place(task, hostname, TaskStatus.Pipelined, PIPELINE, self._un_pipeline, from_status)
 
     def allocate(self, task: TaskInfo, node_info: NodeInfo) -> None:
         """Raises StatementError after rolling back if any step failed."""
         self._begin()
-        from_status = task.status
+        from_status = self._stored_status(task)
         if from_status == TaskStatus.Pipelined and self.ssn.conf.persistent_pipelines:
             self._lift_pipelined(task)
         task.pod.node_name = node_info.name  # upstream writes the shared pod's spec.nodeName
         self._place(task, node_info.name, TaskStatus.Allocated, ALLOCATE, self._unallocate, from_status,
                     fire=task.uid not in self._pipelined_origin)
+
+    def _stored_status(self, task: TaskInfo) -> TaskStatus:
+        """The status the job holds for the task: a replayed copy (RecoverOperations) carries the status it
+        had when saved, but the job's own record is what the operation changes."""
+        job = self.ssn.jobs.get(task.job)
+        stored = job.tasks.get(task.uid) if job is not None else None
+        return stored.status if stored is not None else task.status
 
     def _place(self, task: TaskInfo, hostname: str, status: TaskStatus, name: str,
                rollback: Callable[[TaskInfo], None], from_status: TaskStatus, fire: bool = True) -> None:
@@ -155,6 +162,7 @@ class Statement:
         ssn.fire_deallocate(task)
         ssn.record("unpipeline", task, task.node_name, from_status, self.id)
         task.node_name = ""
+        task.job_allocated_hyper_node = ""
 
     def _unallocate(self, task: TaskInfo) -> None:
         ssn = self.ssn
@@ -170,6 +178,7 @@ class Statement:
             ssn.fire_deallocate(task)
         ssn.record("unallocate", task, task.node_name, from_status, self.id)
         task.node_name = ""  # upstream leaves pod.spec.nodeName as it is
+        task.job_allocated_hyper_node = ""
         if origin is not None:  # persistent mode: back to its pipelined reservation
             task.node_name, task.eviction_occurred = origin
             target = ssn.nodes.get(origin[0])
@@ -249,3 +258,4 @@ def recover_operations(stmt: Statement, plan: list[StatementOp]) -> bool:
         except StatementError:
             return False
     return True
+

@@ -42,6 +42,10 @@ class PriorityQueue(Generic[T]):
         self._down(0, n)
         return items.pop()
 
+    def replace_with(self, other: PriorityQueue[T]) -> None:
+        """Take the other queue's items (a worksheet inheriting a dry run's remains)."""
+        self.items = list(other.items)
+
     def clone(self) -> PriorityQueue[T]:
         c = PriorityQueue.__new__(PriorityQueue)
         c.less = self.less

@@ -203,3 +203,13 @@ def sort_nodes(node_scores: dict[float, list[NodeInfo]], ssn: Session | None = N
                 group = [first] + [node for node in group if node is not first]
         ordered.extend(group)
     return ordered
+
+
+def find_hyper_node_for_node(ssn: Session, node_name: str) -> str:
+    """util.FindHyperNodeForNode: the node's hypernode in the lowest tier ("" when none)."""
+    if not ssn.hyper_nodes_tiers:
+        return ""
+    for name in sorted(ssn.hyper_nodes_set_by_tier.get(ssn.hyper_nodes_tiers[0], ())):
+        if node_name in ssn.real_nodes_set.get(name, ()):
+            return name
+    return ""

@@ -154,6 +154,12 @@ def pod_group_document(group: k8s.PodGroup) -> dict[str, Any]:
         spec["minResources"] = _quantities(group.min_resources)
     if group.priority_class_name:
         spec["priorityClassName"] = group.priority_class_name
+    if group.network_topology is not None:
+        nt = group.network_topology
+        spec["networkTopology"] = {"mode": nt.mode,
+                                   **({"highestTierAllowed": nt.highest_tier_allowed}
+                                      if nt.highest_tier_allowed is not None else {}),
+                                   **({"highestTierName": nt.highest_tier_name} if nt.highest_tier_name else {})}
     status: dict[str, Any] = {}
     if group.phase:
         status["phase"] = group.phase
@@ -199,6 +205,23 @@ def resource_quota_document(quota: k8s.ResourceQuota) -> dict[str, Any]:
             "spec": {"hard": _quantities(quota.hard)}, "status": {"used": _quantities(quota.used)}}
 
 
+def hyper_node_document(hn: k8s.HyperNode) -> dict[str, Any]:
+    members = []
+    for member in hn.members:
+        if member.exact:
+            selector: dict[str, Any] = {"exactMatch": {"name": member.exact}}
+        elif member.regex:
+            selector = {"regexMatch": {"pattern": member.regex}}
+        else:
+            selector = {"labelMatch": _label_selector(member.labels or k8s.LabelSelector())}
+        members.append({"type": member.type, "selector": selector})
+    spec: dict[str, Any] = {"tier": hn.tier, "members": members}
+    if hn.tier_name:
+        spec["tierName"] = hn.tier_name
+    return {"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode", "metadata": {"name": hn.name},
+            "spec": spec}
+
+
 def node_shard_document(shard: k8s.NodeShard) -> dict[str, Any]:
     return {"apiVersion": "shard.volcano.sh/v1alpha1", "kind": "NodeShard", "metadata": {"name": shard.name},
             "spec": {"nodesDesired": list(shard.nodes_desired)}, "status": {"nodesInUse": list(shard.nodes_in_use)}}
@@ -218,7 +241,8 @@ def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
             + [pod_group_document(g) for g in objects.pod_groups]
             + [pod_document(p) for p in objects.pods]
             + [resource_quota_document(q) for q in objects.resource_quotas]
-            + [node_shard_document(s) for s in objects.node_shards])
+            + [node_shard_document(s) for s in objects.node_shards]
+            + [hyper_node_document(h) for h in objects.hyper_nodes])
 
 
 def conf_document(conf: SchedulerConf) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.model import Expectations, Scenario
 from schedcheck.scenario.objects import ObjectsReader
 from schedcheck.scenario.options import OPTIONS_KEY, read_options, shard_warnings
+from schedcheck.scenario.topology import topology_warnings
 from schedcheck.scenario.references import POD_GROUP_PHASES
 
 API_VERSION = "schedcheck/v1"
@@ -221,6 +222,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     conf, conf_doc = _conf(doc.get("schedulerConf"), source, conf_override, warnings)
     options = read_options(f, doc.get(OPTIONS_KEY), warnings)
     shard_warnings(options, objects, warnings)
+    topology_warnings(objects, warnings)
     document = copy.deepcopy(doc)
     if conf_override is not None:
         document["schedulerConf"] = conf_doc

@@ -7,6 +7,7 @@ other field, and any other kind, becomes a warning.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -24,6 +25,7 @@ _API_VERSIONS = {
     "Queue": "scheduling.volcano.sh/v1beta1",
     "PriorityClass": "scheduling.k8s.io/v1",
     "NodeShard": "shard.volcano.sh/v1alpha1",
+    "HyperNode": "topology.volcano.sh/v1alpha1",
 }
 _NAMESPACED = {"Pod", "PodGroup", "ResourceQuota"}
 
@@ -98,7 +100,8 @@ _SCHEMAS: dict[str, Schema] = {
     },
     "PodGroup": {
         "metadata": _META,
-        "spec": dict.fromkeys(["minMember", "minTaskMember", "minResources", "queue", "priorityClassName"]),
+        "spec": {**dict.fromkeys(["minMember", "minTaskMember", "minResources", "queue", "priorityClassName"]),
+                 "networkTopology": dict.fromkeys(["mode", "highestTierAllowed", "highestTierName"])},
         "status": {"phase": LEAF, "conditions": [_CONDITION], "running": LEAF, "succeeded": LEAF, "failed": LEAF},
     },
     "Queue": {
@@ -114,6 +117,10 @@ _SCHEMAS: dict[str, Schema] = {
         **dict.fromkeys(["value", "preemptionPolicy", "globalDefault", "description"]),
     },
     "ResourceQuota": {"metadata": _META, "spec": {"hard": LEAF}, "status": {"used": LEAF, "hard": LEAF}},
+    "HyperNode": {"metadata": _META, "spec": {**dict.fromkeys(["tier", "tierName"]), "members": [{
+        "type": LEAF, "selector": {"exactMatch": {"name": LEAF}, "regexMatch": {"pattern": LEAF},
+                                   "labelMatch": {"matchLabels": LEAF, "matchExpressions": LEAF}}}]},
+                  "status": LEAF},
     "NodeShard": {"metadata": _META, "spec": {"nodesDesired": LEAF},
                   "status": dict.fromkeys(["nodesInUse", "nodesToRemove", "nodesToAdd", "lastUpdateTime"])},
 }
@@ -519,8 +526,53 @@ def _read_pod_group(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: 
             priority_class_name=f.string(spec.get("priorityClassName"), "spec.priorityClassName"),
             phase=f.string(status.get("phase"), "status.phase"),
             conditions=conditions,
+            network_topology=_network_topology(f, spec.get("networkTopology"), "spec.networkTopology"),
         )
     )
+
+
+def _network_topology(f: Fields, value: Any, field: str) -> k8s.NetworkTopology | None:
+    if value is None:
+        return None
+    doc = f.mapping(value, field)
+    return k8s.NetworkTopology(
+        mode=f.choice(doc.get("mode"), f"{field}.mode", {"hard", "soft"}, default="hard"),
+        highest_tier_allowed=f.integer(doc.get("highestTierAllowed"), f"{field}.highestTierAllowed", minimum=0),
+        highest_tier_name=f.string(doc.get("highestTierName"), f"{field}.highestTierName"),
+    )
+
+
+def _read_hyper_node(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _uid: str,
+                     out: k8s.ClusterObjects) -> None:
+    spec = f.mapping(doc.get("spec"), "spec")
+    members = []
+    for i, item in enumerate(f.sequence(spec.get("members"), "spec.members")):
+        field = f"spec.members[{i}]"
+        member = f.mapping(item, field)
+        kind = f.choice(member.get("type"), f"{field}.type", {"Node", "HyperNode"})
+        selector = f.mapping(member.get("selector"), f"{field}.selector")
+        given = [key for key in ("exactMatch", "regexMatch", "labelMatch") if selector.get(key) is not None]
+        if len(given) != 1:
+            f.fail(f"{field}.selector", f"expected exactly one of exactMatch, regexMatch, labelMatch, got "
+                                        f"{', '.join(given) or 'none'}")
+        if kind == "HyperNode" and given[0] != "exactMatch":
+            f.fail(f"{field}.selector", f"a HyperNode member is named by exactMatch only, got {given[0]}")
+        exact = f.mapping(selector.get("exactMatch"), f"{field}.selector.exactMatch")
+        regex = f.mapping(selector.get("regexMatch"), f"{field}.selector.regexMatch")
+        pattern = f.string(regex.get("pattern"), f"{field}.selector.regexMatch.pattern")
+        if pattern:
+            try:
+                re.compile(pattern)
+            except re.error as err:
+                f.fail(f"{field}.selector.regexMatch.pattern", f"not a regular expression ({err})")
+        members.append(k8s.HyperNodeMember(
+            type=kind, exact=f.string(exact.get("name"), f"{field}.selector.exactMatch.name"), regex=pattern,
+            labels=_label_selector(f, selector.get("labelMatch"), f"{field}.selector.labelMatch")))
+    tier = f.integer(spec.get("tier"), "spec.tier", minimum=0)
+    if tier is None:
+        f.fail("spec.tier", "missing")
+    out.hyper_nodes.append(k8s.HyperNode(name=name, tier=tier, tier_name=f.string(spec.get("tierName"), "spec.tierName"),
+                                         members=members))
 
 
 def _read_queue(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, uid: str, out: k8s.ClusterObjects) -> None:
@@ -610,4 +662,5 @@ _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.Clus
     "PriorityClass": _read_priority_class,
     "ResourceQuota": _read_resource_quota,
     "NodeShard": _read_node_shard,
+    "HyperNode": _read_hyper_node,
 }

@@ -383,6 +383,8 @@ DEDICATED = {
     "session.no-shared-objects": "test_podgroup_phase.py",
     "order.priority-decides": "test_order_rules.py",
     "node.in-shard": "test_sharding.py",
+    "topology.hard-within-hypernode": "test_topology.py",
+    "topology.session-matches-objects": "test_topology.py",
 }
 
 

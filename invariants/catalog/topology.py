@@ -1,0 +1,136 @@
+"""Network topology: hard-mode jobs stay inside one allowed hypernode; the session's topology is the
+objects' (seed 002 session step 4; upstream hyper_node_info.go, network-topology-aware, allocate.go).
+
+The hypernode tree is restated here from the HyperNode objects with networkx, independently of the
+reference's own build, so a wrong resolution of members shows up as a disagreement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import networkx as nx
+
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import ACTION, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.types import TaskStatus, allocated_status
+
+CLUSTER_TOP = "<cluster-top-hypernode>"
+
+
+def topology_tree(ctx: CheckContext) -> tuple[dict[str, set[str]], dict[str, int], dict[str, int]] | None:
+    """(hypernode -> the session's nodes beneath it, hypernode -> tier, tier name -> tier), the cluster top
+    included; None when the objects do not form a forest (upstream then schedules no topology job)."""
+    world = ctx.ssn.cache.world
+    session_nodes = {node.name for node in ctx.ssn.node_list}
+    graph = nx.DiGraph()
+    tiers: dict[str, int] = {}
+    names: dict[str, int] = {}
+    for hn in world.hyper_nodes:
+        graph.add_node(hn.name)
+        tiers[hn.name] = hn.tier
+        if hn.tier_name:
+            names[hn.tier_name] = hn.tier
+    direct: dict[str, set[str]] = {hn.name: set() for hn in world.hyper_nodes}
+    for hn in world.hyper_nodes:
+        for member in hn.members:
+            if member.type == "HyperNode":
+                graph.add_edge(hn.name, member.exact)
+            elif member.exact:
+                direct[hn.name].add(member.exact)
+            elif member.regex:
+                direct[hn.name] |= {n.name for n in world.nodes if re.search(member.regex, n.name)}
+            elif member.labels is not None and (member.labels.match_labels or member.labels.match_expressions):
+                direct[hn.name] |= {n.name for n in world.nodes if _labels_match(member.labels, n.labels)}
+    if not nx.is_directed_acyclic_graph(graph) or any(graph.in_degree(n) > 1 for n in graph):
+        return None
+    leaves = {}
+    for name in direct:
+        below = {name} | nx.descendants(graph, name)
+        leaves[name] = set().union(*(direct.get(b, set()) for b in below)) & session_nodes
+    top_tier = max([1] + [tier + 1 for tier in tiers.values()])
+    leaves[CLUSTER_TOP], tiers[CLUSTER_TOP] = session_nodes, top_tier
+    return leaves, tiers, names
+
+
+def _labels_match(selector, labels: dict[str, str]) -> bool:
+    if any(labels.get(k) != v for k, v in selector.match_labels.items()):
+        return False
+    checks = {"In": lambda r: labels.get(r.key) in r.values if r.key in labels else False,
+              "NotIn": lambda r: r.key not in labels or labels[r.key] not in r.values,
+              "Exists": lambda r: r.key in labels, "DoesNotExist": lambda r: r.key not in labels}
+    return all(checks[r.operator](r) for r in selector.match_expressions)
+
+
+def highest_tier(ctx: CheckContext, job, names: dict[str, int], top_tier: int) -> int | None:
+    """The PodGroup's highest allowed tier for a hard-mode job (None: not hard, or a tier name unknown)."""
+    nt = job.pod_group.network_topology if job.pod_group is not None else None
+    if nt is None or nt.mode != "hard":
+        return None
+    if nt.highest_tier_allowed is not None:
+        return nt.highest_tier_allowed
+    return names.get(nt.highest_tier_name)
+
+
+@invariant("topology.hard-within-hypernode", "allocate places a hard-mode job's tasks only where, with the tasks the "
+           "job already holds, they lie inside one hypernode at or below its highest allowed tier (the virtual "
+           "cluster top, one tier above the highest, counts)", "job",
+           "seed 002 (network topology); network_topology_aware.go (hyperNodeGradientFn: tier <= "
+           "highestTierAllowed); allocate.go (allocateForJob, allocateForSubJob)", (ACTION,),
+           requires=("network-topology-aware",))
+def hard_within_hypernode(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    if ctx.action != "allocate" or not ssn.cache.world.hyper_nodes:
+        return
+    placed: dict[str, set[str]] = {}
+    for op in ssn.operations:
+        if op.action == "allocate" and op.op in ("allocate", "pipeline"):
+            placed.setdefault(op.job, set()).add(op.task_uid)
+    if not placed:
+        return
+    tree = topology_tree(ctx)
+    if tree is None:
+        return
+    leaves, tiers, names = tree
+    for uid in sorted(placed):
+        job = ssn.jobs.get(uid)
+        if job is None:
+            continue
+        highest = highest_tier(ctx, job, names, tiers[CLUSTER_TOP])
+        if highest is None:
+            continue
+        nodes = {t.node_name for t in job.tasks.values()
+                 if t.node_name and (allocated_status(t.status) or t.status == TaskStatus.Pipelined)}
+        fits = [name for name, members in leaves.items() if tiers[name] <= highest and nodes <= members]
+        if not fits:
+            yield Violation("", f"allocate placed tasks of hard-mode job {uid} so that its tasks sit on "
+                                f"{', '.join(sorted(nodes))}, which no hypernode at or below tier {highest} holds "
+                                f"together", [f"job {uid}"] + [f"node {n}" for n in sorted(nodes)],
+                            f"one hypernode of tier <= {highest}", "none")
+
+
+@invariant("topology.session-matches-objects", "the session's hypernodes hold exactly the nodes their members "
+           "name (through lower hypernodes, among the session's nodes), and the cluster top sits one tier above "
+           "the highest", "session", "seed 002 (session step 4: HyperNode tiers, the virtual cluster top); "
+           "hyper_node_info.go (BuildHyperNodeCache); session.go (addClusterTopHyperNode)", (ACTION,))
+def session_matches_objects(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    if not ssn.cache.world.hyper_nodes or not ssn.hyper_nodes_ready or ctx.action != ssn.conf.actions[0]:
+        return
+    tree = topology_tree(ctx)
+    if tree is None:
+        return
+    leaves, tiers, _ = tree
+    for name in sorted(leaves):
+        have = ssn.real_nodes_set.get(name)
+        if have != leaves[name]:
+            yield Violation("", f"hypernode {name} holds {sorted(have) if have is not None else 'nothing'} in the "
+                                f"session, but its members name {sorted(leaves[name])}", [f"hypernode {name}"],
+                            sorted(leaves[name]), sorted(have) if have is not None else None)
+    top = ssn.hyper_nodes.get(CLUSTER_TOP)
+    if top is None or top.tier != tiers[CLUSTER_TOP]:
+        yield Violation("", f"the cluster-top hypernode has tier {top.tier if top else None}, expected "
+                            f"{tiers[CLUSTER_TOP]} (one above the highest)", ["hypernode " + CLUSTER_TOP],
+                        tiers[CLUSTER_TOP], top.tier if top else None)

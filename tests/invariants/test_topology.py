@@ -1,0 +1,105 @@
+"""topology.hard-within-hypernode and topology.session-matches-objects; HyperNode objects read from a scenario."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.mutants import mutant
+from schedcheck.runner import run_scenario
+from schedcheck.scenario.errors import ScenarioError
+from schedcheck.scenario.loader import load_scenario, load_scenario_text
+
+HERE = Path(__file__).resolve().parents[2]
+SCENARIOS = sorted((HERE / "tests/scenarios").glob("topology-*.yaml"))
+RULES = ["topology.hard-within-hypernode", "topology.session-matches-objects"]
+CROSS = HERE / "tests/scenarios/topology-hard-cross-highest-tier-binds-nothing.yaml"
+SPINE = HERE / "tests/scenarios/topology-hard-below-highest-tier-spans-the-spine.yaml"
+
+
+def _engine(path: Path) -> InvariantEngine:
+    engine = InvariantEngine(only=RULES)
+    run_scenario(load_scenario(path), engine=engine)
+    return engine
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_passes_on_the_faithful_reference(path):
+    engine = _engine(path)
+    assert engine.violations == []
+    assert engine.checks["topology.session-matches-objects"] > 0
+
+
+@pytest.mark.parametrize("bug", ["allocate-ignores-hard-topology", "topology-gradient-ignores-highest-tier"])
+def test_hard_within_hypernode_fires_when_the_constraint_is_lost(bug):
+    with mutant(bug):
+        found = _engine(CROSS).violations
+    assert {v.invariant for v in found} == {"topology.hard-within-hypernode"}
+    assert "no hypernode at or below tier 1" in found[0].message
+
+
+def test_session_matches_objects_fires_on_a_wrong_build():
+    with mutant("hypernode-drops-nested-members"):
+        found = _engine(SPINE).violations
+    assert {v.invariant for v in found} == {"topology.session-matches-objects"}
+    assert "hypernode s2" in found[0].message
+
+
+def _scenario(hyper_nodes: str) -> str:
+    return f"""apiVersion: schedcheck/v1
+kind: Scenario
+metadata: {{name: t}}
+objects:
+- {{apiVersion: v1, kind: Node, metadata: {{name: n1, labels: {{rack: a}}}}, status: {{allocatable: {{cpu: "1"}}}}}}
+- {{apiVersion: v1, kind: Node, metadata: {{name: n2}}, status: {{allocatable: {{cpu: "1"}}}}}}
+{hyper_nodes}"""
+
+
+def _hn(name: str, tier: int, members: str) -> str:
+    return (f"- {{apiVersion: topology.volcano.sh/v1alpha1, kind: HyperNode, metadata: {{name: {name}}}, "
+            f"spec: {{tier: {tier}, members: [{members}]}}}}\n")
+
+
+def test_a_member_with_two_selectors_is_a_one_line_error():
+    text = _scenario(_hn("a", 1, "{type: Node, selector: {exactMatch: {name: n1}, regexMatch: {pattern: n.*}}}"))
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text(text, "t.yaml")
+    assert "HyperNode a" in str(err.value) and "spec.members[0].selector" in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_selectors_resolve_like_upstream():
+    from schedcheck.reference.api.hyper_node_info import build_hyper_nodes
+
+    text = _scenario(_hn("by-regex", 1, "{type: Node, selector: {regexMatch: {pattern: '^n[12]$'}}}")
+                     + _hn("by-label", 1, "{type: Node, selector: {labelMatch: {matchLabels: {rack: a}}}}")
+                     + _hn("empty-labels", 1, "{type: Node, selector: {labelMatch: {}}}"))
+    scenario = load_scenario_text(text, "t.yaml")
+    info = build_hyper_nodes(scenario.objects.hyper_nodes, scenario.objects.nodes)
+    assert info.real_nodes_set == {"by-regex": {"n1", "n2"}, "by-label": {"n1"}, "empty-labels": set()}
+
+
+def test_a_broken_topology_is_a_warning_and_holds_topology_jobs_back():
+    text = _scenario(_hn("a", 2, "{type: HyperNode, selector: {exactMatch: {name: b}}}")
+                     + _hn("b", 1, "{type: HyperNode, selector: {exactMatch: {name: a}}}")
+                     + _hn("c", 2, "{type: HyperNode, selector: {exactMatch: {name: ghost}}}"))
+    scenario = load_scenario_text(text, "t.yaml")
+    text_of = " | ".join(scenario.warnings)
+    assert "cyclic dependency" in text_of and "member HyperNode ghost does not exist" in text_of
+    assert "member HyperNode a has tier 2, not below 1" in text_of
+    from schedcheck.reference.cache.cache import SchedulerCache
+
+    assert not SchedulerCache(scenario.objects).hyper_nodes_info.ready
+
+
+def test_two_parents_make_the_topology_not_ready():
+    from schedcheck.reference.api.hyper_node_info import build_hyper_nodes
+
+    text = _scenario(_hn("leaf", 1, "{type: Node, selector: {exactMatch: {name: n1}}}")
+                     + _hn("p1", 2, "{type: HyperNode, selector: {exactMatch: {name: leaf}}}")
+                     + _hn("p2", 2, "{type: HyperNode, selector: {exactMatch: {name: leaf}}}"))
+    scenario = load_scenario_text(text, "t.yaml")
+    info = build_hyper_nodes(scenario.objects.hyper_nodes, scenario.objects.nodes)
+    assert not info.ready and "already has a parent" in info.errors[0]
