@@ -45,6 +45,7 @@ from schedcheck.generators.nodes import node_lists
 from schedcheck.generators.queues import hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
+from schedcheck.generators.topology import hyper_node_trees, network_topologies
 from schedcheck.generators.vocabulary import NAMESPACES, timestamp
 from schedcheck.generators.quantities import CPU, GPU, MEMORY, amounts, choice, rarely, sometimes
 
@@ -185,6 +186,17 @@ def scenarios(
         "objects": [*classes, *queue_docs, *node_docs, *extra_pods, *job_docs, *quota_docs],
         "cycles": draw(st.integers(1, max(1, max_cycles))),
     }
+    if swarm.topology and node_docs:
+        trees = draw(hyper_node_trees([n["metadata"]["name"] for n in node_docs]))
+        top = max(t["spec"]["tier"] for t in trees)
+        for group in (d for d in job_docs if d["kind"] == "PodGroup"):
+            if draw(sometimes(60)):
+                group["spec"]["networkTopology"] = draw(network_topologies(top))
+        doc["objects"].extend(trees)
+        if draw(sometimes(80)) and not any(p.get("name") == "network-topology-aware"
+                                          for tier in conf.get("tiers", []) for p in tier.get("plugins", [])):
+            conf.setdefault("tiers", [{"plugins": []}])[-1].setdefault("plugins", []).append(
+                {"name": "network-topology-aware"})
     if swarm.sharded and node_docs and draw(sometimes(50)):
         options, shard_docs = draw(node_shards([n["metadata"]["name"] for n in node_docs]))
         doc["schedulerOptions"] = options

@@ -25,6 +25,7 @@ class Swarm:
     host_ports: bool = False  # jobs whose pods expose a host port (NodePorts)
     pod_affinity: bool = False  # jobs whose pods prefer or avoid other kinds of pods (InterPodAffinity)
     sharded: bool = False  # node sharding on (NodeShard objects, hard or soft mode)
+    topology: bool = False  # HyperNodes over the nodes, jobs with network-topology constraints
 
 
 PLAIN = Swarm()
@@ -32,4 +33,4 @@ PLAIN = Swarm()
 
 def swarms() -> st.SearchStrategy[Swarm]:
     """A random subset of the features switched on; shrinks to none."""
-    return st.builds(Swarm, *(st.booleans() for _ in range(8)))
+    return st.builds(Swarm, *(st.booleans() for _ in range(9)))

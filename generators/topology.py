@@ -1,0 +1,66 @@
+"""Network topologies for a drawn cluster: leaf-spine trees of HyperNodes (1 to 3 tiers) and the
+PodGroup network-topology constraints that use them.
+
+Shrinks towards one leaf tier of single-node hypernodes named by exact match, and a hard constraint at
+tier 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+HYPER_NODE_API = "topology.volcano.sh/v1alpha1"
+TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
+
+
+def _hyper_node(name: str, tier: int, members: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"apiVersion": HYPER_NODE_API, "kind": "HyperNode", "metadata": {"name": name},
+            "spec": {"tier": tier, "tierName": TIER_NAMES[tier], "members": members}}
+
+
+def _groups(draw: st.DrawFn, items: list[str], largest: int) -> list[list[str]]:
+    """Consecutive groups of 1 to `largest` items (switches, racks: neighbours share them)."""
+    groups, rest = [], list(items)
+    while rest:
+        size = draw(st.integers(1, min(largest, len(rest))))
+        groups.append(rest[:size])
+        rest = rest[size:]
+    return groups
+
+
+@st.composite
+def hyper_node_trees(draw: st.DrawFn, node_names: list[str]) -> list[dict[str, Any]]:
+    """Leaf hypernodes over consecutive nodes (by exact name, or one regular expression), then up to two
+    tiers above, each grouping the one below; some nodes may be left outside every leaf."""
+    tiers = draw(st.integers(1, 3))
+    covered = node_names[:draw(st.integers(1, len(node_names)))]
+    docs: list[dict[str, Any]] = []
+    level: list[str] = []
+    for i, group in enumerate(_groups(draw, covered, 4)):
+        if len(group) > 1 and draw(st.integers(0, 3)) == 0:
+            members = [{"type": "Node", "selector": {"regexMatch": {"pattern": "^(" + "|".join(group) + ")$"}}}]
+        else:
+            members = [{"type": "Node", "selector": {"exactMatch": {"name": n}}} for n in group]
+        docs.append(_hyper_node(f"leaf-{i}", 1, members))
+        level.append(f"leaf-{i}")
+    for tier in range(2, tiers + 1):
+        above = []
+        for i, group in enumerate(_groups(draw, level, 3)):
+            name = f"{TIER_NAMES[tier]}-{i}"
+            docs.append(_hyper_node(name, tier, [{"type": "HyperNode", "selector": {"exactMatch": {"name": c}}}
+                                                  for c in group]))
+            above.append(name)
+        level = above
+    return docs
+
+
+def network_topologies(max_tier: int) -> st.SearchStrategy[dict[str, Any]]:
+    """A PodGroup spec.networkTopology: hard or soft, its highest tier by number or (sometimes) by name."""
+    tiers = st.integers(1, max_tier + 1)
+    by_number = st.builds(lambda mode, tier: {"mode": mode, "highestTierAllowed": tier},
+                          st.sampled_from(("hard", "soft")), tiers)
+    by_name = st.builds(lambda mode, tier: {"mode": mode, "highestTierName": TIER_NAMES[tier]},
+                        st.sampled_from(("hard", "soft")), st.integers(1, max_tier))
+    return st.one_of(by_number, by_name)
