@@ -45,7 +45,9 @@ from schedcheck.generators.nodes import node_lists
 from schedcheck.generators.queues import hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
-from schedcheck.generators.topology import hyper_node_trees, network_topologies
+from schedcheck.generators.topology import hyper_node_trees, network_topologies, sub_group_policies
+
+GROUP_KEY = "scheduling.k8s.io/group-name"
 from schedcheck.generators.vocabulary import NAMESPACES, timestamp
 from schedcheck.generators.quantities import CPU, GPU, MEMORY, amounts, choice, rarely, sometimes
 
@@ -192,6 +194,15 @@ def scenarios(
         for group in (d for d in job_docs if d["kind"] == "PodGroup"):
             if draw(sometimes(60)):
                 group["spec"]["networkTopology"] = draw(network_topologies(top))
+            if draw(sometimes(30)):  # subgroups by role: the pods carry their role as a label too
+                group["spec"]["subGroupPolicy"] = draw(sub_group_policies(top))
+                name = group["metadata"]["name"]
+                for pod in job_docs:
+                    meta = pod["metadata"]
+                    if pod["kind"] == "Pod" and meta.get("annotations", {}).get(GROUP_KEY) == name:
+                        role = meta["annotations"].get("volcano.sh/task-spec")
+                        if role:
+                            meta.setdefault("labels", {})["volcano.sh/task-spec"] = role
         doc["objects"].extend(trees)
         if draw(sometimes(80)) and not any(p.get("name") == "network-topology-aware"
                                           for tier in conf.get("tiers", []) for p in tier.get("plugins", [])):

@@ -64,3 +64,18 @@ def network_topologies(max_tier: int) -> st.SearchStrategy[dict[str, Any]]:
     by_name = st.builds(lambda mode, tier: {"mode": mode, "highestTierName": TIER_NAMES[tier]},
                         st.sampled_from(("hard", "soft")), st.integers(1, max_tier))
     return st.one_of(by_number, by_name)
+
+
+def sub_group_policies(max_tier: int) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """One subGroupPolicy grouping a job's pods by role (the task-spec label), with a subgroup size, a
+    minimum number of subgroups and sometimes a network topology of its own."""
+    topology = st.one_of(st.none(), st.builds(lambda mode, tier: {"mode": mode, "highestTierAllowed": tier},
+                                              st.sampled_from(("hard", "soft")), st.integers(1, max_tier + 1)))
+
+    def policy(size: int, minimum: int, nt: dict[str, Any] | None) -> list[dict[str, Any]]:
+        doc: dict[str, Any] = {"name": "roles", "matchLabelKeys": ["volcano.sh/task-spec"], "subGroupSize": size,
+                               "minSubGroups": minimum}
+        if nt is not None:
+            doc["networkTopology"] = nt
+        return [doc]
+    return st.builds(policy, st.integers(1, 2), st.integers(0, 2), topology)

@@ -118,6 +118,7 @@ class InvariantEngine:
                                                  session_state=state.memory))
 
     def _on_statement_begin(self, ssn: Session, stmt: Any, state: _SessionState) -> None:
+        state.open.add(stmt.id)
         if state.small and self.by_checkpoint[STATEMENT]:
             state.snapshots[stmt.id] = take_snapshot(ssn, state.events)
 
@@ -127,6 +128,16 @@ class InvariantEngine:
         if ops:
             ids = {record.statement for record in records}
             before = next((state.snapshots.pop(i) for i in sorted(ids) if i in state.snapshots), None)
+            state.open -= ids
+            if kind == "discard" and ids:
+                # Discarded while a later statement is still open (allocate's dry runs discard in the
+                # order they were made): this statement's begin state never comes back, and a later
+                # one's begin state included what this one undid; neither can be compared whole.
+                later = {i for i in state.open if i > min(ids)}
+                if later:
+                    before = None
+                    for i in later:
+                        state.snapshots.pop(i, None)
         ctx = CheckContext(ssn, STATEMENT, ssn.cycle, ssn.current_action, statement_kind=kind,
                            statement_ops=ops, statement_records=records, before=before,
                            session_state=state.memory)
@@ -186,6 +197,7 @@ class _SessionState:
         self.small = True
         self.forward: dict[str, Operation] = {}  # task uid -> its latest forward operation
         self.snapshots: dict[int, StatementSnapshot] = {}
+        self.open: set[int] = set()  # statements begun and neither committed nor discarded
         self.events: dict[str, list[int]] = {}
         self.memory: dict[str, Any] = {"events": self.events}
 

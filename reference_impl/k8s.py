@@ -196,6 +196,19 @@ class NetworkTopology:
 
 
 @dataclass
+class SubGroupPolicy:
+    """PodGroup spec.subGroupPolicy[]: pods matching the selector are grouped by the values of the match
+    label keys; each group is a subjob of subGroupSize pods, and minSubGroups of them must be placed."""
+
+    name: str
+    sub_group_size: int | None = None
+    min_sub_groups: int | None = None
+    label_selector: LabelSelector | None = None
+    match_label_keys: list[str] = field(default_factory=list)
+    network_topology: NetworkTopology | None = None
+
+
+@dataclass
 class PodGroup:
     name: str
     namespace: str
@@ -211,6 +224,7 @@ class PodGroup:
     phase: str = ""  # "" | Pending | Inqueue | Running | Unknown | Completed
     conditions: list[PodGroupCondition] = field(default_factory=list)
     network_topology: NetworkTopology | None = None
+    sub_group_policy: list[SubGroupPolicy] = field(default_factory=list)
 
     @property
     def key(self) -> str:

@@ -11,6 +11,11 @@ from schedcheck.scenario.model import Expectations
 def judge(expect: Expectations, result: RunResult) -> list[str]:
     """One readable line per unmet expectation; empty when all hold."""
     failures: list[str] = []
+    for pod, node in sorted((expect.binds_include or {}).items()):
+        got = result.binds.get(pod)
+        if got != node:
+            failures.append(f"bindsInclude: expected {pod} bound to {node}, but it was "
+                            + ("not bound" if got is None else f"bound to {got}"))
     if expect.binds is not None:
         for pod, node in sorted(expect.binds.items()):
             got = result.binds.get(pod)

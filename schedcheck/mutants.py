@@ -637,6 +637,24 @@ def _hyper_node_drops_nested_members():
     return [(cache, "build_hyper_nodes", build)]
 
 
+def _sub_groups_always_ready():
+    from schedcheck.reference.api.job_info import JobInfo
+    return [(JobInfo, "check_sub_job_ready", lambda self: True)]
+
+
+def _sub_group_topology_ignored():
+    from schedcheck.reference.api.sub_job_info import SubJobInfo
+
+    def hard_mode(self):
+        if self.uid != self.job.uid:
+            return False, 0  # the bug: a policy's own network topology is not applied
+        nt = self.network_topology
+        if nt is None or nt.highest_tier_allowed is None:
+            return False, 0
+        return nt.mode == "hard", nt.highest_tier_allowed
+    return [(SubJobInfo, "hard_mode", hard_mode)]
+
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -831,6 +849,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "highest allowed tier", _gradient_ignores_highest_tier),
     Mutant("hypernode-drops-nested-members", "a hypernode made of lower hypernodes is built without their nodes",
            _hyper_node_drops_nested_members),
+    Mutant("gang-ignores-min-sub-groups", "gang's JobReady no longer asks for each policy's minSubGroups ready "
+           "subgroups (CheckSubJobReady)", _sub_groups_always_ready),
+    Mutant("sub-group-topology-ignored", "a subgroup policy's hard network topology is not applied to its "
+           "subgroups", _sub_group_topology_ignored),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

@@ -108,6 +108,8 @@ PACKAGED = {
     "allocate-ignores-hard-topology": "topology.hard-within-hypernode",
     "topology-gradient-ignores-highest-tier": "topology.hard-within-hypernode",
     "hypernode-drops-nested-members": "topology.session-matches-objects",
+    "gang-ignores-min-sub-groups": "gang.sub-groups-ready",
+    "sub-group-topology-ignored": "topology.sub-group-within-hypernode",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import networkx as nx
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import ACTION, invariant
+from schedcheck.invariants.registry import ACTION, CLOSE, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.types import TaskStatus, allocated_status
 
@@ -109,6 +109,91 @@ def hard_within_hypernode(ctx: CheckContext) -> Iterator[Violation]:
                                 f"{', '.join(sorted(nodes))}, which no hypernode at or below tier {highest} holds "
                                 f"together", [f"job {uid}"] + [f"node {n}" for n in sorted(nodes)],
                             f"one hypernode of tier <= {highest}", "none")
+
+
+def sub_groups(job) -> dict[tuple[str, tuple[str, ...]], list]:
+    """The job's tasks by (policy, match values), restated from the PodGroup's subGroupPolicy and the pods'
+    labels (getSubJobMatchValues); tasks of no policy are left out."""
+    groups: dict[tuple[str, tuple[str, ...]], list] = {}
+    policies = job.pod_group.sub_group_policy if job.pod_group is not None else []
+    for task in job.tasks.values():
+        labels = task.pod.labels
+        for policy in policies:
+            if policy.label_selector is not None and not _labels_match(policy.label_selector, labels):
+                continue
+            values = tuple(labels.get(k, "") for k in policy.match_label_keys)
+            if any(not v for v in values):
+                continue
+            groups.setdefault((policy.name, values), []).append(task)
+            break
+    return groups
+
+
+def _placed(tasks) -> list:
+    return [t for t in tasks if t.node_name and (allocated_status(t.status) or t.status == TaskStatus.Pipelined)]
+
+
+@invariant("topology.sub-group-within-hypernode", "allocate places a subgroup whose policy has a hard network "
+           "topology only where, with the subgroup's other placed tasks, its tasks lie inside one hypernode at or "
+           "below the policy's highest allowed tier", "job",
+           "network_topology_aware.go (HyperNodeGradientForSubJobFn); allocate.go (allocateForSubJob); "
+           "sub_job_info.go", (ACTION,), requires=("network-topology-aware",))
+def sub_group_within_hypernode(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    if ctx.action != "allocate" or not ssn.cache.world.hyper_nodes:
+        return
+    placed_jobs = {op.job for op in ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
+    tree = topology_tree(ctx) if placed_jobs else None
+    if tree is None:
+        return
+    leaves, tiers, names = tree
+    for uid in sorted(placed_jobs):
+        job = ssn.jobs.get(uid)
+        if job is None or job.pod_group is None or not job.pod_group.sub_group_policy:
+            continue
+        policies = {p.name: p for p in job.pod_group.sub_group_policy}
+        for (name, values), tasks in sorted(sub_groups(job).items()):
+            nt = policies[name].network_topology
+            if nt is None or nt.mode != "hard":
+                continue
+            highest = nt.highest_tier_allowed if nt.highest_tier_allowed is not None else names.get(nt.highest_tier_name)
+            nodes = {t.node_name for t in _placed(tasks)}
+            if highest is None or not nodes:
+                continue
+            if not any(tiers[h] <= highest and nodes <= members for h, members in leaves.items()):
+                yield Violation("", f"allocate placed subgroup {name}/{'-'.join(values)} of job {uid} on "
+                                    f"{', '.join(sorted(nodes))}, which no hypernode at or below tier {highest} "
+                                    f"holds together", [f"job {uid}"] + [f"node {n}" for n in sorted(nodes)],
+                                f"one hypernode of tier <= {highest}", "none")
+
+
+@invariant("gang.sub-groups-ready", "after a session, a job with subgroup policies that got binds has, for every "
+           "policy, at least minSubGroups subgroups each with subGroupSize tasks placed (a pending BestEffort task "
+           "counts)", "gang", "gang.go (JobReady: CheckSubJobReady); sub_job_info.go (IsReady); allocate.go "
+           "(organizeJobWorksheet: required subgroups first)", (CLOSE,), requires=("gang",))
+def sub_groups_ready(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    start = ctx.session_state.get("binds_at_open", 0)
+    job_of = {op.task: op.job for op in ssn.operations if op.op == "bind"}
+    bound = {job_of.get(record.task, "") for record in ssn.cache.log.binds[start:]} - {""}
+    for uid in sorted(bound):
+        job = ssn.jobs.get(uid)
+        if job is None or job.pod_group is None or not job.pod_group.sub_group_policy:
+            continue
+        groups = sub_groups(job)
+        for policy in job.pod_group.sub_group_policy:
+            size = policy.sub_group_size if policy.sub_group_size is not None else 1
+            ready = sum(1 for (name, _), tasks in groups.items() if name == policy.name and len(
+                [t for t in tasks if t.status in _READY or (t.status in (TaskStatus.Pending, TaskStatus.Pipelined)
+                                                            and t.best_effort)]) >= size)
+            if ready < (policy.min_sub_groups or 0):
+                yield Violation("", f"job {uid} got binds this session with {ready} ready subgroup(s) of policy "
+                                    f"{policy.name}, below its minSubGroups {policy.min_sub_groups}",
+                                [f"job {uid}", f"subGroupPolicy {policy.name}"],
+                                f">= {policy.min_sub_groups}", ready)
+
+
+_READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Allocated, TaskStatus.Succeeded)
 
 
 @invariant("topology.session-matches-objects", "the session's hypernodes hold exactly the nodes their members "

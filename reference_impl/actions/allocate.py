@@ -29,9 +29,13 @@ path, scheduling-gate removal.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cmp_to_key
+
 from schedcheck.reference.actions.base import Action, register_action
 from schedcheck.reference.api.hyper_node_info import CLUSTER_TOP_HYPER_NODE, HyperNodeInfo, lca_hyper_node
 from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.sub_job_info import SubJobInfo
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.resource_info import Zero
 from schedcheck.reference.api.task_info import TaskInfo
@@ -59,6 +63,24 @@ def insufficient_resource_reason(names: list[str]) -> str:
     return f"Insufficient {names[0]}" if names else "Insufficient resources"
 
 
+@dataclass
+class JobWorksheet:
+    """A job's subjobs with pending work (in subjob order) and each one's tasks (in task order)."""
+
+    sub_jobs: PriorityQueue
+    tasks: dict[str, PriorityQueue]
+
+    def empty(self) -> bool:
+        return self.sub_jobs.empty()
+
+    def clone(self) -> JobWorksheet:
+        return JobWorksheet(self.sub_jobs.clone(), {uid: tasks.clone() for uid, tasks in self.tasks.items()})
+
+    def replace_with(self, other: JobWorksheet) -> None:
+        """ShallowCopyFrom: inherit what a dry run left."""
+        self.sub_jobs, self.tasks = other.sub_jobs, other.tasks
+
+
 class Allocate(Action):
     name = "allocate"
 
@@ -69,8 +91,8 @@ class Allocate(Action):
         )
         if ssn.conf.persistent_pipelines:
             self._allocate_kept_pipelines()
-        queues, jobs_by_queue, tasks_by_job = self._build_context()
-        self._allocate_resources(queues, jobs_by_queue, tasks_by_job)
+        queues, jobs_by_queue, worksheets = self._build_context()
+        self._allocate_resources(queues, jobs_by_queue, worksheets)
 
     # -- persistent pipelines: the fast path ---------------------------------------------
 
@@ -106,7 +128,7 @@ class Allocate(Action):
         ssn = self.ssn
         queues: PriorityQueue = PriorityQueue(ssn.queue_order_fn)
         jobs_by_queue: dict[str, PriorityQueue] = {}
-        tasks_by_job: dict[str, PriorityQueue] = {}
+        worksheets: dict[str, JobWorksheet] = {}
         for job in ssn.jobs.values():  # upstream walks a Go map here; the reference uses snapshot order
             if job.is_pending():
                 if "enqueue" in ssn.enabled_actions:
@@ -118,29 +140,56 @@ class Allocate(Action):
                 continue
             if not ssn.hyper_nodes_ready and job.contains_network_topology():
                 continue  # hypernodes are not ready for scheduling
-            tasks = self._organize_tasks(job)
-            if tasks.empty():
+            worksheet = self._organize_job_worksheet(job)
+            if worksheet.empty():
                 continue
             if job.queue not in jobs_by_queue:
                 jobs_by_queue[job.queue] = PriorityQueue(ssn.job_order_fn)
                 queues.push(ssn.queues[job.queue])
             jobs_by_queue[job.queue].push(job)
-            tasks_by_job[job.uid] = tasks
-        return queues, jobs_by_queue, tasks_by_job
+            worksheets[job.uid] = worksheet
+        return queues, jobs_by_queue, worksheets
 
-    def _organize_tasks(self, job: JobInfo) -> PriorityQueue:
-        tasks: PriorityQueue = PriorityQueue(self.ssn.task_order_fn)
-        for task in job.tasks_with_status(TaskStatus.Pending):
-            if task.sch_gated and task.is_sch_gated_by_others():
-                continue
-            if task.resreq.is_empty():
-                continue  # BestEffort: left to backfill
-            tasks.push(task)
-        return tasks
+    def _organize_job_worksheet(self, job: JobInfo) -> JobWorksheet:
+        """organizeJobWorksheet: the subjobs with pending work, those needed to reach a policy's
+        minSubGroups first, then in subjob order; each with its pending tasks in task order."""
+        ssn = self.ssn
+        counts: dict[str, int] = {}
+        waiting = []
+        for sub in job.sub_jobs.values():
+            if ssn.sub_job_ready(job, sub):
+                counts[sub.gid] = counts.get(sub.gid, 0) + 1
+            else:
+                waiting.append(sub)
+        waiting.sort(key=cmp_to_key(lambda l, r: -1 if ssn.sub_job_order_fn(l, r) else 1))
+        required: set[str] = set()
+        for sub in waiting:
+            if counts.get(sub.gid, 0) < job.min_sub_jobs.get(sub.gid, 0):
+                required.add(sub.uid)
+                counts[sub.gid] = counts.get(sub.gid, 0) + 1
+
+        def less(left, right) -> bool:
+            if (left.uid in required) != (right.uid in required):
+                return left.uid in required
+            return ssn.sub_job_order_fn(left, right)
+
+        worksheet = JobWorksheet(PriorityQueue(less), {})
+        for sub in job.sub_jobs.values():
+            tasks: PriorityQueue = PriorityQueue(ssn.task_order_fn)
+            for task in sub.tasks_with_status(TaskStatus.Pending):
+                if task.sch_gated and task.is_sch_gated_by_others():
+                    continue
+                if task.resreq.is_empty():
+                    continue  # BestEffort: left to backfill
+                tasks.push(task)
+            if not tasks.empty():
+                worksheet.sub_jobs.push(sub)
+                worksheet.tasks[sub.uid] = tasks
+        return worksheet
 
     # -- main loop ----------------------------------------------------------------------
 
-    def _allocate_resources(self, queues, jobs_by_queue, tasks_by_job) -> None:
+    def _allocate_resources(self, queues, jobs_by_queue, worksheets) -> None:
         ssn = self.ssn
         while not queues.empty():
             queue = queues.pop()
@@ -150,57 +199,61 @@ class Allocate(Action):
             if jobs is None or jobs.empty():
                 continue
             job = jobs.pop()
-            if job.contains_hard_topology():
-                stmt, tasks_by_job[job.uid], decision = self.allocate_for_job(
-                    job, tasks_by_job[job.uid], ssn.hyper_nodes[CLUSTER_TOP_HYPER_NODE])
+            worksheet = worksheets[job.uid]
+            if job.contains_hard_topology() or job.contains_sub_job_policy():
+                stmt, decision = self.allocate_for_job(job, worksheet, ssn.hyper_nodes[CLUSTER_TOP_HYPER_NODE])
                 if stmt is not None and ssn.job_ready(job):
                     stmt.commit()
                     self._update_decision_to_job(job, decision)
-                    if len(tasks_by_job[job.uid]) > 0:
+                    if not worksheet.empty():
                         jobs.push(job)
-                queues.push(queue)
-                continue
-            tasks = tasks_by_job[job.uid]
-            stmt = self.allocate_resources_for_tasks(job, tasks)
-            if stmt is not None and ssn.job_ready(job):
-                stmt.commit()
-                if len(tasks) > 0:
-                    jobs.push(job)
+            else:
+                tasks = worksheet.tasks.get(job.default_sub_job_id)
+                if tasks is not None:
+                    stmt = self.allocate_resources_for_tasks(job, tasks)
+                    if stmt is not None and ssn.job_ready(job):
+                        stmt.commit()
+                        if len(tasks) > 0:
+                            jobs.push(job)
             queues.push(queue)
 
-    # -- the hypernode search (hard network topology) -------------------------------------
+    # -- the hypernode search (hard network topology, subgroup policies) -------------------
 
-    def allocate_for_job(self, job: JobInfo, tasks: PriorityQueue, top: HyperNodeInfo
-                         ) -> tuple[Statement | None, PriorityQueue, tuple[str, str]]:
-        """allocateForJob: (the statement of the best hypernode or None, the tasks left, the decision:
-        (hypernode for the job, the subjob's new allocated hypernode))."""
+    def allocate_for_job(self, job: JobInfo, worksheet: JobWorksheet, top: HyperNodeInfo
+                         ) -> tuple[Statement | None, tuple[str, dict[str, str]]]:
+        """allocateForJob: the statement of the best hypernode (or None) and the decision (the hypernode
+        for the job, each subjob's new allocated hypernode); the worksheet keeps what is left."""
         ssn = self.ssn
-        if tasks.empty():
-            return None, tasks, ("", "")
-        kept_sub_hyper_node = job.sub_job.allocated_hyper_node  # recorder.SnapshotSubJobStatus
+        if worksheet.empty():
+            return None, ("", {})
+        kept = {uid: job.sub_jobs[uid].allocated_hyper_node for uid in worksheet.tasks if uid in job.sub_jobs}
         for gradient in ssn.hyper_node_gradient_for_job_fn(job, top, "allocate"):
-            saved, left, scores, sub_decisions = {}, {}, {}, {}
+            saved, left, scores, decisions = {}, {}, {}, {}
             for hyper_node in gradient:
                 job.reset_fit_err()
-                worksheet = tasks.clone()
+                copy = worksheet.clone()
                 stmts: list[Statement] = []
                 score = 0.0
-                while True:  # the job's one subjob, popped and pushed back while it makes progress
-                    stmt, sub_score, sub_decision = self.allocate_for_sub_job(job, worksheet, hyper_node)
-                    if stmt is None or not stmt.operations:
-                        break
-                    stmts.append(stmt)
-                    score += sub_score
-                    sub_decisions[hyper_node.name] = sub_decision
-                    if worksheet.empty() or ssn.job_ready(job):
-                        break
-                job.sub_job.allocated_hyper_node = kept_sub_hyper_node  # recorder.RecoverSubJobStatus
+                sub_decisions: dict[str, str] = {}
+                while not copy.sub_jobs.empty():
+                    sub = copy.sub_jobs.pop()
+                    stmt, sub_score = self.allocate_for_sub_job(job, sub, copy.tasks[sub.uid], hyper_node)
+                    if stmt is not None and stmt.operations:
+                        stmts.append(stmt)
+                        score += sub_score
+                        sub_decisions[sub.uid] = sub.allocated_hyper_node
+                        if not copy.tasks[sub.uid].empty():
+                            copy.sub_jobs.push(sub)
+                        if ssn.job_ready(job):
+                            break
+                for uid, allocated in kept.items():  # recorder.RecoverSubJobStatus
+                    job.sub_jobs[uid].allocated_hyper_node = allocated
                 merged = save_operations(stmts)
                 if not merged:
                     continue
                 if ssn.job_ready(job) or ssn.job_pipelined(job):
-                    saved[hyper_node.name], left[hyper_node.name] = merged, worksheet
-                    scores[hyper_node.name] = score
+                    saved[hyper_node.name], left[hyper_node.name] = merged, copy
+                    scores[hyper_node.name], decisions[hyper_node.name] = score, sub_decisions
                 for stmt in stmts:
                     stmt.discard()
             if not scores:
@@ -208,46 +261,47 @@ class Allocate(Action):
             best = self._best_of(job, scores)
             final = Statement(ssn)
             if not recover_operations(final, saved[best]):
-                return None, tasks, ("", "")
-            return final, left[best], (best, sub_decisions.get(best, ""))
-        return None, tasks, ("", "")
+                return None, ("", {})
+            worksheet.replace_with(left[best])
+            return final, (best, decisions[best])
+        return None, ("", {})
 
-    def allocate_for_sub_job(self, job: JobInfo, tasks: PriorityQueue, hyper_node_for_job: HyperNodeInfo
-                             ) -> tuple[Statement | None, float, str]:
+    def allocate_for_sub_job(self, job: JobInfo, sub: SubJobInfo, tasks: PriorityQueue,
+                             hyper_node_for_job: HyperNodeInfo) -> tuple[Statement | None, float]:
         """allocateForSubJob over the subjob's gradient inside the job's hypernode; on success the tasks
         left replace `tasks` in place and the subjob holds the LCA of its hypernode and the best one."""
         ssn = self.ssn
         if tasks.empty():
-            return None, 0.0, ""
-        for gradient in ssn.hyper_node_gradient_for_sub_job_fn(job, hyper_node_for_job, "allocate"):
+            return None, 0.0
+        for gradient in ssn.hyper_node_gradient_for_sub_job_fn(sub, hyper_node_for_job, "allocate"):
             saved, left = {}, {}
             for hyper_node in gradient:
-                job.reset_fit_err()
-                worksheet = tasks.clone()
-                stmt = self.allocate_resources_for_tasks(job, worksheet, hyper_node.name)
+                job.reset_sub_job_fit_err(sub.uid)
+                copy = tasks.clone()
+                stmt = self.allocate_resources_for_tasks(job, copy, hyper_node.name, sub)
                 if stmt is not None and stmt.operations:
-                    saved[hyper_node.name], left[hyper_node.name] = save_operations([stmt]), worksheet
+                    saved[hyper_node.name], left[hyper_node.name] = save_operations([stmt]), copy
                     stmt.discard()
             if not saved:
                 continue
             candidates = {name: ssn.real_nodes_list.get(name, []) for name in saved}
-            grouped: dict[float, list[str]] = {}
             totals: dict[str, float] = {name: 0.0 for name in candidates}
-            for scores in ssn.hyper_node_order_map_fn(job, candidates).values():
+            for scores in ssn.hyper_node_order_map_fn(sub, candidates).values():
                 for name, score in scores.items():
                     if name in totals:
                         totals[name] += score
+            grouped: dict[float, list[str]] = {}
             for name in candidates:
                 grouped.setdefault(totals[name], []).append(name)
             best_score = max(grouped)
             best = self._pick(job, grouped[best_score], best_score)
             final = Statement(ssn)
             if not recover_operations(final, saved[best]):
-                return None, 0.0, ""
-            job.sub_job.allocated_hyper_node = lca_hyper_node(ssn.hyper_nodes, job.sub_job.allocated_hyper_node, best)
+                return None, 0.0
+            sub.allocated_hyper_node = lca_hyper_node(ssn.hyper_nodes, sub.allocated_hyper_node, best)
             tasks.replace_with(left[best])
-            return final, best_score, job.sub_job.allocated_hyper_node
-        return None, 0.0, ""
+            return final, best_score
+        return None, 0.0
 
     def _best_of(self, job: JobInfo, scores: dict[str, float]) -> str:
         """selectBestHyperNodeForJob: the highest summed score (upstream keeps the first it meets in
@@ -264,29 +318,32 @@ class Allocate(Action):
             record(job, sorted(names), chosen, score)
         return chosen
 
-    def _update_decision_to_job(self, job: JobInfo, decision: tuple[str, str]) -> None:
+    def _update_decision_to_job(self, job: JobInfo, decision: tuple[str, dict[str, str]]) -> None:
         """recorder.UpdateDecisionToJob, after the job's statement committed."""
-        for_job, for_sub_job = decision
+        for_job, for_sub_jobs = decision
         if not for_job:
             return
         hyper_nodes = self.ssn.hyper_nodes
         job.allocated_hyper_node = lca_hyper_node(hyper_nodes, job.allocated_hyper_node, for_job)
-        if for_sub_job:
-            job.sub_job.allocated_hyper_node = lca_hyper_node(hyper_nodes, job.sub_job.allocated_hyper_node,
-                                                              for_sub_job)
+        for uid, hyper_node in for_sub_jobs.items():
+            sub = job.sub_jobs.get(uid)
+            if sub is not None:
+                sub.allocated_hyper_node = lca_hyper_node(hyper_nodes, sub.allocated_hyper_node, hyper_node)
 
     # -- placing a job's tasks ----------------------------------------------------------
 
     def allocate_resources_for_tasks(self, job: JobInfo, tasks: PriorityQueue,
-                                     hyper_node: str = CLUSTER_TOP_HYPER_NODE) -> Statement | None:
+                                     hyper_node: str = CLUSTER_TOP_HYPER_NODE,
+                                     sub: SubJobInfo | None = None) -> Statement | None:
         ssn = self.ssn
+        sub = sub if sub is not None else job.sub_job
         queue = ssn.queues[job.queue]
         nodes = ssn.real_nodes_list.get(hyper_node, [])
         if not nodes:
             return None
         leaf_set = ssn.real_nodes_set.get(hyper_node, set())
-        with_topology = job.sub_job.network_topology is not None
-        allocated_hyper_node = job.sub_job.allocated_hyper_node
+        with_topology = sub.network_topology is not None
+        allocated_hyper_node = sub.allocated_hyper_node
         stmt = Statement(ssn)
         helper = PredicateHelper(ssn)
         while not tasks.empty():
@@ -295,7 +352,7 @@ class Allocate(Action):
                 continue
             if task.sch_gated:
                 continue
-            if job.task_has_fit_errors(task):
+            if job.task_has_fit_errors(task, sub.uid):
                 fit_errors = FitErrors()
                 fit_errors.set_error(f"Task {task.name} with role spec {task.task_role} has already predicated failed, skip")
                 job.nodes_fit_errors[task.uid] = fit_errors
@@ -306,7 +363,7 @@ class Allocate(Action):
                 for node in nodes:
                     fit_errors.set_node_error(node.name, err)
                 job.nodes_fit_errors[task.uid] = fit_errors
-                if job.need_continue_allocating():
+                if job.need_continue_allocating(sub.uid):
                     continue
                 break
             candidates: list[NodeInfo] = []
@@ -322,7 +379,7 @@ class Allocate(Action):
                                                                 self.enable_predicate_error_cache)
             if not candidates:
                 job.nodes_fit_errors[task.uid] = fit_errors  # type: ignore[assignment]
-                if job.need_continue_allocating():
+                if job.need_continue_allocating(sub.uid):
                     continue
                 break
             if with_topology:
@@ -338,11 +395,11 @@ class Allocate(Action):
                 lowest = find_hyper_node_for_node(ssn, best.name)
                 if lowest:
                     allocated_hyper_node = lca_hyper_node(ssn.hyper_nodes, lowest, allocated_hyper_node)
-            if ssn.job_ready(job):
+            if ssn.sub_job_ready(job, sub):
                 break
-        if ssn.job_ready(job):
+        if ssn.sub_job_ready(job, sub):
             return stmt
-        if ssn.job_pipelined(job):
+        if ssn.sub_job_pipelined(job, sub):
             return stmt
         stmt.discard()
         return None

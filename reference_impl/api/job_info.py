@@ -8,35 +8,19 @@ checks, as they do upstream for jobs without a policy.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from collections import Counter
 
 from schedcheck.reference.api.resource_info import Resource, exceeded_part
 from schedcheck.reference.api.task_info import TaskInfo, parse_go_bool
 from schedcheck.reference.api.types import TaskStatus, allocated_status, scheduled_status
 from schedcheck.reference.api.unschedule_info import FitErrors
+from schedcheck.reference.api.sub_job_info import SubJobInfo, sub_job_gid, sub_job_id, sub_job_match_values
 from schedcheck.reference.k8s import PREEMPTABLE_KEY, NetworkTopology, PodGroup
 from schedcheck.reference.util.timestamps import parse_timestamp
 
 _READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Allocated, TaskStatus.Succeeded)
 _VALID = (TaskStatus.Allocated, TaskStatus.Binding, TaskStatus.Bound, TaskStatus.Running,
           TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)
-
-
-@dataclass
-class SubJobTopology:
-    """The default subjob's topology state (sub_job_info.go): its own copy of the job's networkTopology
-    and the hypernode it was allocated to."""
-
-    network_topology: NetworkTopology | None = None
-    allocated_hyper_node: str = ""
-
-    def hard_mode(self) -> tuple[bool, int]:
-        """IsHardTopologyMode: (hard, highest tier allowed)."""
-        nt = self.network_topology
-        if nt is None or nt.highest_tier_allowed is None:
-            return False, 0
-        return nt.mode == "hard", nt.highest_tier_allowed
 
 
 class JobInfo:
@@ -48,11 +32,14 @@ class JobInfo:
         self.priority = 0
         self.min_available = 0
         # Network topology (hyper_node_info.go): the job's own copy of spec.networkTopology, which the
-        # session adjusts (tier names resolved, soft mode made hard up to the cluster top), the lowest
-        # hypernode holding its tasks, and its default subjob (the only one modelled: no subGroupPolicy).
+        # session adjusts (tier names resolved, soft mode made hard up to the cluster top), and the lowest
+        # hypernode holding its tasks. SubJobs (sub_job_info.py): the default one and one per subGroupPolicy
+        # match, which task is in which, and each policy's minSubGroups.
         self.network_topology: NetworkTopology | None = None
         self.allocated_hyper_node = ""
-        self.sub_job = SubJobTopology()
+        self.sub_jobs: dict[str, SubJobInfo] = {}
+        self.task_to_sub_job: dict[str, str] = {}
+        self.min_sub_jobs: dict[str, int] = {}
         self.task_min_available: dict[str, int] = {}
         self.task_min_available_total = 0
         self.creation_timestamp = parse_timestamp("")
@@ -80,11 +67,82 @@ class JobInfo:
         self.preemptable = parse_go_bool(value) is True if value is not None else False
         self.task_min_available = dict(pod_group.min_task_member)
         self.task_min_available_total = sum(self.task_min_available.values())
+        old = self.pod_group
         self.pod_group = pod_group
         self.network_topology = copy.copy(pod_group.network_topology)
-        self.sub_job = SubJobTopology(copy.copy(pod_group.network_topology), self.sub_job.allocated_hyper_node)
+        if old is None or old.sub_group_policy != pod_group.sub_group_policy:
+            self.sub_jobs, self.task_to_sub_job = {}, {}
+            for task in self.tasks.values():
+                self._add_task_to_sub_job(task)
+            self.min_sub_jobs = {sub_job_gid(self.uid, p.name): p.min_sub_groups or 0
+                                 for p in pod_group.sub_group_policy}
+
+    # -- subjobs ------------------------------------------------------------------------
+
+    @property
+    def default_sub_job_id(self) -> str:
+        return self.uid
+
+    @property
+    def sub_job(self) -> SubJobInfo:
+        """The default subjob (getOrCreateDefaultSubJob)."""
+        found = self.sub_jobs.get(self.uid)
+        if found is None:
+            policies = self.pod_group is not None and bool(self.pod_group.sub_group_policy)
+            found = self.sub_jobs[self.uid] = SubJobInfo(self.uid, self.uid, self,
+                                                         1 if policies else self.min_available,
+                                                         self.network_topology)
+        return found
+
+    def _add_task_to_sub_job(self, task: TaskInfo) -> None:
+        target = None
+        for policy in self.pod_group.sub_group_policy if self.pod_group is not None else ():
+            values = sub_job_match_values(policy, task.pod)
+            if values is not None:
+                uid = sub_job_id(self.uid, policy.name, values)
+                target = self.sub_jobs.get(uid)
+                if target is None:
+                    size = policy.sub_group_size if policy.sub_group_size is not None else 1
+                    target = self.sub_jobs[uid] = SubJobInfo(sub_job_gid(self.uid, policy.name), uid, self, size,
+                                                             policy.network_topology, values)
+                break
+        if target is None:
+            target = self.sub_job
+        target.task_uids.add(task.uid)
+        self.task_to_sub_job[task.uid] = target.uid
+
+    def contains_sub_job_policy(self) -> bool:
+        return self.pod_group is not None and bool(self.pod_group.sub_group_policy)
+
+    def sub_job_of(self, task: TaskInfo) -> SubJobInfo | None:
+        uid = self.task_to_sub_job.get(task.uid)
+        return self.sub_jobs.get(uid) if uid is not None else None
+
+    def _sub_job_condition(self, condition) -> bool:
+        if not any(self.min_sub_jobs.values()):
+            return True
+        counts: dict[str, int] = {}
+        for sub in self.sub_jobs.values():
+            counts[sub.gid] = counts.get(sub.gid, 0) + (1 if condition(sub) else 0)
+        return all(counts.get(gid, 0) >= n for gid, n in self.min_sub_jobs.items() if n)
+
+    def check_sub_job_ready(self) -> bool:
+        return self._sub_job_condition(lambda sub: sub.is_ready())
+
+    def check_sub_job_pipelined(self) -> bool:
+        return self._sub_job_condition(lambda sub: sub.is_pipelined())
+
+    def check_sub_job_valid(self) -> bool:
+        if not any(self.min_sub_jobs.values()):
+            return True
+        counts: dict[str, int] = {}
+        for sub in self.sub_jobs.values():
+            counts[sub.gid] = counts.get(sub.gid, 0) + 1
+        return all(counts.get(gid, 0) >= n for gid, n in self.min_sub_jobs.items())
 
     def add_task_info(self, task: TaskInfo) -> None:
+        if task.uid not in self.task_to_sub_job:
+            self._add_task_to_sub_job(task)
         self.tasks[task.uid] = task
         self.task_status_index.setdefault(task.status, {})[task.uid] = task
         self.total_request.add(task.resreq)
@@ -127,7 +185,9 @@ class JobInfo:
         c.preemptable = self.preemptable
         c.network_topology = copy.copy(self.network_topology)
         c.allocated_hyper_node = self.allocated_hyper_node
-        c.sub_job = copy.copy(self.sub_job)
+        c.sub_jobs = {uid: sub.clone_for(c) for uid, sub in self.sub_jobs.items()}
+        c.task_to_sub_job = dict(self.task_to_sub_job)
+        c.min_sub_jobs = dict(self.min_sub_jobs)
         c.job_fit_errors = self.job_fit_errors
         c.pipelined_ready = self.pipelined_ready
         for task in self.tasks.values():
@@ -146,10 +206,11 @@ class JobInfo:
         self.nodes_fit_errors = {}
 
     def contains_hard_topology(self) -> bool:
-        return self.hard_mode()[0] or self.sub_job.hard_mode()[0]
+        return self.hard_mode()[0] or any(sub.hard_mode()[0] for sub in self.sub_jobs.values())
 
     def contains_network_topology(self) -> bool:
-        return self.network_topology is not None or self.sub_job.network_topology is not None
+        return self.network_topology is not None or any(
+            sub.network_topology is not None for sub in self.sub_jobs.values())
 
     # -- counters (semantics §4.3) ------------------------------------------------------
 
@@ -236,16 +297,27 @@ class JobInfo:
 
     # -- allocation-loop helpers (§4.5) --------------------------------------------------
 
-    def fit_failed_roles(self) -> set[str]:
-        return {self.tasks[uid].task_role for uid in self.nodes_fit_errors if uid in self.tasks}
+    def fit_failed_roles(self, sub_job: str | None = None) -> set[str]:
+        """FitFailedRoles: roles of the (sub)job's tasks that failed the predicates."""
+        return {self.tasks[uid].task_role for uid in self.nodes_fit_errors
+                if uid in self.tasks and (sub_job is None or self.task_to_sub_job.get(uid) == sub_job)}
 
-    def task_has_fit_errors(self, task: TaskInfo) -> bool:
-        return bool(task.task_role) and task.task_role in self.fit_failed_roles()
+    def task_has_fit_errors(self, task: TaskInfo, sub_job: str | None = None) -> bool:
+        return bool(task.task_role) and task.task_role in self.fit_failed_roles(sub_job or self.task_to_sub_job.get(task.uid))
 
-    def need_continue_allocating(self) -> bool:
+    def reset_sub_job_fit_err(self, sub_job: str) -> None:
+        for uid in [uid for uid in self.nodes_fit_errors if self.task_to_sub_job.get(uid) == sub_job]:
+            del self.nodes_fit_errors[uid]
+
+    def need_continue_allocating(self, sub_job: str | None = None) -> bool:
         if self.min_available == len(self.tasks):
             return False
-        failed = self.fit_failed_roles()
+        sub = self.sub_jobs.get(sub_job if sub_job is not None else self.uid)
+        if sub is not None and sub.min_available >= sum(1 for uid in sub.task_uids if uid in self.tasks):
+            return False
+        if self.contains_sub_job_policy():
+            return True  # upstream: the role strategies below do not apply to subgroup jobs
+        failed = self.fit_failed_roles(sub.uid if sub is not None else None)
         if self.min_available < self.task_min_available_total:
             left = sum(1 for t in self.task_status_index.get(TaskStatus.Pending, {}).values()
                        if t.task_role not in failed)

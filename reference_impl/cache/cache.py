@@ -278,7 +278,9 @@ class SchedulerCache:
             return
         cached.pod_group.phase = job.pod_group.phase
         cached.allocated_hyper_node = job.allocated_hyper_node  # updateJobInfo
-        cached.sub_job.allocated_hyper_node = job.sub_job.allocated_hyper_node
+        for uid, sub in cached.sub_jobs.items():
+            if uid in job.sub_jobs:
+                sub.allocated_hyper_node = job.sub_jobs[uid].allocated_hyper_node
         cached.pod_group.conditions = copy.deepcopy(job.pod_group.conditions)
         for status in (TaskStatus.Allocated, TaskStatus.Pending, TaskStatus.Pipelined):
             for task in job.tasks_with_status(status):

@@ -75,6 +75,9 @@ EXTENSION_FLAGS: dict[str, str | None] = {
     "hyper_node_order": "enabledHyperNodeOrder",
     "hyper_node_gradient_for_job": "enabledHyperNodeGradient",
     "hyper_node_gradient_for_sub_job": "enabledHyperNodeGradient",
+    "sub_job_ready": "enabledSubJobReady",
+    "sub_job_pipelined": "enabledSubJobPipelined",
+    "sub_job_order": "enabledSubJobOrder",
 }
 
 
@@ -351,19 +354,19 @@ class Session:
                     totals[name] = totals.get(name, 0.0) + float(score)
         return totals
 
-    def hyper_node_order_map_fn(self, job: JobInfo, hyper_nodes: dict[str, list[NodeInfo]]
+    def hyper_node_order_map_fn(self, sub_job: Any, hyper_nodes: dict[str, list[NodeInfo]]
                                 ) -> dict[str, dict[str, float]]:
-        """HyperNodeOrderMapFn: each plugin's score of each candidate hypernode for the (sub)job."""
-        return {name: fn(job, hyper_nodes) for tier in self.registered("hyper_node_order") for name, fn in tier}
+        """HyperNodeOrderMapFn: each plugin's score of each candidate hypernode for the subjob."""
+        return {name: fn(sub_job, hyper_nodes) for tier in self.registered("hyper_node_order") for name, fn in tier}
 
     def hyper_node_gradient_for_job_fn(self, job: JobInfo, hyper_node: Any, purpose: str) -> list[list[Any]]:
         """HyperNodeGradientForJobFn: the first registered plugin decides; without one, the given hypernode."""
         fns = self._flat("hyper_node_gradient_for_job")
         return fns[0](job, hyper_node, purpose) if fns else [[hyper_node]]
 
-    def hyper_node_gradient_for_sub_job_fn(self, job: JobInfo, hyper_node: Any, purpose: str) -> list[list[Any]]:
+    def hyper_node_gradient_for_sub_job_fn(self, sub_job: Any, hyper_node: Any, purpose: str) -> list[list[Any]]:
         fns = self._flat("hyper_node_gradient_for_sub_job")
-        return fns[0](job, hyper_node, purpose) if fns else [[hyper_node]]
+        return fns[0](sub_job, hyper_node, purpose) if fns else [[hyper_node]]
 
     def batch_node_order_fn(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
         totals: dict[str, float] = {}
@@ -493,6 +496,26 @@ class Session:
 
     def job_pipelined(self, job: JobInfo) -> bool:
         return self._vote("job_pipelined", job)
+
+    def sub_job_ready(self, job: JobInfo, sub_job: Any) -> bool:
+        """SubJobReady: the job's readiness for a job without subgroup policies."""
+        if not job.contains_sub_job_policy():
+            return self.job_ready(job)
+        return all(fn(sub_job) for fn in self._flat("sub_job_ready"))
+
+    def sub_job_pipelined(self, job: JobInfo, sub_job: Any) -> bool:
+        if not job.contains_sub_job_policy():
+            return self.job_pipelined(job)
+        return self._vote("sub_job_pipelined", sub_job)
+
+    def sub_job_order_fn(self, left: Any, right: Any) -> bool:
+        """SubJobOrderFn: the first plugin with a preference, else match index, then uid."""
+        result = self._first_nonzero("sub_job_order", left, right)
+        if result != 0:
+            return result < 0
+        if left.match_index != right.match_index:
+            return left.match_index < right.match_index
+        return left.uid < right.uid
 
     def job_enqueueable(self, job: JobInfo) -> bool:
         return self._vote("job_enqueueable", job)

@@ -62,8 +62,9 @@ def _adjust_network_topology(ssn: Session) -> None:
         if not job.contains_network_topology():
             continue
         job.network_topology = copy.copy(job.network_topology)
-        job.sub_job.network_topology = copy.copy(job.sub_job.network_topology)
-        for spec in (job.network_topology, job.sub_job.network_topology):
+        for sub in job.sub_jobs.values():
+            sub.network_topology = copy.copy(sub.network_topology)
+        for spec in (job.network_topology, *(sub.network_topology for sub in job.sub_jobs.values())):
             if spec is not None and spec.highest_tier_allowed is None and spec.highest_tier_name:
                 if spec.highest_tier_name in ssn.hyper_node_tier_names:
                     spec.highest_tier_allowed = ssn.hyper_node_tier_names[spec.highest_tier_name]
@@ -72,18 +73,20 @@ def _adjust_network_topology(ssn: Session) -> None:
         if nt is not None and nt.mode == "soft":  # convertSoftToHardTopology
             nt.mode, nt.highest_tier_allowed, nt.highest_tier_name = "hard", top_tier, ""
         sub_max = nt.highest_tier_allowed if nt is not None and nt.highest_tier_allowed is not None else top_tier
-        sub = job.sub_job.network_topology
-        if sub is not None and sub.mode == "soft":
-            sub.mode, sub.highest_tier_allowed, sub.highest_tier_name = "hard", sub_max, ""
+        for sub_job in job.sub_jobs.values():
+            sub = sub_job.network_topology
+            if sub is not None and sub.mode == "soft":
+                sub.mode, sub.highest_tier_allowed, sub.highest_tier_name = "hard", sub_max, ""
 
 
 def _remove_invalid_allocated(ssn: Session, job: JobInfo) -> None:
     allocated = job.allocated_task_num()
     if job.allocated_hyper_node and (job.allocated_hyper_node not in ssn.hyper_nodes or allocated == 0):
         job.allocated_hyper_node = ""
-    sub = job.sub_job
-    if sub.allocated_hyper_node and (sub.allocated_hyper_node not in ssn.hyper_nodes or allocated == 0):
-        sub.allocated_hyper_node = ""
+    for sub in job.sub_jobs.values():
+        if sub.allocated_hyper_node and (sub.allocated_hyper_node not in ssn.hyper_nodes
+                                         or sub.allocated_task_num() == 0):
+            sub.allocated_hyper_node = ""
 
 
 def _recover_allocated(ssn: Session, job: JobInfo) -> None:
@@ -91,19 +94,27 @@ def _recover_allocated(ssn: Session, job: JobInfo) -> None:
     if not job.contains_network_topology():
         return
     updated = False
-    sub = job.sub_job
-    if sub.network_topology is not None and not sub.allocated_hyper_node:
+    for sub in job.sub_jobs.values():
+        if sub.network_topology is None or sub.allocated_hyper_node:
+            continue
         candidates: set[str] | None = None
-        for task in job.tasks.values():
+        for task in sub.tasks():
             if not allocated_status(task.status) or not task.node_name:
                 continue
             search = set(ssn.hyper_nodes) if candidates is None else candidates
             candidates = {hn for hn in search if task.node_name in ssn.real_nodes_set.get(hn, set())}
             if not candidates:
                 break
-        lowest = min((ssn.hyper_nodes[name] for name in candidates or ()), key=lambda hn: hn.tier, default=None)
+        lowest = min((ssn.hyper_nodes[name] for name in sorted(candidates or ())), key=lambda hn: hn.tier,
+                     default=None)
         recovered = lowest.name if lowest is not None else ""
         if recovered != sub.allocated_hyper_node:
             sub.allocated_hyper_node, updated = recovered, True
     if not job.allocated_hyper_node or updated:
-        job.allocated_hyper_node = lca_hyper_node(ssn.hyper_nodes, "", sub.allocated_hyper_node)
+        lca = ""
+        for sub in job.sub_jobs.values():
+            if sub.allocated_hyper_node:
+                lca = lca_hyper_node(ssn.hyper_nodes, lca, sub.allocated_hyper_node)
+                if not lca:
+                    break
+        job.allocated_hyper_node = lca

@@ -23,6 +23,9 @@ def job_valid(job: JobInfo) -> ValidateResult | None:
     if not job.check_task_valid():
         return ValidateResult(False, NOT_ENOUGH_PODS_OF_TASK,
                               "Not enough valid pods of each task for gang-scheduling")
+    if not job.check_sub_job_valid():
+        return ValidateResult(False, NOT_ENOUGH_PODS_OF_TASK,
+                              "Not enough valid subGroups of each task for gang-scheduling")
     valid = job.valid_task_num()
     if valid < job.min_available:
         return ValidateResult(False, NOT_ENOUGH_PODS,
@@ -39,11 +42,19 @@ def job_order(left: JobInfo, right: JobInfo) -> int:
 
 
 def job_ready(job: JobInfo) -> bool:
-    return job.check_task_ready() and job.is_ready()
+    return job.check_task_ready() and job.check_sub_job_ready() and job.is_ready()
 
 
 def job_pipelined(job: JobInfo) -> int:
-    return PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT
+    return PERMIT if job.check_task_pipelined() and job.check_sub_job_pipelined() and job.is_pipelined() else REJECT
+
+
+def sub_job_order(left, right) -> int:
+    """SubJobs that are not ready yet go first."""
+    left_ready, right_ready = left.is_ready(), right.is_ready()
+    if left_ready == right_ready:
+        return 0
+    return 1 if left_ready else -1
 
 
 def job_starving(job: JobInfo) -> bool:
@@ -88,6 +99,9 @@ class GangPlugin(Plugin):
         ssn.add_fn("job_ready", self.name, job_ready)
         ssn.add_fn("job_pipelined", self.name, job_pipelined)
         ssn.add_fn("job_starving", self.name, job_starving)
+        ssn.add_fn("sub_job_order", self.name, sub_job_order)
+        ssn.add_fn("sub_job_ready", self.name, lambda sub: sub.is_ready())
+        ssn.add_fn("sub_job_pipelined", self.name, lambda sub: PERMIT if sub.is_pipelined() else REJECT)
 
     def on_session_close(self, ssn: Session) -> None:
         for job in ssn.jobs.values():

@@ -26,11 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from schedcheck.reference.api.hyper_node_info import lca_hyper_node
-from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.sub_job_info import SubJobInfo
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.resource_info import Resource, Zero
 from schedcheck.reference.api.task_info import TaskInfo
-from schedcheck.reference.api.types import TaskStatus
 from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
@@ -48,14 +47,6 @@ class _Status:
     used: Resource = field(default_factory=Resource)
     idle: Resource = field(default_factory=Resource)
     future_idle: Resource = field(default_factory=Resource)
-
-
-def sub_job_min_resources(job: JobInfo) -> Resource:
-    """SubJobInfo.GetMinResources: the pending tasks' requests."""
-    total = Resource()
-    for task in job.tasks_with_status(TaskStatus.Pending):
-        total.add(task.init_resreq)
-    return total
 
 
 class NetworkTopologyAwarePlugin(Plugin):
@@ -99,15 +90,14 @@ class NetworkTopologyAwarePlugin(Plugin):
                 status.used.add(node.used)
                 status.idle.add(node.idle)
                 status.future_idle.add(node.future_idle())
-        ssn.add_fn("hyper_node_order", self.name, lambda job, hns: self.hyper_node_order(ssn, job, hns))
+        ssn.add_fn("hyper_node_order", self.name, lambda sub, hns: self.hyper_node_order(ssn, sub, hns))
         ssn.add_fn("batch_node_order", self.name, lambda task, nodes: self.batch_node_order(ssn, task, nodes))
         ssn.add_fn("hyper_node_gradient_for_job", self.name,
                    lambda job, hn, purpose: self._gradient_fn(ssn, job.hard_mode(), job.allocated_hyper_node,
                                                               job.get_min_resources(), hn, purpose))
         ssn.add_fn("hyper_node_gradient_for_sub_job", self.name,
-                   lambda job, hn, purpose: self._gradient_fn(ssn, job.sub_job.hard_mode(),
-                                                              job.sub_job.allocated_hyper_node,
-                                                              sub_job_min_resources(job), hn, purpose))
+                   lambda sub, hn, purpose: self._gradient_fn(ssn, sub.hard_mode(), sub.allocated_hyper_node,
+                                                              sub.min_resources(), hn, purpose))
         ssn.add_event_handler(EventHandler(lambda e: self._on_event(ssn, e, 1), lambda e: self._on_event(ssn, e, -1)))
 
     def _on_event(self, ssn: Session, event: Event, sign: int) -> None:
@@ -196,9 +186,10 @@ class NetworkTopologyAwarePlugin(Plugin):
 
     # -- scores -------------------------------------------------------------------------
 
-    def hyper_node_order(self, ssn: Session, job: JobInfo, hyper_nodes: dict[str, list[NodeInfo]]) -> dict[str, float]:
+    def hyper_node_order(self, ssn: Session, sub_job: SubJobInfo, hyper_nodes: dict[str, list[NodeInfo]]
+                         ) -> dict[str, float]:
         request: dict[str, float] = {}
-        for task in job.tasks.values():
+        for task in sub_job.tasks():
             for name in task.resreq.resource_names():
                 if self._binpack_weight(name) is not None:
                     request[name] = request.get(name, 0.0) + task.resreq.get(name)
@@ -221,15 +212,16 @@ class NetworkTopologyAwarePlugin(Plugin):
         tied = [hn for hn, score in scores.items() if score == best]
         if len(tied) > 1:
             for hn in tied:
-                scores[hn] += self._task_share(ssn, hn, job)
+                scores[hn] += self._task_share(ssn, hn, sub_job)
         return self._scale(scores)
 
-    def _task_share(self, ssn: Session, hyper_node: str, job: JobInfo) -> float:
-        """scoreWithTaskNum: the share of the (sub)job's tasks already on the hypernode's nodes."""
-        if not job.tasks:
+    def _task_share(self, ssn: Session, hyper_node: str, sub_job: SubJobInfo) -> float:
+        """scoreWithTaskNum: the share of the subjob's tasks already on the hypernode's nodes."""
+        tasks = sub_job.tasks()
+        if not tasks:
             return 0.0
         nodes = ssn.real_nodes_set.get(hyper_node, set())
-        return sum(1 for task in job.tasks.values() if task.node_name in nodes) / len(job.tasks)
+        return sum(1 for task in tasks if task.node_name in nodes) / len(tasks)
 
     def _scale(self, scores: dict[str, float]) -> dict[str, float]:
         return {name: MAX_NODE_SCORE * self.weight * score for name, score in scores.items()}
@@ -238,8 +230,9 @@ class NetworkTopologyAwarePlugin(Plugin):
         job = ssn.jobs.get(task.job)
         if job is None:
             return {}
-        if job.sub_job.network_topology is not None:
-            scores = self._network_aware_scores(ssn, task, job, nodes)
+        sub_job = job.sub_job_of(task)
+        if sub_job is not None and sub_job.network_topology is not None:
+            scores = self._network_aware_scores(ssn, task, sub_job, nodes)
         else:
             scores = self._normal_pod_scores(ssn, task, nodes)
         return self._scale(scores)
@@ -279,7 +272,7 @@ class NetworkTopologyAwarePlugin(Plugin):
             weights += weight
         return total / weights if weights > 0 else 0.0
 
-    def _network_aware_scores(self, ssn: Session, task: TaskInfo, job: JobInfo,
+    def _network_aware_scores(self, ssn: Session, task: TaskInfo, sub_job: SubJobInfo,
                               nodes: list[NodeInfo]) -> dict[str, float]:
         allocated = getattr(task, "job_allocated_hyper_node", "")
         if not allocated:
@@ -291,7 +284,7 @@ class NetworkTopologyAwarePlugin(Plugin):
         tied = [name for name, score in scores.items() if score == best]
         if len(tied) > 1:
             for name in tied:
-                scores[name] += self._task_share(ssn, find_hyper_node_for_node(ssn, name), job)
+                scores[name] += self._task_share(ssn, find_hyper_node_for_node(ssn, name), sub_job)
         return scores
 
     def _tier_score(self, ssn: Session, hyper_node: str, allocated: str) -> float:

@@ -146,6 +146,27 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
 
 
+def _network_topology(nt: k8s.NetworkTopology) -> dict[str, Any]:
+    return {"mode": nt.mode, **({"highestTierAllowed": nt.highest_tier_allowed}
+                                if nt.highest_tier_allowed is not None else {}),
+            **({"highestTierName": nt.highest_tier_name} if nt.highest_tier_name else {})}
+
+
+def _sub_group_policy(policy: k8s.SubGroupPolicy) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": policy.name}
+    if policy.sub_group_size is not None:
+        out["subGroupSize"] = policy.sub_group_size
+    if policy.min_sub_groups is not None:
+        out["minSubGroups"] = policy.min_sub_groups
+    if policy.label_selector is not None:
+        out["labelSelector"] = _label_selector(policy.label_selector)
+    if policy.match_label_keys:
+        out["matchLabelKeys"] = list(policy.match_label_keys)
+    if policy.network_topology is not None:
+        out["networkTopology"] = _network_topology(policy.network_topology)
+    return out
+
+
 def pod_group_document(group: k8s.PodGroup) -> dict[str, Any]:
     spec: dict[str, Any] = {"minMember": group.min_member, "queue": group.queue}
     if group.min_task_member:
@@ -155,11 +176,9 @@ def pod_group_document(group: k8s.PodGroup) -> dict[str, Any]:
     if group.priority_class_name:
         spec["priorityClassName"] = group.priority_class_name
     if group.network_topology is not None:
-        nt = group.network_topology
-        spec["networkTopology"] = {"mode": nt.mode,
-                                   **({"highestTierAllowed": nt.highest_tier_allowed}
-                                      if nt.highest_tier_allowed is not None else {}),
-                                   **({"highestTierName": nt.highest_tier_name} if nt.highest_tier_name else {})}
+        spec["networkTopology"] = _network_topology(group.network_topology)
+    if group.sub_group_policy:
+        spec["subGroupPolicy"] = [_sub_group_policy(p) for p in group.sub_group_policy]
     status: dict[str, Any] = {}
     if group.phase:
         status["phase"] = group.phase

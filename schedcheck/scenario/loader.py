@@ -38,7 +38,7 @@ INTERNAL_ERROR = "unreadable input (loader bug)"
 _SCENARIO_KEYS = {"apiVersion", "kind", "metadata", "schedulerConf", "schedulerOptions", "objects", "cycles", "now",
                   "expect"}
 _TASK_STATUSES = set("Pending Allocated Pipelined Binding Bound Running Releasing Succeeded Failed Unknown".split())
-_EXPECT_KEYS = {"binds", "evicted", "pipelined", "podGroupPhases", "taskStatusCounts", "bindCount", "evictCount"}
+_EXPECT_KEYS = {"binds", "bindsInclude", "evicted", "pipelined", "podGroupPhases", "taskStatusCounts", "bindCount", "evictCount"}
 
 
 # ---------------------------------------------------------------- entry points
@@ -286,6 +286,11 @@ def _expectations(f: Fields, value: Any) -> Expectations:
         if key not in _EXPECT_KEYS:
             f.fail(f"expect.{key}", f"unknown expectation (known: {', '.join(sorted(_EXPECT_KEYS))})")
     out = Expectations()
+    if doc.get("bindsInclude") is not None:
+        out.binds_include = {
+            _object_key(f, k, "expect.bindsInclude"): f.string(v, f"expect.bindsInclude[{k}]", required=True)
+            for k, v in f.mapping(doc["bindsInclude"], "expect.bindsInclude").items()
+        }
     if doc.get("binds") is not None:
         out.binds = {
             _object_key(f, k, "expect.binds"): f.string(v, f"expect.binds[{k}]", required=True)

@@ -15,6 +15,7 @@ class Expectations:
     """The optional `expect` block. None means "not asserted"."""
 
     binds: dict[str, str] | None = None  # "ns/pod" -> node
+    binds_include: dict[str, str] | None = None  # these binds at least (upstream's MinimalBindCheck)
     evicted: list[str] | None = None  # multiset of "ns/pod"
     pipelined: dict[str, list[str]] | None = None  # "ns/podgroup" -> allowed nodes
     pod_group_phases: dict[str, str] | None = None  # "ns/podgroup" -> phase

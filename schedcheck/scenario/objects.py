@@ -101,7 +101,11 @@ _SCHEMAS: dict[str, Schema] = {
     "PodGroup": {
         "metadata": _META,
         "spec": {**dict.fromkeys(["minMember", "minTaskMember", "minResources", "queue", "priorityClassName"]),
-                 "networkTopology": dict.fromkeys(["mode", "highestTierAllowed", "highestTierName"])},
+                 "networkTopology": dict.fromkeys(["mode", "highestTierAllowed", "highestTierName"]),
+                 "subGroupPolicy": [{**dict.fromkeys(["name", "subGroupSize", "minSubGroups", "labelSelector",
+                                                       "matchLabelKeys"]),
+                                     "networkTopology": dict.fromkeys(["mode", "highestTierAllowed",
+                                                                       "highestTierName"])}]},
         "status": {"phase": LEAF, "conditions": [_CONDITION], "running": LEAF, "succeeded": LEAF, "failed": LEAF},
     },
     "Queue": {
@@ -527,7 +531,22 @@ def _read_pod_group(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: 
             phase=f.string(status.get("phase"), "status.phase"),
             conditions=conditions,
             network_topology=_network_topology(f, spec.get("networkTopology"), "spec.networkTopology"),
+            sub_group_policy=[_sub_group_policy(f, item, f"spec.subGroupPolicy[{i}]")
+                              for i, item in enumerate(f.sequence(spec.get("subGroupPolicy"), "spec.subGroupPolicy"))],
         )
+    )
+
+
+def _sub_group_policy(f: Fields, value: Any, field: str) -> k8s.SubGroupPolicy:
+    doc = f.mapping(value, field)
+    return k8s.SubGroupPolicy(
+        name=f.string(doc.get("name"), f"{field}.name", required=True),
+        sub_group_size=f.integer(doc.get("subGroupSize"), f"{field}.subGroupSize", minimum=0),
+        min_sub_groups=f.integer(doc.get("minSubGroups"), f"{field}.minSubGroups", minimum=0),
+        label_selector=_label_selector(f, doc.get("labelSelector"), f"{field}.labelSelector"),
+        match_label_keys=[f.string(k, f"{field}.matchLabelKeys[{j}]", required=True)
+                          for j, k in enumerate(f.sequence(doc.get("matchLabelKeys"), f"{field}.matchLabelKeys"))],
+        network_topology=_network_topology(f, doc.get("networkTopology"), f"{field}.networkTopology"),
     )
 
 

@@ -13,8 +13,12 @@ from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.loader import load_scenario, load_scenario_text
 
 HERE = Path(__file__).resolve().parents[2]
-SCENARIOS = sorted((HERE / "tests/scenarios").glob("topology-*.yaml"))
-RULES = ["topology.hard-within-hypernode", "topology.session-matches-objects"]
+SCENARIOS = sorted((HERE / "tests/scenarios").glob("topology-*.yaml")) + sorted(
+    (HERE / "tests/scenarios").glob("subgroup-*.yaml"))
+RULES = ["topology.hard-within-hypernode", "topology.session-matches-objects", "topology.sub-group-within-hypernode",
+         "gang.sub-groups-ready"]
+OWN = HERE / "tests/scenarios/subgroup-placed-by-its-own-constraint.yaml"
+UNMET = HERE / "tests/scenarios/subgroup-min-sub-groups-unmet-binds-nothing.yaml"
 CROSS = HERE / "tests/scenarios/topology-hard-cross-highest-tier-binds-nothing.yaml"
 SPINE = HERE / "tests/scenarios/topology-hard-below-highest-tier-spans-the-spine.yaml"
 
@@ -45,6 +49,33 @@ def test_session_matches_objects_fires_on_a_wrong_build():
         found = _engine(SPINE).violations
     assert {v.invariant for v in found} == {"topology.session-matches-objects"}
     assert "hypernode s2" in found[0].message
+
+
+def test_sub_group_within_hypernode_fires_when_a_policy_topology_is_lost():
+    with mutant("sub-group-topology-ignored"):
+        found = _engine(OWN).violations
+    assert {v.invariant for v in found} == {"topology.sub-group-within-hypernode"}
+    assert "subgroup task2/worker" in found[0].message
+
+
+def test_sub_groups_ready_fires_when_min_sub_groups_is_ignored():
+    with mutant("gang-ignores-min-sub-groups"):
+        found = _engine(UNMET).violations
+    assert {v.invariant for v in found} == {"gang.sub-groups-ready"}
+    assert "below its minSubGroups" in found[0].message
+
+
+def test_sub_jobs_follow_the_policies():
+    from schedcheck.reference.cache.cache import SchedulerCache
+
+    scenario = load_scenario(HERE / "tests/scenarios/subgroup-min-sub-groups-placed-first.yaml")
+    job = SchedulerCache(scenario.objects).jobs["c1/pg1"]
+    assert {uid: (sub.gid, sub.min_available, sorted(sub.task_uids)) for uid, sub in job.sub_jobs.items()} == {
+        "c1/pg1/task1-master": ("c1/pg1/task1", 1, ["c1-p1"]),
+        "c1/pg1/task2-worker": ("c1/pg1/task2", 2, ["c1-p2", "c1-p3"]),
+        "c1/pg1/task2-worker2": ("c1/pg1/task2", 2, ["c1-p4", "c1-p5"])}
+    assert job.min_sub_jobs == {"c1/pg1/task1": 1, "c1/pg1/task2": 2}
+    assert job.check_sub_job_valid() and not job.check_sub_job_ready()
 
 
 def _scenario(hyper_nodes: str) -> str:

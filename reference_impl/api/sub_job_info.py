@@ -1,0 +1,123 @@
+"""SubJobs: the groups a PodGroup's subGroupPolicy cuts a job into (pkg/scheduler/api/sub_job_info.go).
+
+A pod matching a policy's labelSelector belongs to the subjob named by the policy and the values of its
+matchLabelKeys labels (a pod missing one of them matches no policy); every other pod belongs to the
+job's default subjob. A subjob of a policy needs subGroupSize pods (1 when unset); the default subjob of a
+job without policies needs the job's minMember, of a job with policies 1. Each subjob carries its own copy
+of a network topology (the policy's, or the job's for the default subjob) and its allocated hypernode.
+
+Counters are read from the job's current task objects (the job replaces a task object on every status
+change), so a subjob keeps only the uids of its tasks.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import TYPE_CHECKING
+
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.types import TaskStatus, allocated_status
+from schedcheck.reference.k8s import NetworkTopology, Pod, SubGroupPolicy
+
+if TYPE_CHECKING:
+    from schedcheck.reference.api.job_info import JobInfo
+    from schedcheck.reference.api.task_info import TaskInfo
+
+_READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Allocated, TaskStatus.Succeeded)
+
+
+class SubJobInfo:
+    __slots__ = ("gid", "uid", "job", "min_available", "match_index", "network_topology", "allocated_hyper_node",
+                 "task_uids")
+
+    def __init__(self, gid: str, uid: str, job: JobInfo, min_available: int = 1,
+                 network_topology: NetworkTopology | None = None, match_values: list[str] | None = None) -> None:
+        self.gid, self.uid, self.job = gid, uid, job
+        self.min_available = min_available
+        self.network_topology = copy.copy(network_topology)
+        self.match_index = _atoi(match_values[0]) if match_values else 0
+        self.allocated_hyper_node = ""
+        self.task_uids: set[str] = set()
+
+    def clone_for(self, job: JobInfo) -> SubJobInfo:
+        c = SubJobInfo.__new__(SubJobInfo)
+        c.gid, c.uid, c.job, c.min_available = self.gid, self.uid, job, self.min_available
+        c.network_topology = copy.copy(self.network_topology)
+        c.match_index, c.allocated_hyper_node = self.match_index, self.allocated_hyper_node
+        c.task_uids = set(self.task_uids)
+        return c
+
+    def tasks(self) -> list[TaskInfo]:
+        tasks = self.job.tasks
+        return [tasks[uid] for uid in sorted(self.task_uids) if uid in tasks]
+
+    def _each(self):
+        tasks = self.job.tasks
+        return (tasks[uid] for uid in self.task_uids if uid in tasks)
+
+    def tasks_with_status(self, status: TaskStatus) -> list[TaskInfo]:
+        return [t for t in self.tasks() if t.status == status]
+
+    def ready_task_num(self) -> int:
+        return sum(1 for t in self._each() if t.status in _READY)
+
+    def pending_best_effort_task_num(self) -> int:
+        return sum(1 for t in self._each() if t.status == TaskStatus.Pending and t.best_effort)
+
+    def waiting_task_num(self) -> int:
+        return sum(1 for t in self._each() if t.status == TaskStatus.Pipelined)
+
+    def allocated_task_num(self) -> int:
+        return sum(1 for t in self._each() if allocated_status(t.status))
+
+    def is_ready(self) -> bool:
+        return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
+
+    def is_pipelined(self) -> bool:
+        return self.waiting_task_num() + self.ready_task_num() + self.pending_best_effort_task_num() >= \
+            self.min_available
+
+    def min_resources(self) -> Resource:
+        """GetMinResources: the pending tasks' requests (a subjob is scheduled as a whole)."""
+        total = Resource()
+        for task in self.tasks_with_status(TaskStatus.Pending):
+            total.add(task.init_resreq)
+        return total
+
+    def hard_mode(self) -> tuple[bool, int]:
+        nt = self.network_topology
+        if nt is None or nt.highest_tier_allowed is None:
+            return False, 0
+        return nt.mode == "hard", nt.highest_tier_allowed
+
+    def __repr__(self) -> str:
+        return f"SubJob({self.uid} min={self.min_available} tasks={len(self.task_uids)})"
+
+
+def _atoi(text: str) -> int:
+    """strconv.Atoi, 0 when it fails."""
+    return int(text) if re.fullmatch(r"[+-]?\d+", text) and abs(int(text)) < 2**63 else 0
+
+
+def sub_job_match_values(policy: SubGroupPolicy, pod: Pod) -> list[str] | None:
+    """getSubJobMatchValues: None when the pod is not of this policy, else its match label values."""
+    from schedcheck.reference.plugins.interpod_affinity import selector_matches
+
+    if policy.label_selector is not None and not selector_matches(policy.label_selector, pod.labels):
+        return None
+    values = []
+    for key in policy.match_label_keys:
+        value = pod.labels.get(key, "")
+        if not value:
+            return None
+        values.append(value)
+    return values
+
+
+def sub_job_gid(job: str, policy: str) -> str:
+    return f"{job}/{policy}"
+
+
+def sub_job_id(job: str, policy: str, values: list[str]) -> str:
+    return f"{job}/{policy}-{'-'.join(values)}"
