@@ -91,7 +91,8 @@ def as_dump(rng: random.Random, text: str) -> str:
         doc = yaml.safe_load(text)
     except yaml.YAMLError:
         return DUMP + "\n" + text  # already mangled text: a dump that is not JSON
-    objects = [o for o in (doc.get("objects") or []) if isinstance(o, dict)] if isinstance(doc, dict) else []
+    listed = doc.get("objects") if isinstance(doc, dict) else None
+    objects = [o for o in listed if isinstance(o, dict)] if isinstance(listed, list) else []
     strip = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in objects]
     nodes = {str(i): {"Node": o} for i, o in enumerate(strip) if objects[i].get("kind") == "Node"}
     jobs = {str(i): {"PodGroup": o, "Tasks": {}} for i, o in enumerate(strip) if objects[i].get("kind") != "Node"}
