@@ -191,6 +191,11 @@ _POD_AFFINITIES = st.sampled_from((
         _preferred_pod_term("mpi", 30, ZONE_LABEL)]},
      "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
          _preferred_pod_term("spark", 70, HOSTNAME_LABEL)]}},
+    # Required terms (the InterPodAffinity filter): one per host for its own kind, near a kind in its zone.
+    {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        _preferred_pod_term("tf", 1, HOSTNAME_LABEL)["podAffinityTerm"]]}},
+    {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        _preferred_pod_term("batch", 1, ZONE_LABEL)["podAffinityTerm"]]}},
 ))
 
 

@@ -104,11 +104,12 @@ def explain(ssn, job) -> Explanation:
         track(f"podgroup {key}: phase {job.pod_group.phase or 'Pending'}, not admitted by enqueue"
               + _enqueue_reason(job), placed == 0)
     checked = fit_dims(pending)
+    pre = {t.key: ssn.pre_predicate_fn(t) for t in pending}  # as allocate asks it before the predicates
     for n in nodes:
         future = n.future_idle()
         for t in pending:
             var = x[(t.key, n.name)]
-            err = ssn.predicate_for_allocate_action(t, n)
+            err = pre[t.key] or ssn.predicate_for_allocate_action(t, n)
             if err is not None:
                 track(f"node {n.name}: {_short(err)} ({t.key})", z3.Not(var))
                 continue

@@ -655,6 +655,11 @@ def _sub_group_topology_ignored():
     return [(SubJobInfo, "hard_mode", hard_mode)]
 
 
+def _predicates_ignore_pod_affinity():
+    from schedcheck.reference.plugins import predicates
+    return [(predicates, "filter_node", lambda state, node: None)]
+
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -853,6 +858,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "subgroups (CheckSubJobReady)", _sub_groups_always_ready),
     Mutant("sub-group-topology-ignored", "a subgroup policy's hard network topology is not applied to its "
            "subgroups", _sub_group_topology_ignored),
+    Mutant("predicates-ignores-inter-pod-affinity", "predicates' InterPodAffinity filter lets every node pass",
+           _predicates_ignore_pod_affinity),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from schedcheck.cli import main
@@ -63,3 +64,23 @@ def test_bad_dumps_and_bad_usage_are_one_line_errors(tmp_path, capsys):
     assert main(["run", str(SCENARIO), "--from-dump", str(empty)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 4 and "not a scheduler cache dump" in err[0] and "no Node, Pod or PodGroup" in err[1]
+
+
+@pytest.mark.parametrize("namespace", [{"a": 1}, ["x"], -10**20, 1e300])
+def test_a_namespace_that_is_no_string_is_a_one_line_error(tmp_path, namespace):
+    """Found by `schedcheck fuzz-input --count 10000 --seed 1`: the dump reader crashed keying on it."""
+    import json
+
+    from schedcheck.scenario.errors import ScenarioError
+    from schedcheck.scenario.loader import load_from_dump
+
+    dump = {"1": {"Node": {"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "1"}}}},
+            "2": {"PodGroup": {"metadata": {"name": "pg", "namespace": namespace}, "spec": {"minMember": 1}},
+                  "Tasks": {}},
+            "3": {"PodGroup": {"metadata": {"name": "pg2", "namespace": "default"}, "spec": {"minMember": 1}},
+                  "Tasks": {}}}
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps(dump))
+    with pytest.raises(ScenarioError) as err:
+        load_from_dump(path)
+    assert "metadata.namespace" in str(err.value) and "\n" not in str(err.value)

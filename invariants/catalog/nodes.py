@@ -311,6 +311,89 @@ def node_host_ports_free(ctx: CheckContext) -> Iterator[Violation]:
                 break
 
 
+@invariant("node.pod-anti-affinity-respected", "with the predicates plugin (PodAffinityEnable on), allocate and "
+           "backfill place no task in a topology domain where a pod already there matches one of its required "
+           "anti-affinity terms, or carries a required anti-affinity term the task matches (pods this session "
+           "evicted aside)", "node",
+           "predicates.go (InterPodAffinity filter, predicate.PodAffinityEnable); k8s interpodaffinity/filtering.go "
+           "(satisfyPodAntiAffinity, satisfyExistingPodsAntiAffinity)", (ACTION,), requires=("predicates",))
+def node_pod_anti_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
+    from schedcheck.reference.framework.arguments import as_arguments
+
+    ssn = ctx.ssn
+    if ctx.action not in ("allocate", "backfill") or ssn.conf.persistent_pipelines:
+        return
+    option = next((o for tier in ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
+    if option is None or not option.enabled("enablePredicate") \
+            or not as_arguments(option.arguments).get_bool("predicate.PodAffinityEnable", True):
+        return
+    present = [(t, n) for n in ssn.node_list for t in n.tasks.values()]
+    if not any(_anti_terms(t.pod) for t, _ in present):
+        return
+    placed: dict[str, int] = {}  # task uid -> index of its standing placement
+    evicted: set[str] = set()
+    for index, op in enumerate(ssn.operations):
+        if op.op in ("allocate", "pipeline"):
+            placed[op.task_uid] = index
+        elif op.op in ("unallocate", "unpipeline"):
+            placed.pop(op.task_uid, None)
+        elif op.op == "evict":
+            evicted.add(op.task_uid)
+        elif op.op == "unevict":
+            evicted.discard(op.task_uid)
+    mine = {op.task_uid for op in ssn.operations if op.action == ctx.action and op.op in ("allocate", "pipeline")}
+    for task, node in present:
+        if task.uid not in mine or task.uid not in placed or node.node is None:
+            continue
+        for other, other_node in present:
+            if other.uid == task.uid or other.uid in evicted or other_node.node is None \
+                    or placed.get(other.uid, -1) > placed[task.uid]:
+                continue  # a pod placed later is judged at its own placement
+            why = _anti_clash(task, node.node.labels, other, other_node.node.labels)
+            if why:
+                yield Violation("", f"{ctx.action} placed {task.key} on node {node.name}, in the same "
+                                    f"{why[1]} domain as {other.key} on {other_node.name}: {why[0]}",
+                                [f"task {task.key}", f"task {other.key}", f"node {node.name}"],
+                                "no required anti-affinity between them", why[0])
+                break
+
+
+def _anti_terms(pod) -> list:
+    return list(pod.pod_anti_affinity.required) if pod.pod_anti_affinity is not None else []
+
+
+def _term_selects(term, owner, pod) -> bool:
+    """A required term of `owner` selects `pod`: its namespaces (its own when none is named, every one for an
+    empty namespaceSelector; the scenario has no Namespace objects for any other selector), then labels."""
+    selector = term.namespace_selector
+    if not term.namespaces and selector is None:
+        in_namespace = pod.namespace == owner.namespace
+    else:
+        everything = selector is not None and not selector.match_labels and not selector.match_expressions
+        in_namespace = pod.namespace in term.namespaces or everything
+    if not in_namespace or term.label_selector is None:
+        return False
+    sel = term.label_selector
+    labels = pod.labels
+    if any(labels.get(k) != v for k, v in sel.match_labels.items()):
+        return False
+    checks = {"In": lambda r: r.key in labels and labels[r.key] in r.values,
+              "NotIn": lambda r: r.key not in labels or labels[r.key] not in r.values,
+              "Exists": lambda r: r.key in labels, "DoesNotExist": lambda r: r.key not in labels}
+    return all(checks[r.operator](r) for r in sel.match_expressions)
+
+
+def _anti_clash(task, labels: dict[str, str], other, other_labels: dict[str, str]) -> tuple[str, str] | None:
+    for owner, target, owner_labels, target_labels, whose in (
+            (task, other, labels, other_labels, "its"), (other, task, other_labels, labels, f"{other.key}'s")):
+        for term in _anti_terms(owner.pod):
+            key = term.topology_key
+            if key in owner_labels and target_labels.get(key) == owner_labels[key] \
+                    and _term_selects(term, owner.pod, target.pod):
+                return f"{whose} required anti-affinity term selects {target.key}", key
+    return None
+
+
 def _host_ports(pod) -> list[tuple[str, str, int]]:
     return [(p.protocol or "TCP", p.host_ip or "0.0.0.0", p.host_port)
             for c in pod.containers for p in c.ports if p.host_port > 0]

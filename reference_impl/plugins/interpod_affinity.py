@@ -12,8 +12,12 @@ the scorer is skipped. Score(node) sums the entries of the node's label values; 
 
 Namespaces: a term with neither namespaces nor a namespaceSelector means the pod's own namespace; an
 empty namespaceSelector means every namespace. The scenario format has no Namespace objects, so a
-non-empty namespaceSelector is matched against no labels. The required terms are read but the
-InterPodAffinity filter is not modelled (the loader says so).
+non-empty namespaceSelector is matched against no labels.
+
+The filter (filtering.go), as the predicates plugin runs it (`predicate.PodAffinityEnable`, on by
+default): PreFilter counts, over the pods the plugin's node view holds when PrePredicate runs, per
+(topology key, value); Filter reads those counts, so a pod placed or removed after the task's
+PrePredicate is not seen until the next one.
 """
 
 from __future__ import annotations
@@ -117,3 +121,81 @@ def normalized_scores(pod: Pod, candidates: list[MirrorNode], all_nodes: Iterabl
     if high == low:
         return [0] * len(raw)
     return [int(MAX_NODE_SCORE * ((score - low) / (high - low))) for score in raw]
+
+
+# -- the filter (k8s interpodaffinity/filtering.go) ---------------------------------------------
+
+REASON_AFFINITY = "node(s) didn't match pod affinity rules"
+REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+
+
+class AffinityFilterState:
+    """PreFilter's counts per (topology key, value): existing pods matching all of the incoming pod's
+    required affinity terms, existing pods matching each of its required anti-affinity terms, and
+    existing pods whose required anti-affinity terms match the incoming pod."""
+
+    __slots__ = ("pod", "affinity_terms", "anti_terms", "affinity", "anti", "existing_anti")
+
+    def __init__(self, pod: Pod) -> None:
+        self.pod = pod
+        self.affinity_terms = list(pod.pod_affinity.required) if pod.pod_affinity is not None else []
+        self.anti_terms = list(pod.pod_anti_affinity.required) if pod.pod_anti_affinity is not None else []
+        self.affinity: dict[tuple[str, str], int] = {}
+        self.anti: dict[tuple[str, str], int] = {}
+        self.existing_anti: dict[tuple[str, str], int] = {}
+
+
+def _count(counts: dict[tuple[str, str], int], key: str, labels: dict[str, str]) -> None:
+    if key in labels:
+        pair = (key, labels[key])
+        counts[pair] = counts.get(pair, 0) + 1
+
+
+def pre_filter(pod: Pod, all_nodes: Iterable[MirrorNode]) -> AffinityFilterState | None:
+    """PreFilter; None is Skip (no required term on the pod, no existing pod with a required
+    anti-affinity term anywhere)."""
+    state = AffinityFilterState(pod)
+    any_existing_anti = False
+    for node in all_nodes:
+        if node.node is None:
+            continue
+        labels = node.node.labels
+        for existing in node.pod_objects.values():
+            anti = existing.pod_anti_affinity.required if existing.pod_anti_affinity is not None else []
+            if anti:
+                any_existing_anti = True
+            for term in anti:
+                if term_matches(term, existing, pod, False):
+                    _count(state.existing_anti, term.topology_key, labels)
+            if state.affinity_terms and all(term_matches(t, pod, existing, True) for t in state.affinity_terms):
+                for term in state.affinity_terms:
+                    _count(state.affinity, term.topology_key, labels)
+            for term in state.anti_terms:
+                if term_matches(term, pod, existing, True):
+                    _count(state.anti, term.topology_key, labels)
+    if not state.affinity_terms and not state.anti_terms and not any_existing_anti:
+        return None
+    return state
+
+
+def filter_node(state: AffinityFilterState, node: MirrorNode) -> tuple[bool, str] | None:
+    """Filter: None passes, else (unresolvable, reason): affinity first (UnschedulableAndUnresolvable),
+    then the pod's anti-affinity and the existing pods' (Unschedulable)."""
+    labels = node.node.labels if node.node is not None else {}
+    pods_exist = True
+    for term in state.affinity_terms:
+        if term.topology_key not in labels:
+            return True, REASON_AFFINITY  # every topology key must be on the node
+        if state.affinity.get((term.topology_key, labels[term.topology_key]), 0) <= 0:
+            pods_exist = False
+    if not pods_exist and not (not state.affinity and all(
+            term_matches(t, state.pod, state.pod, True) for t in state.affinity_terms)):
+        return True, REASON_AFFINITY  # not the first pod of a group that wants itself
+    for term in state.anti_terms:
+        if term.topology_key in labels and state.anti.get((term.topology_key, labels[term.topology_key]), 0) > 0:
+            return False, REASON_ANTI_AFFINITY
+    for key, value in labels.items():
+        if state.existing_anti.get((key, value), 0) > 0:
+            return False, REASON_EXISTING_ANTI_AFFINITY
+    return None

@@ -8,8 +8,9 @@ PredicateFn, in upstream's order:
    TaintToleration (`predicate.TaintTolerationEnable`); with `predicate.CacheEnable` their verdict
    is cached per (node, `volcano.sh/template-uid`) for the session, and a cached failure becomes an
    Error status "plugin equivalence cache predicates failed";
-3. the other k8s filters (NodePorts, InterPodAffinity, volumes, PodTopologySpread, DRA) pass for
-   every pod the scenario format can describe, so they are not modelled.
+3. NodePorts (`predicate.NodePortsEnable`) and InterPodAffinity (`predicate.PodAffinityEnable`, its
+   PreFilter counts taken in PrePredicate: interpod_affinity.py); volumes, PodTopologySpread and DRA
+   pass for every pod the scenario format can describe, so they are not modelled.
 
 PrePredicateFn runs upstream's PreFilters: the sidecar rule (dead: SidecarContainers is locked on in
 k8s 1.36) and NodeAffinity's PreFilter, which rejects a pod whose required terms all pin
@@ -41,6 +42,7 @@ from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.k8s import Node, Pod, Taint
+from schedcheck.reference.plugins.interpod_affinity import filter_node, pre_filter
 from schedcheck.reference.plugins.k8s_mirror import (
     MirrorNode,
     RequiredNodeAffinity,
@@ -53,6 +55,9 @@ from schedcheck.reference.plugins.k8s_mirror import (
 PLUGIN_NAME = "predicates"
 NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
 NODE_PORTS_ENABLE = "predicate.NodePortsEnable"
+POD_AFFINITY_ENABLE = "predicate.PodAffinityEnable"
+AFFINITY_STATE = "PreFilterInterPodAffinity"
+SKIP = "skip"  # PreFilter said Skip: the filter does not run
 REASON_NODE_PORTS = "node(s) didn't have free ports for the requested pod ports"
 TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
 CACHE_ENABLE = "predicate.CacheEnable"
@@ -144,6 +149,7 @@ class PredicatesPlugin(Plugin):
         self.node_affinity_enable = args.get_bool(NODE_AFFINITY_ENABLE, True)
         self.taint_toleration_enable = args.get_bool(TAINT_TOLERATION_ENABLE, True)
         self.node_ports_enable = args.get_bool(NODE_PORTS_ENABLE, True)
+        self.pod_affinity_enable = args.get_bool(POD_AFFINITY_ENABLE, True)
         self.cache_enable = args.get_bool(CACHE_ENABLE, False)
         self._filters_by_task: dict[str, _PodFilter] = {}
         self._filters_by_spec: dict[tuple, _PodFilter] = {}
@@ -185,6 +191,9 @@ class PredicatesPlugin(Plugin):
             return Exception("pod has a restartable init container and the SidecarContainers feature is disabled")
         if self.node_affinity_enable and required_terms_conflict(pod):
             return Exception(f"plugin NodeAffinity pre-predicates failed {REASON_AFFINITY_CONFLICT}")
+        if self.pod_affinity_enable:  # InterPodAffinity's PreFilter: counts over the node view as it is now
+            self.ssn.cycle_states.setdefault(task.uid, {})[AFFINITY_STATE] = (
+                pre_filter(pod, self.mirror.nodes.values()) or SKIP)
         self.mirror.prefiltered.add(task.uid)
         return None
 
@@ -203,8 +212,18 @@ class PredicatesPlugin(Plugin):
             statuses.append(Status(StatusCode.Unschedulable, NODE_POD_NUMBER_EXCEEDED, PLUGIN_NAME))
         if failed is not None:  # the stable filters abort first (UnschedulableAndUnresolvable)
             statuses.append(Status(failed.code, failed.reason))  # a fresh status per FitError
-        elif self.node_ports_enable and host_ports_conflict(task.pod, mirror_node):
-            statuses.append(Status(StatusCode.Unschedulable, REASON_NODE_PORTS))  # then the other filters
+        else:  # then the other filters, in upstream's order; an unresolvable one aborts
+            if self.node_ports_enable and host_ports_conflict(task.pod, mirror_node):
+                statuses.append(Status(StatusCode.Unschedulable, REASON_NODE_PORTS))
+            if self.pod_affinity_enable:
+                state = self.ssn.cycle_states.get(task.uid, {}).get(AFFINITY_STATE)
+                if state is None:
+                    statuses.append(Status(StatusCode.Error, f'reading "{AFFINITY_STATE}" from cycleState: not found'))
+                elif state is not SKIP:
+                    failed = filter_node(state, mirror_node)
+                    if failed is not None:
+                        code = StatusCode.UnschedulableAndUnresolvable if failed[0] else StatusCode.Unschedulable
+                        statuses.append(Status(code, failed[1]))
         return FitError(task.key, node.name, statuses) if statuses else None
 
     def _cached_stable_filters(self, task: TaskInfo, node: NodeInfo) -> Status | None:

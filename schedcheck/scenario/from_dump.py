@@ -42,7 +42,8 @@ def _walk(value: Any, found: dict[tuple[str, str, str], dict[str, Any]]) -> None
         kind = _kind(value)
         if kind is not None:
             meta = value["metadata"]
-            key = (kind, meta.get("namespace") or "", meta["name"])
+            namespace = meta.get("namespace") or ""  # any type: the object reader names a bad one in one line
+            key = (kind, namespace if isinstance(namespace, str) else repr(namespace), meta["name"])
             if key not in found:
                 doc = {k: v for k, v in value.items() if k in ("metadata", "spec", "status")}
                 found[key] = {"apiVersion": value.get("apiVersion") or KINDS[kind], "kind": kind, **doc}

@@ -59,13 +59,6 @@ def reference_warnings(objects: k8s.ClusterObjects, warnings: list[str]) -> None
             warnings.append(
                 f"{what} {target}, named by {listing(users)}, is not among the objects: {consequence[what]}"
             )
-    required = [pod.key for pod in objects.pods
-                if (pod.pod_affinity is not None and pod.pod_affinity.required)
-                or (pod.pod_anti_affinity is not None and pod.pod_anti_affinity.required)]
-    if required:
-        warnings.append(f"{listing(['Pod ' + k for k in required])}: required pod (anti-)affinity is read but the "
-                        "InterPodAffinity filter is not modelled, so these pods may be placed where upstream would "
-                        "not (preferred terms do score)")
     for pod in objects.pods:
         if pod.phase not in _POD_PHASES:
             warnings.append(

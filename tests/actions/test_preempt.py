@@ -278,7 +278,10 @@ def test_filters_split_phase_a_and_phase_b():
 # -- eligibility --------------------------------------------------------------------------
 
 
-def _eligibility_session(nominated: str, victim_conditions=None, deleting=False, preemptor_extra=None):
+def _eligibility_session(nominated: str, victim_conditions=None, deleting=False, preemptor_extra=None,
+                        pre_predicate=True):
+    """taskEligibleToPreempt asks PredicateFn without a PrePredicate of its own; in a session allocate has
+    asked one for the pending task first (`pre_predicate`), which InterPodAffinity's filter reads."""
     victim_extra = {"conditions": victim_conditions or []}
     if deleting:
         victim_extra["deletion_timestamp"] = "2025-01-01T00:00:00Z"
@@ -291,7 +294,14 @@ def _eligibility_session(nominated: str, victim_conditions=None, deleting=False,
     action = Preempt()
     action.ssn = ssn
     task = next(iter(ssn.jobs["default/high"].tasks.values()))
+    if pre_predicate:
+        assert ssn.pre_predicate_fn(task) is None
     return action, task
+
+
+def test_eligibility_without_an_earlier_pre_predicate_the_filter_errs_so_the_task_is_eligible():
+    action, task = _eligibility_session("n2", pre_predicate=False)
+    assert action.task_eligible_to_preempt(task)  # an Error status, not UnschedulableAndUnresolvable
 
 
 PREEMPTED = [PodCondition("DisruptionTarget", "True", "PreemptionByScheduler")]

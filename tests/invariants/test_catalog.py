@@ -387,6 +387,7 @@ DEDICATED = {
     "topology.session-matches-objects": "test_topology.py",
     "topology.sub-group-within-hypernode": "test_topology.py",
     "gang.sub-groups-ready": "test_topology.py",
+    "node.pod-anti-affinity-respected": "test_placement_allowed.py",
 }
 
 

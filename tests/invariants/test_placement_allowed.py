@@ -87,3 +87,41 @@ def test_host_ports_pass_on_the_faithful_reference():
 def test_host_ports_fire_when_the_filter_is_skipped():
     with mutant("predicates-ignores-node-ports"):
         assert PORTS in _port_violations()
+
+
+ANTI = "node.pod-anti-affinity-respected"
+AFFINITY_CASES = ["predicates-pod-anti-affinity-spreads-a-gang", "predicates-existing-pod-anti-affinity",
+                  "predicates-pod-affinity-required"]
+
+
+def _anti_violations(name: str) -> list[str]:
+    engine = InvariantEngine(only=[ANTI])
+    run_scenario(load_scenario(HERE / f"tests/scenarios/{name}.yaml"), engine=engine)
+    assert engine.checks[ANTI] > 0
+    return [v.invariant for v in engine.violations]
+
+
+@pytest.mark.parametrize("name", AFFINITY_CASES)
+def test_pod_anti_affinity_respected_passes_on_the_faithful_reference(name):
+    assert _anti_violations(name) == []
+
+
+@pytest.mark.parametrize("name", AFFINITY_CASES[:2])
+def test_pod_anti_affinity_respected_fires_when_the_filter_is_skipped(name):
+    with mutant("predicates-ignores-inter-pod-affinity"):
+        assert ANTI in _anti_violations(name)
+
+
+def test_the_affinity_filter_follows_kubernetes():
+    from schedcheck.reference.k8s import LabelSelector, Node, PodAffinity, PodAffinityTerm
+    from schedcheck.reference.plugins.interpod_affinity import REASON_AFFINITY, filter_node, pre_filter
+    from schedcheck.reference.plugins.k8s_mirror import MirrorNode
+
+    zone = "topology.kubernetes.io/zone"
+    wants_db = PodAffinity(required=[PodAffinityTerm(LabelSelector({"app": "db"}), zone)])
+    first = _pod(labels={"app": "db"}, pod_affinity=wants_db)
+    a, b = MirrorNode("a", Node(name="a", uid="a", labels={zone: "z1"})), MirrorNode("b", Node(name="b", uid="b"))
+    state = pre_filter(first, [a, b])
+    assert filter_node(state, a) is None  # the first pod of a group that wants itself
+    assert filter_node(state, b) == (True, REASON_AFFINITY)  # the node lacks the topology key
+    assert pre_filter(_pod(), [a, b]) is None  # nothing to check: Skip

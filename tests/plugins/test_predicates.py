@@ -41,7 +41,10 @@ def task_of(ssn: Session, name: str):
 
 
 def check(ssn: Session, task_name: str, node_name: str):
-    return ssn.predicate_fn(task_of(ssn, task_name), ssn.nodes[node_name])
+    """PrePredicate then Predicate, as every action asks them."""
+    task = task_of(ssn, task_name)
+    ssn.pre_predicate_fn(task)
+    return ssn.predicate_fn(task, ssn.nodes[node_name])
 
 
 def statuses(err) -> list[tuple[StatusCode, str]]:
@@ -319,3 +322,9 @@ def test_equivalence_cache_lets_a_cached_fit_through():
                    {"predicate.CacheEnable": True})
     assert check(ssn, "p-0", "n1") is None
     assert check(ssn, "p-1", "n1") is None
+
+
+def test_a_predicate_without_its_pre_predicate_fails_on_the_missing_inter_pod_affinity_state():
+    ssn = open_ssn([node("n1")], [pod("p")])
+    err = ssn.predicate_fn(task_of(ssn, "p"), ssn.nodes["n1"])
+    assert statuses(err) == [(StatusCode.Error, 'reading "PreFilterInterPodAffinity" from cycleState: not found')]
