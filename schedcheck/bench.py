@@ -179,11 +179,14 @@ def _upstream_command(upstream: bool | None, progress: IO[str] | None) -> list[s
 def run_bench(sizes: list[int], seed: int = 0, progress: IO[str] | None = None,
               with_invariants: bool = True, upstream: bool | None = None) -> dict[str, Any]:
     """Measure every size; `upstream` None measures upstream's scheduler too when the adapter can be had."""
+    from schedcheck.progress import Progress
+
     results = []
     command = _upstream_command(upstream, progress)
-    for size in sizes:
-        if progress is not None and progress.isatty():
-            progress.write(f"measuring {size} nodes ...\n")
+    display = Progress(progress, "bench", len(sizes), unit="sizes", interval=0.0) if progress is not None else None
+    for index, size in enumerate(sizes):
+        if display is not None:
+            display.update(index, measuring=f"{size} nodes")
         figures = measure(size, seed, with_invariants)
         if command is not None:
             up = measure_upstream(command, size, seed)
@@ -191,6 +194,9 @@ def run_bench(sizes: list[int], seed: int = 0, progress: IO[str] | None = None,
             figures["referenceOverUpstream"] = (
                 round(figures["sessionSeconds"] / up["sessionSeconds"], 1) if up["sessionSeconds"] > 0 else None)
         results.append(figures)
+    if display is not None:
+        display.update(len(sizes), measured=f"{len(sizes)} sizes")
+        display.close()
     return {"seed": seed, "actions": BENCH_ACTIONS, "tiers": BENCH_TIERS, "sizes": results}
 
 

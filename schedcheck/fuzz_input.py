@@ -5,7 +5,7 @@ values replaced by junk and extremes (wrong types, negative, huge or unreadable 
 encodings), objects dropped, duplicated or emptied, raw text mangled, and cache dumps (dumper.go's shape, some cut
 short) made of them for `--from-dump`. Each case must either be
 rejected by the loader with one line (no newline, naming the file) or load and then run, check (its
-report written) and replay without an exception and within a time limit. Crashes and hangs are saved,
+report written), replay and conform (the reference behind protocol 1) without an exception and within a time limit. Crashes and hangs are saved,
 with the input that caused them, to reports/<time>-fuzz-input/. A small fixed slice runs in the suite
 (tests/test_fuzz_input.py).
 """
@@ -29,13 +29,15 @@ from typing import Any
 import yaml
 
 DESCRIPTION = ("Corrupt real scenarios (types, quantities, references, encodings, raw text) and feed each to the "
-               "loader, the runner, the report writer and replay: every case must be rejected in one line or run "
+               "loader, the runner, the report writer, replay and conform: every case must be rejected in one line or run "
                "without an exception or a hang. Crashes are saved with their input.")
 EPILOG = """example:
   schedcheck fuzz-input --count 10000 --seed 1
   schedcheck fuzz-input --count 500 tests/scenarios
 
 exit status: 0 no crash or hang, 1 some, 2 usage"""
+
+CONFORM_IMPL = "python:schedcheck.conform.reference:run"  # the reference behind protocol 1
 
 JUNK: tuple[Any, ...] = (
     None, 0, -1, 1.5, True, "", "x", "-1", "4GB", "1.5.5", [], [1], {}, {"a": 1}, {"kind": "List"},
@@ -181,8 +183,13 @@ def try_case(text: str, name: str, workdir: Path) -> tuple[str, str | None]:
                         ["check", "--from-dump", str(path), "--json", "--report", str(workdir)]]
             else:
                 path.write_text(text, encoding="utf-8")
+                folder = workdir / f"conform-{name}"  # conform reads a folder: this case alone
+                folder.mkdir(exist_ok=True)
+                (folder / "case.yaml").write_text(text, encoding="utf-8")
                 runs = [["run", str(path), "--json"], ["check", str(path), "--json", "--report", str(workdir)],
-                        ["replay", str(path)]]
+                        ["replay", str(path)],
+                        ["conform", "--impl", CONFORM_IMPL, "--scenarios", str(folder), "--budget", "30",
+                         "--minimise-budget", "5", "--report", str(workdir), "--json"]]
             for argv in runs:
                 with open(workdir / "out", "w", encoding="utf-8") as sink:
                     saved = sys.stdout, sys.stderr

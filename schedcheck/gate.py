@@ -1,8 +1,10 @@
 """`schedcheck gate`: generate clusters and cycles, check every invariant, minimise the first failure.
 
 One worker runs in this process. More workers run as pytest-xdist processes
-over `schedcheck/gate_pytest.py` (pytest also writes the JUnit XML), each
-searching with its own seed and sharing the Hypothesis example database. A
+over `schedcheck/gate_pytest.py` (pytest also writes the JUnit XML), or as
+tasks on a Dask distributed cluster (`--cluster`, schedcheck.gate_cluster),
+each searching with its own seed and sharing the Hypothesis example database
+(a folder, or Redis for workers on several machines: schedcheck.gate_database). A
 worker that finds a counterexample leaves it in the shared stats folder; this
 process then shrinks it further with the domain-aware minimiser and writes the
 report folder with a replayable `counterexample.yaml`.
@@ -43,6 +45,8 @@ class GateOptions:
     only: list[str] | None = None
     json: bool = False
     fail_on_known: tuple[str, ...] = ()  # known upstream findings that fail the gate (invariants/known.py)
+    cluster: str | None = None  # a Dask scheduler address, or "local" (schedcheck.gate_cluster)
+    progress: bool = True  # a bar on a terminal, periodic lines otherwise (schedcheck.progress)
 
 
 @dataclass
@@ -105,11 +109,13 @@ def run_gate(opts: GateOptions, err: IO[str] | None = None) -> GateResult:
         config = WorkerConfig(budget=budget, seed=seed, profile=opts.profile, database=opts.database,
                               mutant=opts.mutant, strict=opts.strict, stats_dir=stats_dir, only=opts.only,
                               fail_on_known=list(opts.fail_on_known))
-        progress = _Progress(stats_dir, err, budget) if err.isatty() else None
+        progress = _Progress(stats_dir, err, budget, max(1, opts.workers)) if opts.progress else None
         if progress:
             progress.start()
         try:
-            if opts.workers <= 1 and not opts.junit:
+            if opts.cluster:
+                all_stats = _run_on_cluster(config, opts, stats_dir, progress)
+            elif opts.workers <= 1 and not opts.junit:
                 stats, failure = run_worker(config)
                 if failure is not None:
                     _save_failure(stats_dir, 0, failure)
@@ -161,6 +167,20 @@ def _run_with_pytest(config: WorkerConfig, workers: int, junit: str | None) -> i
         os.environ.pop(CONFIG_ENV, None)
 
 
+def _run_on_cluster(config: WorkerConfig, opts: GateOptions, stats_dir: str,
+                    progress: _Progress | None) -> list[WorkerStats]:
+    from schedcheck.gate_cluster import run_on_cluster
+
+    def done(stats: WorkerStats, failure: Failure | None) -> None:
+        if failure is not None:
+            _save_failure(stats_dir, stats.worker, failure)
+        if progress is not None:
+            progress.finished += 1
+
+    stats, _ = run_on_cluster(config, max(1, opts.workers), opts.cluster or "local", done)
+    return stats
+
+
 def _save_failure(stats_dir: str, worker: int, failure: Failure) -> None:
     path = Path(stats_dir) / f"failure-{worker}.json"
     path.write_text(json.dumps(asdict(failure)), encoding="utf-8")
@@ -201,10 +221,16 @@ def _minimise_and_report(result: GateResult, opts: GateOptions, err: IO[str]) ->
 
 
 class _Progress:
-    """Prints a progress line on a terminal every two seconds from the workers' stats files."""
+    """Polls the workers' stats files every two seconds: a bar on a terminal (elapsed against the budget,
+    scenarios, cycles/s, findings so far), a plain line every 15 s otherwise."""
 
-    def __init__(self, stats_dir: str, out: IO[str], budget: float) -> None:
-        self.stats_dir, self.out, self.budget = stats_dir, out, budget
+    def __init__(self, stats_dir: str, out: IO[str], budget: float, workers: int) -> None:
+        from schedcheck.progress import Progress
+
+        self.stats_dir = stats_dir
+        self.display = Progress(out, "gate", budget)
+        self.workers = workers
+        self.finished = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -214,23 +240,24 @@ class _Progress:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=3)
-        self.out.write("\n")
+        self.display.close()
 
     def _run(self) -> None:
-        started = time.monotonic()
         while not self._stop.wait(2.0):
             try:
                 stats = _read_stats(self.stats_dir)
+                failures = len(list(Path(self.stats_dir).glob("failure-*.json")))
             except (OSError, ValueError):
                 continue
-            elapsed = time.monotonic() - started
-            examples = sum(s.examples for s in stats)
+            elapsed = time.monotonic() - self.display.started
             cycles = sum(s.cycles for s in stats)
-            checks = sum(s.invariant_checks for s in stats)
-            self.out.write(f"\r  {elapsed:5.0f}/{self.budget:.0f} s  {examples} scenarios  {cycles} cycles "
-                           f"({cycles / max(elapsed, 1e-9):.1f}/s)  {checks} invariant checks "
-                           f"({checks / max(elapsed, 1e-9):.0f}/s)   ")
-            self.out.flush()
+            figures: dict[str, Any] = {"scenarios": sum(s.examples for s in stats), "cycles": cycles,
+                                       "cycles/s": cycles / max(elapsed, 1e-9),
+                                       "violations": failures + sum(1 for s in stats if s.failure),
+                                       "findings": sum(s.findings for s in stats)}
+            if self.workers > 1:
+                figures["workers done"] = f"{self.finished}/{self.workers}"
+            self.display.update(elapsed, **figures)
 
 
 def render_gate(result: GateResult) -> str:

@@ -20,9 +20,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings, target
 from hypothesis import seed as hypothesis_seed
-from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.control import currently_in_test_context
 from hypothesis.errors import FlakyFailure
 
+from schedcheck.gate_database import FailureStore, open_database
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.runner import RunResult, run_scenario
 from schedcheck.scenario.loader import scenario_from_document
@@ -36,7 +37,7 @@ class WorkerConfig:
     budget: float  # seconds of searching (minimisation comes on top)
     seed: int
     profile: str = "ci"
-    database: str = ".schedcheck/hypothesis"
+    database: str = ".schedcheck/hypothesis"  # a folder, or redis://HOST:PORT/DB (schedcheck.gate_database)
     mutant: str | None = None
     strict: bool = False  # quality findings fail too
     worker: int = 0
@@ -71,6 +72,7 @@ class WorkerStats:
     check_seconds: float = 0.0  # of which in the invariants
     checks: dict[str, int] = field(default_factory=dict)  # invariant id -> times checked
     covered: dict[str, int] = field(default_factory=dict)  # "action:x", "plugin:x", "outcome:x" -> scenarios
+    findings: int = 0  # quality findings reported (they fail only a strict gate)
 
 
 class CounterexampleFound(AssertionError):
@@ -101,6 +103,7 @@ def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str]
                 stats.checks[inv_id] = stats.checks.get(inv_id, 0) + count
     if stats is not None:
         _cover(stats, scenario, result)
+        stats.findings += len(result.findings)
     failures = result.violations + (result.findings if strict else [])
     return result, (failures[0] if failures else None)
 
@@ -131,8 +134,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
         from schedcheck.generators.scenarios import scenario_profiles, scenarios
 
         strategy = scenarios(**scenario_profiles[cfg.profile])
-    Path(cfg.database).mkdir(parents=True, exist_ok=True)
-    database = DirectoryBasedExampleDatabase(cfg.database)
+    store = FailureStore(open_database(cfg.database), cfg.mutant, cfg.strict)
     stats = WorkerStats(cfg.worker)
     started = time.monotonic()
     deadline = started + cfg.budget
@@ -163,7 +165,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
             if failure is not None or result is None or not result.ties:
                 break  # no tie broken: another seed would decide the same
         stats.examples += 1
-        if result is not None:
+        if result is not None and currently_in_test_context():  # not for a saved failure retried
             # steer the search towards contested states: evictions, reservations, admissions held back
             target(float(len(result.evicted)), label="evictions")
             target(float(len(result.pipelined)), label="pipelined")
@@ -180,10 +182,23 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
                                        failure.get("action", ""), first_found[0], failing_seed)]
             raise CounterexampleFound(f"{failure['id']}: {failure.get('message', '')}")
 
+    def retry_saved() -> bool:
+        """Failures any worker saved (now or in an earlier run) are retried before anything is generated."""
+        for doc in store.untried():
+            try:
+                body(doc)
+            except CounterexampleFound:
+                return True
+            if cfg.only is None and not cfg.fail_on_known:
+                store.forget(doc)  # passes under the whole catalog: the bug is gone
+        return False
+
     with _mutant_context(cfg.mutant):
         batch = 0
         while True:
             if cfg.max_examples is None and time.monotonic() > deadline:
+                break
+            if retry_saved():
                 break
             examples = cfg.max_examples if cfg.max_examples is not None else BATCH_EXAMPLES
             batch_seed = cfg.seed * 7919 + cfg.worker * 104729 + batch
@@ -193,7 +208,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
                     last_failure[:] = [machine_failure]
                     break
             else:
-                test = _batch_test(body, strategy, database, examples, batch_seed)
+                test = _batch_test(body, strategy, examples, batch_seed)
                 try:
                     test()
                 except CounterexampleFound:
@@ -209,6 +224,8 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
     stats.batches = batch + 1
     stats.seconds = time.monotonic() - started
     failure = last_failure[0] if last_failure else None
+    if failure is not None and failure.doc:
+        store.save(failure.doc)  # every other worker, and the next run, retries it first
     if failure is not None:
         stats.failure = {"invariant": failure.invariant, "cycle": failure.cycle, "action": failure.action,
                          "foundAfter": round(failure.found_after, 2)}
@@ -245,9 +262,10 @@ def _machine_batch(cfg: WorkerConfig, stats: WorkerStats, batch_seed: int, examp
     return None
 
 
-def _batch_test(body: Callable[[dict[str, Any]], None], strategy, database, examples: int, batch_seed: int):
+def _batch_test(body: Callable[[dict[str, Any]], None], strategy, examples: int, batch_seed: int):
+    # database=None: a seeded test neither saves nor replays examples (FailureStore does that instead)
     @hypothesis_seed(batch_seed)
-    @settings(max_examples=examples, deadline=None, database=database, derandomize=False,
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck), phases=list(Phase), print_blob=False,
               report_multiple_bugs=False)
     @given(strategy)

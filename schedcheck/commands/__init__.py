@@ -43,8 +43,9 @@ COMMANDS: tuple[Command, ...] = (
             "[--json] [--markdown]", None),
     Command("gate", "schedcheck.commands.gate",
             "generate clusters and cycles, check every invariant, minimise the first failure",
-            "[--budget S] [--seed N] [--profile ci|nightly] [--workers N] [--report DIR] [--junit FILE] "
-            "[--database DIR] [--strict] [--only IDS] [--mutant NAME] [--fail-on-known IDS] [--json]",
+            "[--budget S] [--seed N] [--profile ci|nightly] [--workers N] [--cluster ADDRESS] [--report DIR] "
+            "[--junit FILE] [--database DIR|URL] [--strict] [--only IDS] [--mutant NAME] [--fail-on-known IDS] "
+            "[--no-progress] [--json]",
             ("clean within the budget", "violation found", "usage error")),
     Command("replay", "schedcheck.replay", "replay a saved counterexample",
             "FILE [--impl CMD] [--json]", ("no longer fails", "still fails", "unreadable")),

@@ -48,7 +48,8 @@ def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from schedcheck.conform.impl import ImplSpecError, parse_impl
-    from schedcheck.conform.search import folder_scenarios, generated_scenarios, search, terminal_progress
+    from schedcheck.conform.search import folder_scenarios, generated_scenarios, search
+    from schedcheck.progress import Progress
     from schedcheck.scenario.errors import ScenarioError
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
@@ -65,11 +66,11 @@ def main(args: argparse.Namespace) -> int:
     except ScenarioError as exc:
         print(f"schedcheck: {exc}", file=sys.stderr)
         return 2
-    progress = None if args.json else terminal_progress()
+    progress = None if args.json else Progress(sys.stderr, "conform", args.budget)
     workers = 1 if impl.target is not None else max(1, args.workers)  # no fork() from several threads
     found = search(impl, source, seed, args.budget, args.minimise_budget, progress, workers)
     if progress is not None:
-        sys.stderr.write("\r\033[K")
+        progress.close()
     report_dir = None
     if not found.conformant:
         from schedcheck.conform.report import write_conform_report

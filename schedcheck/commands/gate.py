@@ -17,6 +17,8 @@ EPILOG = """examples:
   schedcheck gate --budget 600 --workers 2 --seed 42 --junit gate.xml
   schedcheck gate --profile nightly --database /shared/schedcheck-db
   schedcheck gate --mutant discard-not-reversing --budget 60   # self-test: the gate must find this bug
+  schedcheck gate --cluster tcp://10.0.0.5:8786 --workers 16 --database redis://10.0.0.5:6379/0
+  schedcheck gate --cluster local --workers 2    # a local Dask cluster instead of pytest-xdist
 """
 
 
@@ -29,8 +31,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (pytest-xdist)")
     parser.add_argument("--report", metavar="DIR", default="reports", help="where reports go (default reports/)")
     parser.add_argument("--junit", metavar="FILE", help="also write a JUnit XML result")
-    parser.add_argument("--database", metavar="DIR", default=".schedcheck/hypothesis",
-                        help="Hypothesis example database, shared by workers and later runs")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="run the workers as tasks on a Dask distributed cluster (tcp://HOST:8786), or on a "
+                             "local one ('local'); every worker searches with its own seed")
+    parser.add_argument("--database", metavar="DIR|URL", default=".schedcheck/hypothesis",
+                        help="Hypothesis example database shared by workers and later runs: a folder, or "
+                             "redis://HOST:6379/0 for workers on several machines")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (on a terminal) or periodic progress lines (otherwise)")
     parser.add_argument("--strict", action="store_true", help="quality findings fail the gate too")
     parser.add_argument("--fail-on-known", metavar="IDS", help=KNOWN_HELP)
     parser.add_argument("--only", metavar="IDS", help="comma-separated invariant ids to check (default: all)")
@@ -61,11 +69,29 @@ def main(args: argparse.Namespace) -> int:
         if unknown:
             print(f"schedcheck: gate: --only: unknown invariant id(s): {', '.join(unknown)}", file=sys.stderr)
             return EXIT_USAGE
+    if args.cluster and args.junit:
+        print("schedcheck: gate: --junit: written by the pytest-xdist workers; not with --cluster", file=sys.stderr)
+        return EXIT_USAGE
+    from schedcheck.gate_database import DatabaseError, is_redis, open_database
+
+    if is_redis(args.database):
+        try:
+            open_database(args.database, check=True)
+        except DatabaseError as exc:
+            print(f"schedcheck: gate: --database: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     options = GateOptions(budget=args.budget, seed=args.seed, profile=args.profile, report_dir=args.report,
                           workers=args.workers, junit=args.junit, database=args.database, mutant=args.mutant,
                           strict=args.strict, only=only, json=args.json,
-                          fail_on_known=known_ids(args.fail_on_known))
-    result = run_gate(options)
+                          fail_on_known=known_ids(args.fail_on_known), cluster=args.cluster,
+                          progress=not args.no_progress)
+    from schedcheck.gate_cluster import ClusterError
+
+    try:
+        result = run_gate(options)
+    except ClusterError as exc:
+        print(f"schedcheck: gate: --cluster: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if args.json:
         json.dump(result.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -4,8 +4,6 @@ minimise that scenario with the implementation re-run on every candidate."""
 from __future__ import annotations
 
 import copy
-import os
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -14,6 +12,7 @@ from typing import Any
 
 from schedcheck.conform.check import Verdict, conform_one
 from schedcheck.conform.impl import Implementation
+from schedcheck.progress import Progress
 from schedcheck.scenario.errors import ScenarioError
 
 BATCH = 20  # generated scenarios drawn at a time
@@ -74,7 +73,7 @@ def same_failure(kind: str) -> Callable[[Verdict], bool]:
 
 def search(impl: Implementation, source: Iterator[tuple[str, dict[str, Any]]] | list[tuple[str, dict[str, Any]]],
            seed: int, budget: float, minimise_budget: float = 30.0,
-           progress: Callable[[str], None] | None = None, workers: int = 1) -> SearchResult:
+           progress: Progress | None = None, workers: int = 1) -> SearchResult:
     """Run scenarios until one does not conform or the budget is spent; with workers > 1, that many
     calls run at once, and results are still judged in scenario order (the same first failure)."""
     from concurrent.futures import ThreadPoolExecutor
@@ -104,7 +103,9 @@ def search(impl: Implementation, source: Iterator[tuple[str, dict[str, Any]]] | 
             out.call_seconds += verdict.seconds
             out.names.append(name)
             if progress is not None:
-                progress(f"{out.scenarios} scenario(s), {time.monotonic() - started:.0f} s")
+                elapsed = time.monotonic() - started
+                progress.update(elapsed, scenarios=out.scenarios, per_s=out.scenarios / max(elapsed, 1e-9),
+                                findings=int(not verdict.ok))
             if not verdict.ok:
                 out.failing, out.original = verdict, doc
                 out.found_after = time.monotonic() - started
@@ -161,14 +162,3 @@ def _reference_passes(scenario: Any, doc: dict[str, Any], seed: int, kind: str |
 
     # The raw outside checks: check_answer would drop whatever the reference shares with itself.
     return not check_result(scenario, run(copy.deepcopy(doc), seed))
-
-
-def terminal_progress() -> Callable[[str], None] | None:
-    """A progress line on standard error, only when it is a terminal."""
-    if not sys.stderr.isatty() or os.environ.get("TERM") == "dumb":
-        return None
-
-    def show(text: str) -> None:
-        sys.stderr.write(f"\r\033[K{text}")
-        sys.stderr.flush()
-    return show
