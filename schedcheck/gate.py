@@ -137,14 +137,16 @@ def run_gate(opts: GateOptions, err: IO[str] | None = None) -> GateResult:
 
 def _write_summary(result: GateResult, opts: GateOptions) -> Path:
     """A clean gate leaves evidence of what it tried: summary.json (totals, checks per invariant, what the
-    scenarios reached, and which catalog rules never ran) in reports/<time>-gate-clean/."""
+    scenarios reached, and which catalog rules never ran) and report.html in reports/<time>-gate-clean/."""
     from schedcheck.invariants.catalog import catalog
     from schedcheck.report_folder import write_report_folder
+    from schedcheck.report_html import render_summary_html
 
     summary = {**result.to_json(), **result.coverage(), "mutant": opts.mutant}
     summary["neverChecked"] = sorted({inv.id for inv in catalog()} - set(summary["checksPerInvariant"]))
     return write_report_folder(Path(opts.report_dir), "gate-clean",
-                               {"summary.json": json.dumps(summary, indent=2) + "\n"})
+                               {"summary.json": json.dumps(summary, indent=2) + "\n",
+                                "report.html": render_summary_html(summary)})
 
 
 def _run_with_pytest(config: WorkerConfig, workers: int, junit: str | None) -> int:
@@ -270,7 +272,7 @@ def render_gate(result: GateResult) -> str:
     if result.failure is None:
         lines.append("clean: no invariant violated")
         if result.report:
-            lines.append(f"summary: {result.report}/summary.json")
+            lines.append(f"summary: {result.report}/summary.json (and report.html)")
     else:
         f = result.failure
         lines.append(f"VIOLATION {f.invariant} (cycle {f.cycle}, {f.action or '-'}) found after "

@@ -1,4 +1,4 @@
-"""Check reports: reports/<timestamp>-<name>/report.json and report.md (`schedcheck check`).
+"""Check reports: reports/<timestamp>-<name>/report.json, report.md and report.html (`schedcheck check`).
 
 The folder is written by schedcheck.report_folder: atomically, never overwriting.
 """
@@ -11,13 +11,16 @@ from typing import Any
 
 from schedcheck.invariants.catalog import get as get_invariant
 from schedcheck.report_folder import safe_name, write_report_folder
+from schedcheck.report_html.check import render_check_html
 
 
 def write_report(parent: Path, name: str, payload: dict[str, Any]) -> Path:
-    """reports/<time>-<name>/ with report.json and report.md (schedcheck.report_folder writes it)."""
+    """reports/<time>-<name>/ with report.json, report.md and report.html (schedcheck.report_folder writes
+    it; the page's pictures never fail the report: one that cannot be drawn is a note in the page)."""
     return write_report_folder(parent, safe_name(name, "scenario"), {
         "report.json": json.dumps(payload, indent=2) + "\n",
         "report.md": render_markdown(payload),
+        "report.html": render_check_html(payload),
     })
 
 

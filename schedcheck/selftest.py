@@ -27,6 +27,7 @@ EPILOG = """examples:
   schedcheck selftest                       # every mutant on its own scenario (seconds)
   schedcheck selftest --budget 60 --json    # and the blind gate, up to 60 s per mutant
   schedcheck selftest --only reclaim-own-queue,overcommit-inqueue-not-added
+  schedcheck selftest --budget 30 --report reports   # and reports/<time>-selftest/report.html
 
 exit status: 0 every mutant caught on its scenario, 1 some mutant missed, 2 usage"""
 
@@ -61,6 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the blind gate (default: 1)")
     parser.add_argument("--only", help="comma-separated mutant names (default: all)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--report", metavar="DIR", help="also write DIR/<time>-selftest/ with report.json, report.md "
+                                                       "and report.html (a table and a chart of the blind gate)")
 
 
 def scenario_path(name: str) -> Path:
@@ -113,26 +116,54 @@ def main(args: argparse.Namespace) -> int:
     if missing:
         print(f"schedcheck: selftest: no scenario for {', '.join(missing)} in {SCENARIOS}", file=sys.stderr)
         return EXIT_USAGE
+    from schedcheck.progress import Progress
+
     started = time.monotonic()
     results = []
+    progress = Progress(sys.stderr, "selftest", len(names), unit="mutants")
     for name in names:
         result = judge(name)
         if args.budget > 0:
             result.gate_seconds, result.gate_invariant = blind_gate(name, args.budget, args.seed)
         results.append(result)
-        if not args.json and sys.stderr.isatty():
-            print(f"  {name}: {'caught' if result.caught else 'MISSED'}", file=sys.stderr)
+        figures = {"caught": sum(r.caught for r in results), "missed": sum(not r.caught for r in results)}
+        if args.budget > 0:
+            figures["found by the gate"] = sum(r.gate_seconds is not None for r in results)
+        progress.update(len(results), **figures, last=name)
+    progress.close()
     caught = sum(r.caught for r in results)
     found = sum(r.gate_seconds is not None for r in results)
+    summary = {"mutants": len(results), "caught": caught, "gateBudget": args.budget, "gateSeed": args.seed,
+               "foundByGate": found if args.budget > 0 else None, "seconds": round(time.monotonic() - started, 1),
+               "results": [r.to_json() for r in results]}
+    report = getattr(args, "report", None)
+    if report:
+        try:
+            summary["report"] = str(write_report(Path(report), summary, render(results, args.budget)))
+        except OSError as exc:
+            print(f"schedcheck: selftest: --report {report}: cannot write the report: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     if args.json:
-        json.dump({"mutants": len(results), "caught": caught, "gateBudget": args.budget, "gateSeed": args.seed,
-                   "foundByGate": found if args.budget > 0 else None,
-                   "seconds": round(time.monotonic() - started, 1),
-                   "results": [r.to_json() for r in results]}, sys.stdout, indent=2)
+        json.dump(summary, sys.stdout, indent=2)
         print()
     else:
         print(render(results, args.budget))
+        if report:
+            print(f"report: {summary['report']}/report.html")
     return EXIT_OK if caught == len(results) else EXIT_FAILED
+
+
+def write_report(parent: Path, summary: dict[str, Any], table: str) -> Path:
+    """<parent>/<time>-selftest/ with report.json (the totals and every result), report.md and report.html."""
+    from schedcheck.report_folder import write_report_folder
+    from schedcheck.report_html.selftest import render_selftest_html
+
+    gate = (f"- blind gate: seed {summary['gateSeed']}, budget {summary['gateBudget']:g} s per mutant"
+            if summary["gateBudget"] > 0 else "- blind gate: not run (--budget S runs it)")
+    markdown = "\n".join(["# schedcheck selftest", "", gate, f"- seconds: {summary['seconds']}", "", table, ""])
+    return write_report_folder(parent, "selftest", {"report.json": json.dumps(summary, indent=2) + "\n",
+                                                    "report.md": markdown,
+                                                    "report.html": render_selftest_html(summary)})
 
 
 def render(results: list[MutantResult], budget: float) -> str:

@@ -62,11 +62,11 @@ def write(tmp_path: Path, doc: dict, name: str = FILE_NAME) -> Path:
 # ---------------------------------------------------------------- the report folder
 
 
-def test_the_report_folder_holds_the_four_files_and_nothing_half_written(gang_report):
+def test_the_report_folder_holds_its_five_files_and_nothing_half_written(gang_report):
     parent, folder, _ = gang_report
     assert folder.parent == parent and GANG in folder.name
-    assert sorted(p.name for p in folder.iterdir()) == ["counterexample.yaml", "original.yaml", "report.json",
-                                                        "report.md"]
+    assert sorted(p.name for p in folder.iterdir()) == ["counterexample.yaml", "original.yaml", "report.html",
+                                                        "report.json", "report.md"]
     assert [p.name for p in parent.iterdir()] == [folder.name]  # no .partial-* left behind
 
 

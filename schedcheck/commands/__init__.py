@@ -65,7 +65,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("bench", "schedcheck.bench", "print performance figures",
             "[--json] [--sizes 100,1000] [--seed N] [--no-invariants] [--no-upstream]", None),
     Command("selftest", "schedcheck.selftest", "run every deliberate bug and show which rule catches it",
-            "[--budget S] [--seed N] [--only NAMES] [--json]",
+            "[--budget S] [--seed N] [--only NAMES] [--report DIR] [--json]",
             ("every mutant caught", "some mutant missed", "usage")),
     Command("differential", "schedcheck.adapters.differential",
             "run scenarios through the reference and upstream Volcano; show where they decide differently",

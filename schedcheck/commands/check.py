@@ -59,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
         "checkSeconds": round(sum(engine.cost.values()), 4),
     })
     try:
-        folder = write_report(Path(args.report), scenario.name, payload)
+        folder = write_report(Path(args.report), scenario.name, {**payload, "trace": result.trace})
     except OSError as exc:
         print(f"schedcheck: check: --report {args.report}: cannot write the report: {exc}", file=sys.stderr)
         return EXIT_USAGE

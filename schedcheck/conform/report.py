@@ -5,6 +5,7 @@
     original.yaml        the scenario as the search found it
     answer.json          check-trace input: the minimised scenario and the implementation's answer
     report.json, report.md
+    report.html          the same with pictures (schedcheck.report_html; self-contained, opens offline)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import yaml
 
 from schedcheck.conform.search import SearchResult
 from schedcheck.report_folder import Content, safe_name, write_report_folder
+from schedcheck.report_html.conform import render_conform_html
 
 PREFIX = "schedcheck.io/"
 FINDING = PREFIX + "conform-finding"
@@ -71,6 +73,7 @@ def write_conform_report(parent: Path, found: SearchResult, impl: str) -> Path:
 
     files["report.json"] = lambda target: json.dumps(placed(target), indent=2, default=str) + "\n"
     files["report.md"] = lambda target: render(placed(target))
+    files["report.html"] = lambda target: render_conform_html(placed(target), doc, verdict.result)
     return write_report_folder(parent, "conform-" + safe_name(kind), files)
 
 

@@ -3,6 +3,8 @@
     counterexample.yaml  the minimised scenario, annotated (`schedcheck replay` it)
     original.yaml        the scenario as the search found it, annotated the same way (when given)
     report.json, report.md
+    report.html          the same facts with pictures: node ledgers before and after, timeline, queues,
+                         HyperNode tree (schedcheck.report_html; self-contained, opens offline)
 
 written by schedcheck.report_folder (atomically, never overwriting). The state
 before and after the failing operation comes from replaying the minimised
@@ -23,13 +25,15 @@ from schedcheck.counterexample.observe import first_violation, observe_failure
 from schedcheck.invariants.catalog import get as get_invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.report_folder import Content, safe_name, write_report_folder
+from schedcheck.report_html.counterexample import render_counterexample_html
+from schedcheck.report_html.replay import host_nodes, record_run
 
 
 def write_counterexample_report(parent: Path, doc: dict[str, Any], violation: Violation | dict[str, Any] | str,
                                 seed: int, mutant: str | None, stats: Any = None, found_after: Any = None,
                                 original: dict[str, Any] | None = None) -> Path:
     """Write <parent>/<time>-<invariant>/ with counterexample.yaml, original.yaml (when `original` is
-    given), report.json and report.md; return the folder.
+    given), report.json, report.md and report.html; return the folder.
 
     `doc` is the minimised scenario document, `violation` the violation it was minimised for (a
     Violation, its JSON form, or just the invariant id; cycle and action are taken from a fresh replay
@@ -82,6 +86,10 @@ def write_counterexample_report(parent: Path, doc: dict[str, Any], violation: Vi
 
     files["report.json"] = lambda target: json.dumps(placed(target), indent=2, default=str) + "\n"
     files["report.md"] = lambda target: render_counterexample_markdown(placed(target), annotated)
+    states = (observation.before, observation.after) if observation is not None else ()
+    hosts = host_nodes(seen, *states)
+    run = record_run(scenario, seen, seed, mutant, hosts)  # the page's timeline, and the ledgers of the hosts
+    files["report.html"] = lambda target: render_counterexample_html(placed(target), annotated, run)
     return write_report_folder(parent, safe_name(invariant, "counterexample"), files)
 
 
