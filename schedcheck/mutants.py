@@ -624,6 +624,17 @@ def _gradient_ignores_highest_tier():
     return [(NetworkTopologyAwarePlugin, "_eligible", eligible)]
 
 
+def _gradient_highest_tier_first():
+    from schedcheck.reference.plugins.network_topology_aware import NetworkTopologyAwarePlugin
+
+    original = NetworkTopologyAwarePlugin.gradient
+
+    def gradient(self, ssn, hyper_node, highest, allocated, min_resource, purpose):
+        result = original(self, ssn, hyper_node, highest, allocated, min_resource, purpose)
+        return list(reversed(result)) if result else result  # the bug: the highest tier is tried first
+    return [(NetworkTopologyAwarePlugin, "gradient", gradient)]
+
+
 def _hyper_node_drops_nested_members():
     from schedcheck.reference.api import hyper_node_info
     from schedcheck.reference.cache import cache
@@ -852,6 +863,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "constraint", _allocate_ignores_hard_topology),
     Mutant("topology-gradient-ignores-highest-tier", "the hypernode gradient admits hypernodes above the job's "
            "highest allowed tier", _gradient_ignores_highest_tier),
+    Mutant("topology-gradient-highest-tier-first", "the hypernode gradient lists tiers highest first, so a job "
+           "lands in the widest allowed hypernode although a lower one had room", _gradient_highest_tier_first),
     Mutant("hypernode-drops-nested-members", "a hypernode made of lower hypernodes is built without their nodes",
            _hyper_node_drops_nested_members),
     Mutant("gang-ignores-min-sub-groups", "gang's JobReady no longer asks for each policy's minSubGroups ready "

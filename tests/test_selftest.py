@@ -110,6 +110,7 @@ PACKAGED = {
     "hypernode-drops-nested-members": "topology.session-matches-objects",
     "gang-ignores-min-sub-groups": "gang.sub-groups-ready",
     "predicates-ignores-inter-pod-affinity": "node.pod-anti-affinity-respected",
+    "topology-gradient-highest-tier-first": "topology.lowest-tier-needed",
     "sub-group-topology-ignored": "topology.sub-group-within-hypernode",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the

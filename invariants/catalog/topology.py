@@ -13,8 +13,9 @@ from collections.abc import Iterator
 import networkx as nx
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import ACTION, CLOSE, invariant
+from schedcheck.invariants.registry import ACTION, CLOSE, QUALITY, invariant
 from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import Resource, Zero
 from schedcheck.reference.api.types import TaskStatus, allocated_status
 
 CLUSTER_TOP = "<cluster-top-hypernode>"
@@ -219,3 +220,101 @@ def session_matches_objects(ctx: CheckContext) -> Iterator[Violation]:
         yield Violation("", f"the cluster-top hypernode has tier {top.tier if top else None}, expected "
                             f"{tiers[CLUSTER_TOP]} (one above the highest)", ["hypernode " + CLUSTER_TOP],
                         tiers[CLUSTER_TOP], top.tier if top else None)
+
+
+ALLOCATED_HYPER_NODE = "volcano.sh/job-allocated-hypernode"
+NODE_FILTER_PLUGINS = {"predicates"}  # whose filters a plain pod passes on a plainly open node (restated below)
+
+
+@invariant("topology.lowest-tier-needed", "allocate places a fresh hard-mode job in no higher tier than needed: its "
+           "tasks span no hypernode above the tier of one holding a plainly open node with room for all of them",
+           "job", "network_topology_aware.go (hyperNodeGradientFn: eligible hypernodes grouped by tier, lowest "
+           "first); allocate.go (allocateForJob: the first tier with any solution wins); seed 002 (network "
+           "topology)", (ACTION,), requires=("network-topology-aware",), severity=QUALITY)
+def lowest_tier_needed(ctx: CheckContext) -> Iterator[Violation]:
+    # Judged only where the answer cannot depend on allocate's greedy choices: the job was placed in one go
+    # this action (no more tasks than its minAvailable, all allocated, none held before, no allocated
+    # hypernode recorded), its pods are plain, and one plainly open node fits all of them. Allocate only
+    # consumes Idle, so Idle at the end plus the job's own share fitted when the job's turn came; every
+    # task of a dry run in the lower hypernode then finds a node, so that tier had a solution.
+    ssn = ctx.ssn
+    if ctx.action != "allocate" or not ssn.cache.world.hyper_nodes \
+            or ssn.cache.server_options.sharding_mode not in ("", "none"):
+        return
+    if {name for tier in ssn.registered("predicate") for name, _ in tier} - NODE_FILTER_PLUGINS:
+        return
+    placed: dict[str, list] = {}
+    earlier: set[str] = set()
+    for op in ssn.operations:
+        if op.action == "allocate" and op.op == "allocate":
+            placed.setdefault(op.job, []).append(op.task_uid)
+        elif op.op in ("allocate", "pipeline"):
+            earlier.add(op.job)
+    if not placed:
+        return
+    tree = topology_tree(ctx)
+    if tree is None:
+        return
+    leaves, tiers, names = tree
+    for uid in sorted(placed):
+        job = ssn.jobs.get(uid)
+        if job is None or uid in earlier or job.pod_group is None or job.pod_group.sub_group_policy:
+            continue
+        highest = highest_tier(ctx, job, names, tiers[CLUSTER_TOP])
+        held = [t for t in job.tasks.values() if t.node_name and (allocated_status(t.status)
+                                                                 or t.status == TaskStatus.Pipelined)]
+        if highest is None or ALLOCATED_HYPER_NODE in (job.pod_group.annotations or {}):
+            continue
+        if {t.uid for t in held} != set(placed[uid]) or len(held) > job.min_available \
+                or any(not allocated_status(t.status) or not _plain_pod(t) for t in held):
+            continue
+        nodes = {t.node_name for t in held}
+        spanning = [tiers[name] for name, members in leaves.items() if nodes <= members]
+        if not spanning:
+            continue  # outside every hypernode: topology.hard-within-hypernode's business
+        landed = min(spanning)
+        need = Resource()
+        for task in held:
+            need.add(_larger(task.init_resreq, task.resreq))
+        minimum = job.get_min_resources()
+        for name in sorted(leaves, key=lambda n: (tiers[n], n)):
+            if tiers[name] >= landed or tiers[name] > highest or name not in ssn.hyper_nodes:
+                continue
+            node = _node_with_room(ssn, job, leaves[name], held, need, minimum)
+            if node is not None:
+                yield Violation("", f"allocate placed hard-mode job {uid} across {', '.join(sorted(nodes))}, which "
+                                    f"only a tier-{landed} hypernode holds, while tier-{tiers[name]} hypernode {name} "
+                                    f"had node {node} with room for all {len(held)} of its tasks <{need}>",
+                                [f"job {uid}", f"hypernode {name}", f"node {node}"],
+                                f"the job within a hypernode of tier {tiers[name]}", f"tier {landed}")
+                break
+
+
+def _plain_pod(task) -> bool:
+    pod = task.pod
+    return (not task.best_effort and not pod.node_selector and pod.node_affinity is None and not pod.tolerations
+            and pod.pod_affinity is None and pod.pod_anti_affinity is None and not pod.nominated_node_name
+            and not any(p.host_port for c in pod.containers for p in c.ports))
+
+
+def _larger(left: Resource, right: Resource) -> Resource:
+    out = left.clone()
+    out.set_max_resource(right)
+    return out
+
+
+def _node_with_room(ssn, job, members: set[str], held: list, need: Resource, minimum: Resource) -> str | None:
+    for name in sorted(members):
+        node = ssn.nodes.get(name)
+        if node is None or node.node is None or not node.ready() or node.node.unschedulable \
+                or any(t.effect in ("NoSchedule", "NoExecute") for t in node.node.taints):
+            continue
+        own = [t for t in held if t.node_name == name]
+        room = node.idle.clone()
+        for task in own:
+            room.add(task.resreq)
+        others = len(node.tasks) - len(own)
+        if need.less_equal(room, Zero) and minimum.less_equal(room, Zero) \
+                and others + len(held) <= node.allocatable.max_task_num:
+            return name
+    return None

@@ -388,6 +388,7 @@ DEDICATED = {
     "topology.sub-group-within-hypernode": "test_topology.py",
     "gang.sub-groups-ready": "test_topology.py",
     "node.pod-anti-affinity-respected": "test_placement_allowed.py",
+    "topology.lowest-tier-needed": "test_topology.py",
 }
 
 

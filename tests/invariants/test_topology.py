@@ -134,3 +134,35 @@ def test_two_parents_make_the_topology_not_ready():
     scenario = load_scenario_text(text, "t.yaml")
     info = build_hyper_nodes(scenario.objects.hyper_nodes, scenario.objects.nodes)
     assert not info.ready and "already has a parent" in info.errors[0]
+
+
+LOWEST = HERE / "tests/scenarios/topology-hard-gang-stays-in-the-lowest-tier.yaml"
+
+
+def _findings(path: Path) -> list:
+    engine = InvariantEngine(only=["topology.lowest-tier-needed"])
+    run_scenario(load_scenario(path), engine=engine)
+    assert engine.checks["topology.lowest-tier-needed"] > 0
+    return engine.findings
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_lowest_tier_needed_passes_on_the_faithful_reference(path):
+    assert _findings(path) == []
+
+
+def test_lowest_tier_needed_fires_when_the_gradient_starts_at_the_top():
+    with mutant("topology-gradient-highest-tier-first"):
+        found = _findings(LOWEST)
+    assert [f.invariant for f in found] == ["topology.lowest-tier-needed"]
+    assert "only a tier-2 hypernode holds" in found[0].message and "tier-1 hypernode rack-" in found[0].message
+
+
+def test_lowest_tier_needed_leaves_a_job_placed_in_two_rounds_alone():
+    # minAvailable 1 of 2: allocate stops at ready and places the second task in a later round, inside the
+    # gradient of the hypernode the job then holds; where it lands is allocate's greedy choice, not judged
+    text = LOWEST.read_text(encoding="utf-8").replace("minMember: 2", "minMember: 1")
+    with mutant("topology-gradient-highest-tier-first"):
+        engine = InvariantEngine(only=["topology.lowest-tier-needed"])
+        run_scenario(load_scenario_text(text, "two-rounds.yaml"), engine=engine)
+    assert engine.findings == []
