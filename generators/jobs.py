@@ -97,6 +97,7 @@ class JobDraft:
     nominate: int | None = None  # a pending pod carries status.nominatedNodeName (node preference)
     host_port: tuple[str, int] | None = None  # (protocol, port) every pod exposes on its node (swarm)
     pod_affinity: dict[str, Any] | None = None  # podAffinity / podAntiAffinity of every pod (swarm)
+    spread: list[dict[str, Any]] | None = None  # topologySpreadConstraints of every pod (with pod_affinity)
 
     @property
     def pod_count(self) -> int:
@@ -199,6 +200,17 @@ _POD_AFFINITIES = st.sampled_from((
 ))
 
 
+# Spread constraints of a job's pods over their own kind (PodTopologySpread: hard ones filter, soft ones
+# only score, which is not modelled): one per host, even across zones, or a minimum of zones.
+_SPREADS = st.sampled_from((
+    [{"maxSkew": 1, "topologyKey": HOSTNAME_LABEL, "whenUnsatisfiable": "DoNotSchedule"}],
+    [{"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "DoNotSchedule"}],
+    [{"maxSkew": 2, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "DoNotSchedule", "minDomains": 3}],
+    [{"maxSkew": 1, "topologyKey": HOSTNAME_LABEL, "whenUnsatisfiable": "DoNotSchedule",
+      "nodeTaintsPolicy": "Honor", "nodeAffinityPolicy": "Ignore"}],
+))
+
+
 @cache
 @st.composite
 def job_drafts(
@@ -251,6 +263,7 @@ def job_drafts(
         nominate=draw(st.integers(0, max(0, max_nodes - 1))) if draw(rarely(8)) else None,
         host_port=draw(_HOST_PORTS) if swarm.host_ports and draw(sometimes(50)) else None,
         pod_affinity=draw(_POD_AFFINITIES) if swarm.pod_affinity and draw(sometimes(60)) else None,
+        spread=draw(_SPREADS) if swarm.pod_affinity and draw(sometimes(30)) else None,
     )
 
 
@@ -278,6 +291,9 @@ def _pod_spec(draft: JobDraft, role: RoleDraft) -> dict[str, Any]:
         spec["tolerations"] = [dict(t) for t in draft.tolerations]
     if draft.affinity or draft.pod_affinity:
         spec["affinity"] = {**(draft.affinity or {}), **(draft.pod_affinity or {})}
+    if draft.spread:
+        spec["topologySpreadConstraints"] = [{**c, "labelSelector": {"matchLabels": {"app": draft.kind}}}
+                                             for c in draft.spread]
     return spec
 
 

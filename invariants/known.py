@@ -67,6 +67,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "backfill or allocate places a pod next to a victim put back by a discarded reclaim or preemption, "
                  "which the predicates plugin (and so its InterPodAffinity filter) no longer sees",
                  "docs/findings.md #1", lambda ctx, violation: any(op.op == "unevict" for op in ctx.ssn.operations)),
+    KnownFinding("F1", "node.topology-spread-respected",
+                 "backfill or allocate counts a spread domain without a victim put back by a discarded reclaim or "
+                 "preemption, which the predicates plugin (and so its PodTopologySpread filter) no longer sees",
+                 "docs/findings.md #1", lambda ctx, violation: any(op.op == "unevict" for op in ctx.ssn.operations)),
     KnownFinding("F2", "node.host-ports-free",
                  "reclaim (or gangpreempt, gangreclaim, topology-aware preempt) pipelines a task onto a node where "
                  "a pod it did not evict holds the same host port",

@@ -107,6 +107,21 @@ class PodAffinity:
 
 
 @dataclass
+class TopologySpreadConstraint:
+    """spec.topologySpreadConstraints[i] (k8s v1.36 defaults: minDomains 1, nodeAffinityPolicy Honor,
+    nodeTaintsPolicy Ignore)."""
+
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str  # DoNotSchedule | ScheduleAnyway
+    label_selector: LabelSelector | None = None
+    min_domains: int = 1
+    node_affinity_policy: str = "Honor"  # Honor | Ignore
+    node_taints_policy: str = "Ignore"  # Honor | Ignore
+    match_label_keys: list[str] = field(default_factory=list)
+
+
+@dataclass
 class ContainerPort:
     container_port: int
     host_port: int = 0  # 0: not exposed on the node
@@ -164,6 +179,7 @@ class Pod:
     node_affinity: NodeAffinity | None = None
     pod_affinity: PodAffinity | None = None
     pod_anti_affinity: PodAffinity | None = None
+    topology_spread_constraints: list[TopologySpreadConstraint] = field(default_factory=list)
     tolerations: list[Toleration] = field(default_factory=list)
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
     scheduling_gates: list[str] = field(default_factory=list)

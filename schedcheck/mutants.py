@@ -671,6 +671,11 @@ def _predicates_ignore_pod_affinity():
     return [(predicates, "filter_node", lambda state, node: None)]
 
 
+def _predicates_ignore_topology_spread():
+    from schedcheck.reference.plugins import pod_topology_spread
+    return [(pod_topology_spread, "filter_node", lambda state, pod, node: None)]
+
+
 def _reclaim_forgets_freed():
     from schedcheck.reference.actions.reclaim import Reclaim
     from schedcheck.reference.api.resource_info import Zero
@@ -873,6 +878,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            "subgroups", _sub_group_topology_ignored),
     Mutant("predicates-ignores-inter-pod-affinity", "predicates' InterPodAffinity filter lets every node pass",
            _predicates_ignore_pod_affinity),
+    Mutant("predicates-ignores-topology-spread", "predicates' PodTopologySpread filter lets every node pass",
+           _predicates_ignore_topology_spread),
     Mutant("reclaim-forgets-freed", "reclaim does not count what its victims free, so it evicts them all and gives up",
            _reclaim_forgets_freed),
     Mutant("preempt-ignores-queue-allocatable", "preemptorFitsOnNode skips the queue's Allocatable",

@@ -735,3 +735,42 @@ def test_corrupted_scenarios_that_load_also_run() -> None:
         run_scenario(scenario)
         ran += 1
     assert ran > 10, ran
+
+
+_SPREAD_POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: p, namespace: ns, labels: {{app: web, rev: "7"}}}}
+spec:
+  containers: [{{name: c}}]
+  topologySpreadConstraints:
+  - {constraint}
+"""
+
+
+def test_spread_constraints_are_read_with_matchlabelkeys_merged() -> None:
+    text = _SPREAD_POD.format(constraint="{maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, "
+                                         "minDomains: 2, labelSelector: {matchLabels: {app: web}}, "
+                                         "matchLabelKeys: [rev], nodeTaintsPolicy: Honor}")
+    (c,) = load_scenario_text(text, "s.yaml").objects.pods[0].topology_spread_constraints
+    assert (c.max_skew, c.topology_key, c.min_domains, c.node_affinity_policy, c.node_taints_policy) == \
+        (2, "zone", 2, "Honor", "Honor")
+    assert [(r.key, r.operator, r.values) for r in c.label_selector.match_expressions] == [("rev", "In", ["7"])]
+
+
+@pytest.mark.parametrize("constraint, field", [
+    ("{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}", "maxSkew"),
+    ("{topologyKey: zone, whenUnsatisfiable: DoNotSchedule}", "maxSkew"),
+    ("{maxSkew: 1, whenUnsatisfiable: DoNotSchedule}", "topologyKey"),
+    ("{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Sometimes}", "whenUnsatisfiable"),
+    ("{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, minDomains: 2}", "minDomains"),
+    ("{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Always}",
+     "nodeTaintsPolicy"),
+    ("{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, matchLabelKeys: [app], "
+     "labelSelector: {matchLabels: {app: web}}}", "matchLabelKeys"),
+])
+def test_a_bad_spread_constraint_is_one_line_naming_the_field(constraint: str, field: str) -> None:
+    with pytest.raises(ScenarioError) as err:
+        load_scenario_text(_SPREAD_POD.format(constraint=constraint), "s.yaml")
+    message = str(err.value)
+    assert "\n" not in message and "s.yaml" in message
+    assert f"spec.topologySpreadConstraints[0].{field}" in message

@@ -111,6 +111,7 @@ PACKAGED = {
     "gang-ignores-min-sub-groups": "gang.sub-groups-ready",
     "predicates-ignores-inter-pod-affinity": "node.pod-anti-affinity-respected",
     "topology-gradient-highest-tier-first": "topology.lowest-tier-needed",
+    "predicates-ignores-topology-spread": "node.topology-spread-respected",
     "sub-group-topology-ignored": "topology.sub-group-within-hypernode",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the

@@ -358,6 +358,109 @@ def node_pod_anti_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
                 break
 
 
+@invariant("node.topology-spread-respected", "with the predicates plugin (PodTopologySpreadEnable on), allocate and "
+           "backfill place no task where a DoNotSchedule spread constraint's skew (matching pods in the node's "
+           "domain, plus the task if it matches, minus the fewest in any eligible domain) would exceed maxSkew, "
+           "nor on a node without the constraint's topology key", "node",
+           "predicates.go (PodTopologySpread filter, predicate.PodTopologySpreadEnable); k8s "
+           "podtopologyspread/filtering.go (calPreFilterState, Filter)", (ACTION,), requires=("predicates",))
+def node_topology_spread_respected(ctx: CheckContext) -> Iterator[Violation]:
+    from schedcheck.reference.framework.arguments import as_arguments
+    from schedcheck.reference.plugins.k8s_mirror import RequiredNodeAffinity
+
+    ssn = ctx.ssn
+    if ctx.action not in ("allocate", "backfill") or ssn.conf.persistent_pipelines:
+        return
+    option = next((o for tier in ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
+    if option is None or not option.enabled("enablePredicate") \
+            or not as_arguments(option.arguments).get_bool("predicate.PodTopologySpreadEnable", True):
+        return
+    present = [(t, n) for n in ssn.node_list for t in n.tasks.values()]
+    mine = {op.task_uid for op in ssn.operations if op.action == ctx.action and op.op in ("allocate", "pipeline")}
+    judged = [(t, n) for t, n in present if t.uid in mine and n.node is not None and _spread_constraints(t.pod)]
+    if not judged:
+        return
+    placed: dict[str, int] = {}  # task uid -> index of its standing placement
+    evicted: set[str] = set()
+    for index, op in enumerate(ssn.operations):
+        if op.op in ("allocate", "pipeline"):
+            placed[op.task_uid] = index
+        elif op.op in ("unallocate", "unpipeline"):
+            placed.pop(op.task_uid, None)
+        elif op.op == "evict":
+            evicted.add(op.task_uid)
+        elif op.op == "unevict":
+            evicted.discard(op.task_uid)
+    for task, node in judged:
+        if task.uid not in placed:
+            continue
+        at = placed[task.uid]
+        # the node view when the task's PrePredicate ran: what stood before its placement, evictions aside
+        before = [(t, n) for t, n in present if t.uid != task.uid and t.uid not in evicted
+                  and placed.get(t.uid, -1) < at and t.pod.deletion_timestamp is None]
+        constraints = _spread_constraints(task.pod)
+        labels = node.node.labels
+        missing = [c.topology_key for c in constraints if c.topology_key not in labels]
+        if missing:
+            yield Violation("", f"{ctx.action} placed {task.key} on node {node.name}, which has no label "
+                                f"{missing[0]} its DoNotSchedule spread constraint needs",
+                            [f"task {task.key}", f"node {node.name}"], f"a node labelled {missing[0]}", "no label")
+            continue
+        affinity = RequiredNodeAffinity(task.pod)
+        for c in constraints:
+            counts: dict[str, int] = {}
+            for other in ssn.node_list:
+                o_labels = other.node.labels if other.node is not None else {}
+                if other.node is None or any(k.topology_key not in o_labels for k in constraints) \
+                        or not _spread_included(c, task.pod, other.node, affinity):
+                    continue
+                value = o_labels[c.topology_key]
+                counts[value] = counts.get(value, 0) + sum(
+                    1 for t, n in before if n.name == other.name and t.pod.namespace == task.pod.namespace
+                    and _selects(c.label_selector, t.pod.labels))
+            minimum = min(counts.values()) if counts and len(counts) >= c.min_domains else 0
+            value = labels[c.topology_key]
+            mine_count = 1 if _selects(c.label_selector, task.pod.labels) else 0
+            skew = counts.get(value, 0) + mine_count - minimum
+            if skew > c.max_skew:
+                yield Violation("", f"{ctx.action} placed {task.key} on node {node.name} ({c.topology_key}={value}): "
+                                    f"{counts.get(value, 0)} matching pod(s) there{' plus itself' if mine_count else ''} "
+                                    f"against {minimum} in the emptiest domain is a skew of {skew}, over maxSkew "
+                                    f"{c.max_skew}", [f"task {task.key}", f"node {node.name}"],
+                                f"skew <= {c.max_skew}", skew)
+                break
+
+
+def _spread_constraints(pod) -> list:
+    return [c for c in pod.topology_spread_constraints if c.when_unsatisfiable == "DoNotSchedule"]
+
+
+def _spread_included(constraint, pod, node, affinity) -> bool:
+    """k8s matchNodeInclusionPolicies, restated."""
+    if constraint.node_affinity_policy == "Honor" and not affinity.matches(node):
+        return False
+    if constraint.node_taints_policy == "Honor":
+        for taint in node.taints:
+            if taint.effect in ("NoSchedule", "NoExecute") and not any(
+                    (not tol.effect or tol.effect == taint.effect) and (not tol.key or tol.key == taint.key)
+                    and (tol.operator == "Exists" if tol.operator not in ("", "Equal") else tol.value == taint.value)
+                    for tol in pod.tolerations):
+                return False
+    return True
+
+
+def _selects(selector, labels: dict[str, str]) -> bool:
+    """metav1 LabelSelectorAsSelector(selector).Matches(labels); None selects nothing."""
+    if selector is None:
+        return False
+    if any(labels.get(k) != v for k, v in selector.match_labels.items()):
+        return False
+    checks = {"In": lambda r: r.key in labels and labels[r.key] in r.values,
+              "NotIn": lambda r: r.key not in labels or labels[r.key] not in r.values,
+              "Exists": lambda r: r.key in labels, "DoesNotExist": lambda r: r.key not in labels}
+    return all(checks[r.operator](r) for r in selector.match_expressions)
+
+
 def _anti_terms(pod) -> list:
     return list(pod.pod_anti_affinity.required) if pod.pod_anti_affinity is not None else []
 

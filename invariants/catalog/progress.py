@@ -67,13 +67,23 @@ def _simple_task(task: TaskInfo) -> bool:
     pod = task.pod
     return (task.status == TaskStatus.Pending and not task.sch_gated and not task.best_effort
             and not pod.node_selector and pod.node_affinity is None and not pod.tolerations
-            and not pod.nominated_node_name and pod.preemption_policy != "Never")
+            and not pod.nominated_node_name and pod.preemption_policy != "Never"
+            and not _required_pod_terms(pod)
+            and not any(c.when_unsatisfiable == "DoNotSchedule" for c in pod.topology_spread_constraints))
+
+
+def _required_pod_terms(pod: Any) -> bool:
+    return any(a is not None and a.required for a in (pod.pod_affinity, pod.pod_anti_affinity))
 
 
 def _judgeable(ctx: CheckContext) -> bool:
     ssn = ctx.ssn
     filters = {name for tier in ssn.registered("predicate") for name, _ in tier}
-    return filters <= NODE_FILTERS and ssn.node_list != []
+    if not filters <= NODE_FILTERS or ssn.node_list == []:
+        return False
+    # a pod's required anti-affinity closes its whole topology domain to the pods it selects
+    return not any(t.pod.pod_anti_affinity is not None and t.pod.pod_anti_affinity.required
+                   for n in ssn.node_list for t in n.tasks.values())
 
 
 def _room_with(node: NodeInfo, victims: list[TaskInfo], task: TaskInfo) -> bool:

@@ -8,9 +8,10 @@ PredicateFn, in upstream's order:
    TaintToleration (`predicate.TaintTolerationEnable`); with `predicate.CacheEnable` their verdict
    is cached per (node, `volcano.sh/template-uid`) for the session, and a cached failure becomes an
    Error status "plugin equivalence cache predicates failed";
-3. NodePorts (`predicate.NodePortsEnable`) and InterPodAffinity (`predicate.PodAffinityEnable`, its
-   PreFilter counts taken in PrePredicate: interpod_affinity.py); volumes, PodTopologySpread and DRA
-   pass for every pod the scenario format can describe, so they are not modelled.
+3. NodePorts (`predicate.NodePortsEnable`), InterPodAffinity (`predicate.PodAffinityEnable`, its
+   PreFilter counts taken in PrePredicate: interpod_affinity.py) and PodTopologySpread
+   (`predicate.PodTopologySpreadEnable`, likewise: pod_topology_spread.py); volumes and DRA pass for
+   every pod the scenario format can describe, so they are not modelled.
 
 PrePredicateFn runs upstream's PreFilters: the sidecar rule (dead: SidecarContainers is locked on in
 k8s 1.36) and NodeAffinity's PreFilter, which rejects a pod whose required terms all pin
@@ -42,6 +43,7 @@ from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.k8s import Node, Pod, Taint
+from schedcheck.reference.plugins import pod_topology_spread
 from schedcheck.reference.plugins.interpod_affinity import filter_node, pre_filter
 from schedcheck.reference.plugins.k8s_mirror import (
     MirrorNode,
@@ -57,6 +59,8 @@ NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
 NODE_PORTS_ENABLE = "predicate.NodePortsEnable"
 POD_AFFINITY_ENABLE = "predicate.PodAffinityEnable"
 AFFINITY_STATE = "PreFilterInterPodAffinity"
+POD_TOPOLOGY_SPREAD_ENABLE = "predicate.PodTopologySpreadEnable"
+SPREAD_STATE = "PreFilterPodTopologySpread"
 SKIP = "skip"  # PreFilter said Skip: the filter does not run
 REASON_NODE_PORTS = "node(s) didn't have free ports for the requested pod ports"
 TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
@@ -150,6 +154,7 @@ class PredicatesPlugin(Plugin):
         self.taint_toleration_enable = args.get_bool(TAINT_TOLERATION_ENABLE, True)
         self.node_ports_enable = args.get_bool(NODE_PORTS_ENABLE, True)
         self.pod_affinity_enable = args.get_bool(POD_AFFINITY_ENABLE, True)
+        self.pod_topology_spread_enable = args.get_bool(POD_TOPOLOGY_SPREAD_ENABLE, True)
         self.cache_enable = args.get_bool(CACHE_ENABLE, False)
         self._filters_by_task: dict[str, _PodFilter] = {}
         self._filters_by_spec: dict[tuple, _PodFilter] = {}
@@ -194,6 +199,9 @@ class PredicatesPlugin(Plugin):
         if self.pod_affinity_enable:  # InterPodAffinity's PreFilter: counts over the node view as it is now
             self.ssn.cycle_states.setdefault(task.uid, {})[AFFINITY_STATE] = (
                 pre_filter(pod, self.mirror.nodes.values()) or SKIP)
+        if self.pod_topology_spread_enable:  # PodTopologySpread's PreFilter, likewise
+            self.ssn.cycle_states.setdefault(task.uid, {})[SPREAD_STATE] = (
+                pod_topology_spread.pre_filter(pod, self.mirror.nodes.values()) or SKIP)
         self.mirror.prefiltered.add(task.uid)
         return None
 
@@ -221,6 +229,17 @@ class PredicatesPlugin(Plugin):
                     statuses.append(Status(StatusCode.Error, f'reading "{AFFINITY_STATE}" from cycleState: not found'))
                 elif state is not SKIP:
                     failed = filter_node(state, mirror_node)
+                    if failed is not None:
+                        code = StatusCode.UnschedulableAndUnresolvable if failed[0] else StatusCode.Unschedulable
+                        statuses.append(Status(code, failed[1]))
+            aborted = any(status.code in (StatusCode.UnschedulableAndUnresolvable, StatusCode.Error)
+                          for status in statuses)
+            if self.pod_topology_spread_enable and not aborted:
+                state = self.ssn.cycle_states.get(task.uid, {}).get(SPREAD_STATE)
+                if state is None:
+                    statuses.append(Status(StatusCode.Error, f'reading "{SPREAD_STATE}" from cycleState: not found'))
+                elif state is not SKIP:
+                    failed = pod_topology_spread.filter_node(state, task.pod, mirror_node)
                     if failed is not None:
                         code = StatusCode.UnschedulableAndUnresolvable if failed[0] else StatusCode.Unschedulable
                         statuses.append(Status(code, failed[1]))

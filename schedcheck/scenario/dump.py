@@ -130,6 +130,8 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
                 "requiredDuringSchedulingIgnoredDuringExecution": [_pod_term(t) for t in pod_affinity.required],
                 "preferredDuringSchedulingIgnoredDuringExecution": [
                     {"weight": w.weight, "podAffinityTerm": _pod_term(w.term)} for w in pod_affinity.preferred]}
+    if pod.topology_spread_constraints:  # matchLabelKeys are already merged into the selector (the loader)
+        spec["topologySpreadConstraints"] = [_spread(c) for c in pod.topology_spread_constraints]
     if pod.tolerations:
         spec["tolerations"] = [{k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value),
                                                   ("effect", t.effect)) if v} for t in pod.tolerations]
@@ -144,6 +146,20 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
         status["conditions"] = [{"type": c.type, "status": c.status, **({"reason": c.reason} if c.reason else {}),
                                  **({"message": c.message} if c.message else {})} for c in pod.conditions]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+
+def _spread(c: k8s.TopologySpreadConstraint) -> dict[str, Any]:
+    out: dict[str, Any] = {"maxSkew": c.max_skew, "topologyKey": c.topology_key,
+                           "whenUnsatisfiable": c.when_unsatisfiable}
+    if c.label_selector is not None:
+        out["labelSelector"] = _label_selector(c.label_selector)
+    if c.min_domains != 1:
+        out["minDomains"] = c.min_domains
+    if c.node_affinity_policy != "Honor":
+        out["nodeAffinityPolicy"] = c.node_affinity_policy
+    if c.node_taints_policy != "Ignore":
+        out["nodeTaintsPolicy"] = c.node_taints_policy
+    return out
 
 
 def _network_topology(nt: k8s.NetworkTopology) -> dict[str, Any]:

@@ -87,6 +87,9 @@ _SCHEMAS: dict[str, Schema] = {
             "schedulerName": LEAF,
             "schedulingGates": [{"name": LEAF}],
             "tolerations": [dict.fromkeys(["key", "operator", "value", "effect", "tolerationSeconds"])],
+            "topologySpreadConstraints": [dict.fromkeys(["maxSkew", "topologyKey", "whenUnsatisfiable",
+                                                         "labelSelector", "minDomains", "nodeAffinityPolicy",
+                                                         "nodeTaintsPolicy", "matchLabelKeys"])],
             "affinity": {
                 "nodeAffinity": {
                     "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [_TERM]},
@@ -427,6 +430,45 @@ def _pod_affinity(f: Fields, spec: Mapping[str, Any], kind: str) -> k8s.PodAffin
     return k8s.PodAffinity(required=required, preferred=preferred)
 
 
+def _spread_constraints(f: Fields, spec: Mapping[str, Any], labels: dict[str, str]
+                        ) -> list[k8s.TopologySpreadConstraint]:
+    """spec.topologySpreadConstraints, validated as the API server does; matchLabelKeys are merged into the
+    label selector (key In [the pod's value]) as the API server does at creation (k8s 1.34+), so the
+    scheduler reads the selector alone."""
+    result = []
+    base = "spec.topologySpreadConstraints"
+    for i, item in enumerate(f.sequence(spec.get("topologySpreadConstraints"), base)):
+        field = f"{base}[{i}]"
+        doc = f.mapping(item, field)
+        max_skew = f.integer(doc.get("maxSkew"), f"{field}.maxSkew", minimum=1)
+        if max_skew is None:
+            f.fail(f"{field}.maxSkew", "required (an integer of at least 1)")
+        when = f.choice(doc.get("whenUnsatisfiable"), f"{field}.whenUnsatisfiable", {"DoNotSchedule", "ScheduleAnyway"})
+        min_domains = f.integer(doc.get("minDomains"), f"{field}.minDomains", minimum=1)
+        if min_domains is not None and when != "DoNotSchedule":
+            f.fail(f"{field}.minDomains", "may only be set with whenUnsatisfiable DoNotSchedule")
+        selector = _label_selector(f, doc.get("labelSelector"), f"{field}.labelSelector")
+        keys = [f.string(k, f"{field}.matchLabelKeys[{j}]", required=True)
+                for j, k in enumerate(f.sequence(doc.get("matchLabelKeys"), f"{field}.matchLabelKeys"))]
+        if keys and selector is None:
+            f.fail(f"{field}.matchLabelKeys", "needs a labelSelector")
+        if selector is not None:
+            for key in keys:
+                if key in selector.match_labels or any(r.key == key for r in selector.match_expressions):
+                    f.fail(f"{field}.matchLabelKeys", f"key {key!r} is also in the labelSelector")
+                if key in labels:
+                    selector.match_expressions.append(k8s.LabelSelectorRequirement(key, "In", [labels[key]]))
+        result.append(k8s.TopologySpreadConstraint(
+            max_skew=max_skew, topology_key=f.string(doc.get("topologyKey"), f"{field}.topologyKey", required=True),
+            when_unsatisfiable=when, label_selector=selector, min_domains=min_domains or 1,
+            node_affinity_policy=f.choice(doc.get("nodeAffinityPolicy"), f"{field}.nodeAffinityPolicy",
+                                          {"Honor", "Ignore"}, default="Honor"),
+            node_taints_policy=f.choice(doc.get("nodeTaintsPolicy"), f"{field}.nodeTaintsPolicy",
+                                        {"Honor", "Ignore"}, default="Ignore"),
+            match_label_keys=keys))
+    return result
+
+
 def _tolerations(f: Fields, spec: Mapping[str, Any]) -> list[k8s.Toleration]:
     result = []
     for i, item in enumerate(f.sequence(spec.get("tolerations"), "spec.tolerations")):
@@ -485,6 +527,7 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
         pod_affinity=_pod_affinity(f, spec, "podAffinity"),
         pod_anti_affinity=_pod_affinity(f, spec, "podAntiAffinity"),
         tolerations=_tolerations(f, spec),
+        topology_spread_constraints=_spread_constraints(f, spec, _meta(f, doc).get("labels") or {}),
         scheduler_name=f.string(spec.get("schedulerName"), "spec.schedulerName", default=k8s.DEFAULT_SCHEDULER_NAME),
         scheduling_gates=gates,
         phase=f.string(status.get("phase"), "status.phase", default="Pending"),

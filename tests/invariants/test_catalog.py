@@ -389,6 +389,7 @@ DEDICATED = {
     "gang.sub-groups-ready": "test_topology.py",
     "node.pod-anti-affinity-respected": "test_placement_allowed.py",
     "topology.lowest-tier-needed": "test_topology.py",
+    "node.topology-spread-respected": "test_placement_allowed.py",
 }
 
 

@@ -125,3 +125,53 @@ def test_the_affinity_filter_follows_kubernetes():
     assert filter_node(state, a) is None  # the first pod of a group that wants itself
     assert filter_node(state, b) == (True, REASON_AFFINITY)  # the node lacks the topology key
     assert pre_filter(_pod(), [a, b]) is None  # nothing to check: Skip
+
+
+SPREAD = "node.topology-spread-respected"
+SPREAD_CASES = ["predicates-topology-spread-picks-the-emptiest-zone", "predicates-topology-spread-spreads-a-gang",
+                "predicates-topology-spread-min-domains-holds-a-pod-back"]
+
+
+def _spread_violations(name: str) -> list[str]:
+    engine = InvariantEngine(only=[SPREAD])
+    run_scenario(load_scenario(HERE / f"tests/scenarios/{name}.yaml"), engine=engine)
+    assert engine.checks[SPREAD] > 0
+    return [v.invariant for v in engine.violations]
+
+
+@pytest.mark.parametrize("name", SPREAD_CASES)
+def test_topology_spread_respected_passes_on_the_faithful_reference(name):
+    assert _spread_violations(name) == []
+
+
+@pytest.mark.parametrize("name", SPREAD_CASES)
+def test_topology_spread_respected_fires_when_the_filter_is_skipped(name):
+    with mutant("predicates-ignores-topology-spread"):
+        assert SPREAD in _spread_violations(name)
+
+
+def test_the_spread_filter_follows_kubernetes():
+    from schedcheck.reference.k8s import LabelSelector, Node, TopologySpreadConstraint
+    from schedcheck.reference.plugins.k8s_mirror import MirrorNode
+    from schedcheck.reference.plugins.pod_topology_spread import REASON_LABEL, REASON_SKEW, filter_node, pre_filter
+
+    zone = "topology.kubernetes.io/zone"
+    web = LabelSelector({"app": "web"})
+    hard = TopologySpreadConstraint(1, zone, "DoNotSchedule", web)
+    a, b = MirrorNode("a", Node(name="a", uid="a", labels={zone: "z1"})), MirrorNode("b", Node(name="b", uid="b",
+                                                                                                labels={zone: "z2"}))
+    c = MirrorNode("c", Node(name="c", uid="c"))
+    existing = _pod(labels={"app": "web"})
+    a.pods[existing.uid], a.pod_objects[existing.uid] = 1, existing
+    incoming = _pod(labels={"app": "web"}, topology_spread_constraints=[hard])
+    state = pre_filter(incoming, [a, b, c])
+    assert state.counts == [{"z1": 1, "z2": 0}]  # an eligible node with no match is still a domain
+    assert filter_node(state, incoming, b) is None  # 0 + 1 - 0 <= 1
+    assert filter_node(state, incoming, a) == (False, REASON_SKEW)  # 1 + 1 - 0 > 1
+    assert filter_node(state, incoming, c) == (True, REASON_LABEL)
+    other = _pod(labels={"app": "db"}, topology_spread_constraints=[hard])
+    assert filter_node(pre_filter(other, [a, b]), other, a) is None  # 1 + 0 - 0: it does not match itself
+    few = TopologySpreadConstraint(1, zone, "DoNotSchedule", web, min_domains=3)
+    assert pre_filter(_pod(labels={"app": "web"}, topology_spread_constraints=[few]), [a, b]).min_match(0) == 0
+    soft = TopologySpreadConstraint(1, zone, "ScheduleAnyway", web)
+    assert pre_filter(_pod(topology_spread_constraints=[soft]), [a, b]) is None  # only scores: Skip
