@@ -79,6 +79,11 @@ class CounterexampleFound(AssertionError):
     pass
 
 
+class ShrinkBudgetSpent(BaseException):
+    """Not an Exception, so Hypothesis does not take it for another failure: it ends the shrink phase, and
+    Hypothesis replays the smallest failing example found so far."""
+
+
 CRASH = "reference.crash"
 SEEDS_PER_DOCUMENT = 3  # tie-breaking seeds tried on a drawn scenario whose runs break ties
 
@@ -149,7 +154,9 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
         if last_failure:
             shrink_calls[0] += 1
             if shrink_calls[0] > SHRINK_CALLS and doc != last_failure[0].doc:
-                return  # enough shrinking (counted, so it stays deterministic): keep the best so far
+                # enough shrinking (counted, so it stays deterministic): stop Hypothesis's shrinker, which
+                # would otherwise go on until its own 300 s limit, and keep the best so far
+                raise ShrinkBudgetSpent
         result = failure = None
         failing_seed = cfg.seed
         # Each drawn scenario runs under several tie-breaking seeds: more cycles per (costly) drawn
@@ -211,7 +218,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
                 test = _batch_test(body, strategy, examples, batch_seed)
                 try:
                     test()
-                except CounterexampleFound:
+                except (CounterexampleFound, ShrinkBudgetSpent):
                     break
                 except FlakyFailure:
                     # the failing example passed when Hypothesis ran it again (the budget ran out between the
