@@ -275,11 +275,7 @@ def node_predicates_pod_view(ctx: CheckContext) -> Iterator[Violation]:
            "predicates.go (NodePorts filter, predicate.NodePortsEnable); k8s nodeports (HostPortInfo.CheckConflict)",
            (ACTION,), requires=("predicates",))
 def node_host_ports_free(ctx: CheckContext) -> Iterator[Violation]:
-    from schedcheck.reference.framework.arguments import as_arguments
-
-    option = next((o for tier in ctx.ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
-    if option is None or not option.enabled("enablePredicate") or ctx.ssn.conf.persistent_pipelines \
-            or not as_arguments(option.arguments).get_bool("predicate.NodePortsEnable", True):
+    if ctx.ssn.conf.persistent_pipelines or not _predicates_filter_on(ctx.ssn, "predicate.NodePortsEnable"):
         return
     placed: dict[str, str] = {}  # task uid -> node, placements of this session that stand
     evicted: set[str] = set()
@@ -318,29 +314,15 @@ def node_host_ports_free(ctx: CheckContext) -> Iterator[Violation]:
            "predicates.go (InterPodAffinity filter, predicate.PodAffinityEnable); k8s interpodaffinity/filtering.go "
            "(satisfyPodAntiAffinity, satisfyExistingPodsAntiAffinity)", (ACTION,), requires=("predicates",))
 def node_pod_anti_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
-    from schedcheck.reference.framework.arguments import as_arguments
-
     ssn = ctx.ssn
     if ctx.action not in ("allocate", "backfill") or ssn.conf.persistent_pipelines:
         return
-    option = next((o for tier in ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
-    if option is None or not option.enabled("enablePredicate") \
-            or not as_arguments(option.arguments).get_bool("predicate.PodAffinityEnable", True):
+    if not _predicates_filter_on(ssn, "predicate.PodAffinityEnable"):
         return
     present = [(t, n) for n in ssn.node_list for t in n.tasks.values()]
     if not any(_anti_terms(t.pod) for t, _ in present):
         return
-    placed: dict[str, int] = {}  # task uid -> index of its standing placement
-    evicted: set[str] = set()
-    for index, op in enumerate(ssn.operations):
-        if op.op in ("allocate", "pipeline"):
-            placed[op.task_uid] = index
-        elif op.op in ("unallocate", "unpipeline"):
-            placed.pop(op.task_uid, None)
-        elif op.op == "evict":
-            evicted.add(op.task_uid)
-        elif op.op == "unevict":
-            evicted.discard(op.task_uid)
+    placed, evicted = _standing_placements(ssn)
     mine = {op.task_uid for op in ssn.operations if op.action == ctx.action and op.op in ("allocate", "pipeline")}
     for task, node in present:
         if task.uid not in mine or task.uid not in placed or node.node is None:
@@ -365,32 +347,19 @@ def node_pod_anti_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
            "predicates.go (PodTopologySpread filter, predicate.PodTopologySpreadEnable); k8s "
            "podtopologyspread/filtering.go (calPreFilterState, Filter)", (ACTION,), requires=("predicates",))
 def node_topology_spread_respected(ctx: CheckContext) -> Iterator[Violation]:
-    from schedcheck.reference.framework.arguments import as_arguments
     from schedcheck.reference.plugins.k8s_mirror import RequiredNodeAffinity
 
     ssn = ctx.ssn
     if ctx.action not in ("allocate", "backfill") or ssn.conf.persistent_pipelines:
         return
-    option = next((o for tier in ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
-    if option is None or not option.enabled("enablePredicate") \
-            or not as_arguments(option.arguments).get_bool("predicate.PodTopologySpreadEnable", True):
+    if not _predicates_filter_on(ssn, "predicate.PodTopologySpreadEnable"):
         return
     present = [(t, n) for n in ssn.node_list for t in n.tasks.values()]
     mine = {op.task_uid for op in ssn.operations if op.action == ctx.action and op.op in ("allocate", "pipeline")}
     judged = [(t, n) for t, n in present if t.uid in mine and n.node is not None and _spread_constraints(t.pod)]
     if not judged:
         return
-    placed: dict[str, int] = {}  # task uid -> index of its standing placement
-    evicted: set[str] = set()
-    for index, op in enumerate(ssn.operations):
-        if op.op in ("allocate", "pipeline"):
-            placed[op.task_uid] = index
-        elif op.op in ("unallocate", "unpipeline"):
-            placed.pop(op.task_uid, None)
-        elif op.op == "evict":
-            evicted.add(op.task_uid)
-        elif op.op == "unevict":
-            evicted.discard(op.task_uid)
+    placed, evicted = _standing_placements(ssn)
     for task, node in judged:
         if task.uid not in placed:
             continue
@@ -429,6 +398,32 @@ def node_topology_spread_respected(ctx: CheckContext) -> Iterator[Violation]:
                                     f"{c.max_skew}", [f"task {task.key}", f"node {node.name}"],
                                 f"skew <= {c.max_skew}", skew)
                 break
+
+
+def _predicates_filter_on(ssn, flag: str) -> bool:
+    """The predicates plugin is configured and enabled, with this filter's `predicate.*Enable` on (default)."""
+    from schedcheck.reference.framework.arguments import as_arguments
+
+    option = next((o for tier in ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
+    return option is not None and option.enabled("enablePredicate") \
+        and as_arguments(option.arguments).get_bool(flag, True)
+
+
+def _standing_placements(ssn) -> tuple[dict[str, int], set[str]]:
+    """Task uid -> index of the session operation that placed it (placements taken back dropped), and the
+    tasks evicted and not put back."""
+    placed: dict[str, int] = {}
+    evicted: set[str] = set()
+    for index, op in enumerate(ssn.operations):
+        if op.op in ("allocate", "pipeline"):
+            placed[op.task_uid] = index
+        elif op.op in ("unallocate", "unpipeline"):
+            placed.pop(op.task_uid, None)
+        elif op.op == "evict":
+            evicted.add(op.task_uid)
+        elif op.op == "unevict":
+            evicted.discard(op.task_uid)
+    return placed, evicted
 
 
 def _spread_constraints(pod) -> list:
@@ -474,16 +469,7 @@ def _term_selects(term, owner, pod) -> bool:
     else:
         everything = selector is not None and not selector.match_labels and not selector.match_expressions
         in_namespace = pod.namespace in term.namespaces or everything
-    if not in_namespace or term.label_selector is None:
-        return False
-    sel = term.label_selector
-    labels = pod.labels
-    if any(labels.get(k) != v for k, v in sel.match_labels.items()):
-        return False
-    checks = {"In": lambda r: r.key in labels and labels[r.key] in r.values,
-              "NotIn": lambda r: r.key not in labels or labels[r.key] not in r.values,
-              "Exists": lambda r: r.key in labels, "DoesNotExist": lambda r: r.key not in labels}
-    return all(checks[r.operator](r) for r in sel.match_expressions)
+    return in_namespace and _selects(term.label_selector, pod.labels)
 
 
 def _anti_clash(task, labels: dict[str, str], other, other_labels: dict[str, str]) -> tuple[str, str] | None:
