@@ -9,6 +9,7 @@ suite they run at a small example count, as any property test.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -17,7 +18,15 @@ from schedcheck.gate_properties import check_document
 from schedcheck.generators.machine import machine_for
 from schedcheck.generators.scenarios import scenario_profiles, scenarios
 
-SUITE = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
+# On a CI machine (its `CI` variable) Hypothesis loads its "ci" profile: derandomized, no database.
+# HypoFuzz leaves such tests out (and the state machine's runTest carries no settings of its own), so
+# under HypoFuzz the default profile is loaded back; the suite keeps whatever profile is in force.
+if "hypofuzz" in sys.modules:
+    settings.load_profile("default")
+
+SUITE = settings(max_examples=8, deadline=None, print_blob=True,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                        HealthCheck.filter_too_much, HealthCheck.large_base_example])
 
 
 @SUITE

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import signal
 import subprocess
@@ -28,7 +29,7 @@ def test_hypofuzz_fuzzes_the_gate_property(tmp_path: Path) -> None:
             process.kill()
             out, _ = process.communicate()
     before_stop = out.split("Aborted!")[0]  # HypoFuzz's workers print their own shutdown traceback on ctrl-C
-    assert "fuzz 1 test" in before_stop and "Traceback" not in before_stop, out
+    assert re.search(r"to fuzz [12] tests?", before_stop) and "Traceback" not in before_stop, out
     corpus = tmp_path / ".hypothesis" / "examples"
     assert corpus.is_dir() and sum(1 for _ in corpus.rglob("*") if _.is_file()) >= 10, \
         "HypoFuzz saved no corpus: it did not run the property"
