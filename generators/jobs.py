@@ -46,6 +46,7 @@ from schedcheck.generators.vocabulary import (
     FAILED,
     GROUP_NAME,
     HOSTNAME_LABEL,
+    IMAGES,
     JOB_KINDS,
     NAMESPACES,
     PENDING,
@@ -98,6 +99,7 @@ class JobDraft:
     host_port: tuple[str, int] | None = None  # (protocol, port) every pod exposes on its node (swarm)
     pod_affinity: dict[str, Any] | None = None  # podAffinity / podAntiAffinity of every pod (swarm)
     spread: list[dict[str, Any]] | None = None  # topologySpreadConstraints of every pod (with pod_affinity)
+    image: str | None = None  # the main container's image (ImageLocality)
 
     @property
     def pod_count(self) -> int:
@@ -200,14 +202,19 @@ _POD_AFFINITIES = st.sampled_from((
 ))
 
 
-# Spread constraints of a job's pods over their own kind (PodTopologySpread: hard ones filter, soft ones
-# only score, which is not modelled): one per host, even across zones, or a minimum of zones.
+# Spread constraints of a job's pods over their own kind (PodTopologySpread: hard ones filter in predicates,
+# soft ones score in nodeorder): one per host, even across zones, or a minimum of zones.
 _SPREADS = st.sampled_from((
     [{"maxSkew": 1, "topologyKey": HOSTNAME_LABEL, "whenUnsatisfiable": "DoNotSchedule"}],
     [{"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "DoNotSchedule"}],
     [{"maxSkew": 2, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "DoNotSchedule", "minDomains": 3}],
     [{"maxSkew": 1, "topologyKey": HOSTNAME_LABEL, "whenUnsatisfiable": "DoNotSchedule",
       "nodeTaintsPolicy": "Honor", "nodeAffinityPolicy": "Ignore"}],
+    [{"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "ScheduleAnyway"}],
+    [{"maxSkew": 2, "topologyKey": HOSTNAME_LABEL, "whenUnsatisfiable": "ScheduleAnyway"},
+     {"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "ScheduleAnyway"}],
+    [{"maxSkew": 1, "topologyKey": HOSTNAME_LABEL, "whenUnsatisfiable": "DoNotSchedule"},
+     {"maxSkew": 1, "topologyKey": ZONE_LABEL, "whenUnsatisfiable": "ScheduleAnyway", "nodeTaintsPolicy": "Honor"}],
 ))
 
 
@@ -264,6 +271,7 @@ def job_drafts(
         host_port=draw(_HOST_PORTS) if swarm.host_ports and draw(sometimes(50)) else None,
         pod_affinity=draw(_POD_AFFINITIES) if swarm.pod_affinity and draw(sometimes(60)) else None,
         spread=draw(_SPREADS) if swarm.pod_affinity and draw(sometimes(30)) else None,
+        image=draw(choice((None, *(name for name, _, _ in IMAGES)))),
     )
 
 
@@ -276,6 +284,8 @@ def _container(name: str, req: Mapping[str, str]) -> dict[str, Any]:
 
 def _pod_spec(draft: JobDraft, role: RoleDraft) -> dict[str, Any]:
     spec: dict[str, Any] = {"schedulerName": SCHEDULER_NAME, "containers": [_container("main", role.requests)]}
+    if draft.image:
+        spec["containers"][0]["image"] = draft.image
     if draft.host_port is not None:
         protocol, port = draft.host_port
         spec["containers"][0]["ports"] = [{"containerPort": port, "hostPort": port, "protocol": protocol}]

@@ -25,6 +25,7 @@ from schedcheck.generators.vocabulary import (
     CORDON_TAINT,
     CPU_USAGE,
     HOSTNAME_LABEL,
+    IMAGES,
     MEM_USAGE,
     METRICS_TIME,
     NODE_TAINTS,
@@ -43,7 +44,10 @@ _NODE_CONDITIONS = st.sampled_from(
 )
 
 
-@cache
+# The images a node holds (status.images): mostly none, the shrink target.
+_NODE_IMAGES = st.sampled_from([()] * 6 + [(0,), (1,), (2,), (0, 2), (1, 2), (0, 1, 2)])
+
+
 # ---------------------------------------------------------------- nodes
 
 
@@ -91,6 +95,9 @@ def nodes(
         "allocatable": allocatable,
         "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
     }
+    images = draw(_NODE_IMAGES)
+    if images:
+        doc["status"]["images"] = [{"names": list(IMAGES[i][1]), "sizeBytes": IMAGES[i][2]} for i in images]
     return doc
 
 

@@ -24,6 +24,13 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 ACCELERATOR_LABEL = "accelerator"
 ZONES = ("zone-a", "zone-b", "zone-c")
+# Container images pods run and nodes hold (nodeorder's ImageLocality): the name a pod gives, the names a
+# node's status.images lists (with the ":latest" the kubelet reports for an untagged pull), the size.
+IMAGES: tuple[tuple[str, tuple[str, ...], int], ...] = (
+    ("registry.local/train:v1", ("registry.local/train:v1",), 800 * 1024 * 1024),
+    ("registry.local/spark:3.5", ("registry.local/spark:3.5",), 400 * 1024 * 1024),
+    ("busybox", ("docker.io/library/busybox:latest", "busybox:latest"), 60 * 1024 * 1024),
+)
 SCHEDULER_NAME = "volcano"
 
 NAMESPACES = ("default", "ml", "data", "team-a")

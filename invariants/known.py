@@ -52,6 +52,72 @@ def _reclaim_pipeline(ctx: CheckContext, violation: Violation) -> bool:
     return ctx.action in ("reclaim", "gangpreempt", "gangreclaim")
 
 
+def _job_of(violation: Violation) -> str:
+    for obj in violation.objects:
+        if obj.startswith("job "):
+            return obj[len("job "):]
+    return ""
+
+
+def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
+    """F3: the hard-mode job's PodGroup carries no job-allocated-hypernode annotation, and every task it held
+    before this session belongs to a subgroup policy without a network topology of its own, which
+    recoverAllocatedHyperNode skips: the job's allocated hypernode stays empty, so allocate places the new
+    tasks in any allowed hypernode, wherever the held ones run. The new tasks alone fit one."""
+    from schedcheck.invariants.catalog.topology import sub_groups
+    from schedcheck.reference.api.types import TaskStatus, allocated_status
+
+    job = ctx.ssn.jobs.get(_job_of(violation))
+    if job is None or job.pod_group is None:
+        return False
+    if "volcano.sh/job-allocated-hypernode" in job.pod_group.annotations:
+        return False
+    new = {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
+    placed = [t for t in job.tasks.values()
+              if t.node_name and (allocated_status(t.status) or t.status == TaskStatus.Pipelined)]
+    held = [t for t in placed if t.uid not in new]
+    if not held:
+        return False
+    without_topology = {task.uid for (policy, _), tasks in sub_groups(job).items()
+                        for task in tasks
+                        if next((p for p in job.pod_group.sub_group_policy if p.name == policy)).network_topology
+                        is None}
+    if any(t.uid not in without_topology for t in held):
+        return False
+    return _new_tasks_fit(ctx, job, placed, new)
+
+
+def _new_tasks_fit(ctx: CheckContext, job, placed: list, new: set[str]) -> bool:
+    """The tasks allocate placed this session lie, by themselves, in one hypernode of an allowed tier."""
+    from schedcheck.invariants.catalog.topology import highest_tier, topology_tree
+
+    tree = topology_tree(ctx)
+    if tree is None:
+        return False
+    leaves, tiers, names = tree
+    highest = highest_tier(ctx, job, names, 0)
+    fresh = {t.node_name for t in placed if t.uid in new}
+    return highest is not None and any(tiers[n] <= highest and fresh <= members for n, members in leaves.items())
+
+
+def _placed_by_reclaim(ctx: CheckContext, violation: Violation) -> bool:
+    """F4: reclaim has no network-topology path: it pipelines a hard-mode job's task onto any node, and does not
+    record a hypernode for the job, so allocate then searches hypernodes for the job's other tasks without it.
+    Some task of the job was pipelined by reclaim this session, and allocate's own placements fit by themselves."""
+    from schedcheck.reference.api.types import TaskStatus, allocated_status
+
+    job = ctx.ssn.jobs.get(_job_of(violation))
+    if job is None:
+        return False
+    new = {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
+    reclaimed = {op.task_uid for op in ctx.ssn.operations if op.action == "reclaim" and op.op == "pipeline"}
+    placed = [t for t in job.tasks.values()
+              if t.node_name and (allocated_status(t.status) or t.status == TaskStatus.Pipelined)]
+    if not any(t.uid in reclaimed and t.uid not in new for t in placed):
+        return False
+    return _new_tasks_fit(ctx, job, placed, new)
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.pod-limit",
                  "backfill over a node's pod limit after a discarded reclaim or preemption",
@@ -75,6 +141,15 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "reclaim (or gangpreempt, gangreclaim, topology-aware preempt) pipelines a task onto a node where "
                  "a pod it did not evict holds the same host port",
                  "docs/findings.md #12", _reclaim_pipeline),
+    KnownFinding("F3", "topology.hard-within-hypernode",
+                 "allocate places a hard-mode job's new tasks in another hypernode than the ones it already runs: "
+                 "without the job-allocated-hypernode annotation, the session recovers the job's hypernode only "
+                 "from subgroups with a network topology of their own",
+                 "docs/findings.md #13", _forgotten_hyper_node),
+    KnownFinding("F4", "topology.hard-within-hypernode",
+                 "reclaim pipelines a hard-mode job's task onto any node, ignoring its network topology, and allocate "
+                 "then places the job's other tasks by the hypernode search, which does not see that task",
+                 "docs/findings.md #14", _placed_by_reclaim),
 )
 
 

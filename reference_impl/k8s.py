@@ -135,6 +135,14 @@ class Container:
     requests: ResourceList = field(default_factory=dict)
     restart_policy: str | None = None  # "Always" marks a sidecar init container
     ports: list[ContainerPort] = field(default_factory=list)
+    image: str = ""
+
+
+@dataclass(frozen=True)
+class ContainerImage:
+    """One entry of a node's status.images: the names it goes by and its size."""
+    names: tuple[str, ...]
+    size_bytes: int = 0
 
 
 @dataclass
@@ -149,6 +157,7 @@ class Node:
     capacity: ResourceList = field(default_factory=dict)
     ready: bool = True  # the Ready condition, as read; the scheduler ignores it (upstream setNodeState)
     creation_timestamp: str = ""
+    images: list[ContainerImage] = field(default_factory=list)  # status.images (ImageLocality)
 
 
 @dataclass

@@ -2,6 +2,7 @@ import copy
 import io
 import json
 import random
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -570,7 +571,7 @@ def test_unknown_kinds_and_fields_warn() -> None:
     deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x", "namespace": "default"}}
     cms = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}} for i in range(3)]
     p = pod(priority=1)
-    p["spec"]["containers"][0]["image"] = "busybox"
+    p["spec"]["containers"][0]["imagePullPolicy"] = "Always"
     p["spec"]["volumes"] = []
     p["metadata"]["resourceVersion"] = "12"
     p["metadata"]["colour"] = "red"
@@ -582,7 +583,7 @@ def test_unknown_kinds_and_fields_warn() -> None:
     fields = [x for x in w if x.startswith("ignored fields of Pod")]
     assert fields == [
         "ignored fields of Pod (not read by the scheduler): "
-        "spec.containers[].image, spec.volumes, status.hostIP, metadata.colour"
+        "spec.containers[].imagePullPolicy, spec.volumes, status.hostIP, metadata.colour"
     ]
     assert "Scenario: ignored unknown keys extra" in w
     assert len(s.objects.pods) == 1
@@ -774,3 +775,22 @@ def test_a_bad_spread_constraint_is_one_line_naming_the_field(constraint: str, f
     message = str(err.value)
     assert "\n" not in message and "s.yaml" in message
     assert f"spec.topologySpreadConstraints[0].{field}" in message
+
+
+def test_node_images_and_container_images_are_read() -> None:
+    n = node(allocatable={"cpu": "2"}, images=[{"names": ["a/train:v1", "train:v1"], "sizeBytes": 5 * 2**30}])
+    p = pod(containers=[{"name": "c", "image": "a/train:v1"}])
+    s = load(wrap(n, p, pod_group(), queue()))
+    assert s.objects.nodes[0].images == [k8s.ContainerImage(("a/train:v1", "train:v1"), 5 * 2**30)]
+    assert s.objects.pods[0].containers[0].image == "a/train:v1"
+    assert not [w for w in s.warnings if "images" in w or "image" in w]
+
+
+@pytest.mark.parametrize("image, message", [
+    ({"names": "train:v1"}, "status.images[0].names: expected a list"),
+    ({"names": ["x"], "sizeBytes": -1}, "status.images[0].sizeBytes"),
+    ({"names": [3]}, "status.images[0].names[0]"),
+])
+def test_bad_node_images_name_the_field(image: dict[str, Any], message: str) -> None:
+    with pytest.raises(ScenarioError, match=re.escape(message)):
+        load(wrap(node(allocatable={"cpu": "2"}, images=[image]), queue()))

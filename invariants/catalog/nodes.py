@@ -377,6 +377,9 @@ def node_topology_spread_respected(ctx: CheckContext) -> Iterator[Violation]:
             continue
         affinity = RequiredNodeAffinity(task.pod)
         for c in constraints:
+            # k8s counts no pod for an empty selector `{}` (Selector.Empty()), though it selects the task itself
+            empty = c.label_selector is not None and not c.label_selector.match_labels \
+                and not c.label_selector.match_expressions
             counts: dict[str, int] = {}
             for other in ssn.node_list:
                 o_labels = other.node.labels if other.node is not None else {}
@@ -385,8 +388,8 @@ def node_topology_spread_respected(ctx: CheckContext) -> Iterator[Violation]:
                     continue
                 value = o_labels[c.topology_key]
                 counts[value] = counts.get(value, 0) + sum(
-                    1 for t, n in before if n.name == other.name and t.pod.namespace == task.pod.namespace
-                    and _selects(c.label_selector, t.pod.labels))
+                    1 for t, n in before if not empty and n.name == other.name
+                    and t.pod.namespace == task.pod.namespace and _selects(c.label_selector, t.pod.labels))
             minimum = min(counts.values()) if counts and len(counts) >= c.min_domains else 0
             value = labels[c.topology_key]
             mine_count = 1 if _selects(c.label_selector, task.pod.labels) else 0

@@ -20,7 +20,7 @@ class NodeError(Exception):
 class NodeInfo:
     __slots__ = (
         "name", "node", "allocatable", "capacity", "idle", "used", "releasing", "pipelined",
-        "tasks", "state", "negative_idle_events", "_future_idle",
+        "tasks", "state", "negative_idle_events", "_future_idle", "image_states",
     )
 
     def __init__(self, node: Node | None, name: str = "") -> None:
@@ -43,6 +43,8 @@ class NodeInfo:
         # How often Idle went negative on an add (upstream logs "Idle resources turn into negative").
         self.negative_idle_events = 0
         self._future_idle: Resource | None = None
+        # {image name: (size, nodes holding it)} as the cache summarised it (ImageStates; read-only)
+        self.image_states: dict[str, tuple[int, int]] = {}
 
     def ready(self) -> bool:
         return self.state == NodePhase.Ready
@@ -121,6 +123,7 @@ class NodeInfo:
         """A fresh ledger rebuilt by re-adding every stored task, as upstream's Clone."""
         c = NodeInfo(self.node, self.name)
         c.state = self.state
+        c.image_states = self.image_states
         for task in self.tasks.values():
             try:
                 c.add_task(task)

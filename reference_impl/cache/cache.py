@@ -32,6 +32,7 @@ from schedcheck.reference.api.queue_info import QueueInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus, completed_status
 from schedcheck.reference.cache.errors import CacheError
+from schedcheck.reference.cache.image_states import NO_IMAGES, ImageStates
 from schedcheck.reference.cache.log import (
     BindRecord,
     CacheLog,
@@ -91,6 +92,7 @@ class SchedulerCache:
         self.cycle = 0
         self.persistent = False  # pipelined decisions kept across sessions (set_pipeline_persistence)
         self._ensure_default_queues()
+        self.image_states = ImageStates()
         self._rebuild()
         self.refresh_node_shards()
         self.hyper_nodes_info = build_hyper_nodes(self.world.hyper_nodes, self.world.nodes)
@@ -149,8 +151,11 @@ class SchedulerCache:
     def _rebuild(self) -> None:
         self.nodes: dict[str, NodeInfo] = {}
         self.node_list: list[str] = []
+        self.image_states.refresh(self.world.nodes)
+        summaries = self.image_states.summaries
         for node in self.world.nodes:
-            self.nodes[node.name] = NodeInfo(node)
+            info = self.nodes[node.name] = NodeInfo(node)
+            info.image_states = summaries.get(node.name, NO_IMAGES)
             self.node_list.append(node.name)
         self.queues = {q.name: QueueInfo(q) for q in self.world.queues}
         self.jobs: dict[str, JobInfo] = {}

@@ -2,10 +2,9 @@
 
 Upstream (this Volcano version) runs every scorer through ONE BatchNodeOrderFn over the candidate nodes:
 PreScore (a Skip drops the scorer), Score per node, the scorer's NormalizeScore over those nodes, a
-0..100 range check, then `score * weight`. Only ImageLocality goes through NodeOrderFn; it scores 0
-without node image data, so it is not registered here. InterPodAffinity (`podaffinity.weight`, 2) is
-interpod_affinity.py; PodTopologySpread skips for pods without spread constraints, which the scenario
-format cannot express yet.
+0..100 range check, then `score * weight`. Only ImageLocality goes through NodeOrderFn, per node, not normalised; it scores 0 everywhere when no
+node reports an image, and is then not registered. InterPodAffinity (`podaffinity.weight`, 2) is
+interpod_affinity.py, PodTopologySpread (`podtopologyspread.weight`, 2) pod_topology_spread.py.
 
 Scorers (k8s v1.36.1 pkg/scheduler/framework/plugins), all integer arithmetic on int64:
 - LeastAllocated (`leastrequested.weight`, 1): per resource `(alloc - req) * 100 / alloc` (0 when
@@ -20,6 +19,10 @@ Scorers (k8s v1.36.1 pkg/scheduler/framework/plugins), all integer arithmetic on
   `100 * s / max` (nothing when max is 0).
 - TaintToleration (`tainttoleration.weight`, 3): PreferNoSchedule taints not tolerated by tolerations
   with effect PreferNoSchedule or empty, normalised reversed: `100 - 100 * s / max` (all 100 when max is 0).
+- ImageLocality (`imagelocality.weight`, 1): for each init and regular container whose image (":latest"
+  added when it names no tag) the node holds, `int(size * nodes holding it / session nodes)`; the sum,
+  clamped to [23 MiB, 1000 MiB x containers], maps linearly onto 0..100 (integer division). The sizes and
+  holder counts are the cache's (cache/image_states.py).
 A weight of 0 disables a scorer. "Requested" comes from the session k8s mirror (k8s_mirror.py).
 """
 
@@ -29,6 +32,7 @@ import math
 
 from schedcheck.reference.api.unschedule_info import ScoringError
 from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.plugins import pod_topology_spread
 from schedcheck.reference.plugins.interpod_affinity import normalized_scores
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.framework.arguments import as_arguments
@@ -54,6 +58,11 @@ BALANCED_RESOURCE_WEIGHT = "balancedresource.weight"
 NODE_AFFINITY_WEIGHT = "nodeaffinity.weight"
 TAINT_TOLERATION_WEIGHT = "tainttoleration.weight"
 POD_AFFINITY_WEIGHT = "podaffinity.weight"
+IMAGE_LOCALITY_WEIGHT = "imagelocality.weight"
+POD_TOPOLOGY_SPREAD_WEIGHT = "podtopologyspread.weight"
+MB = 1024 * 1024
+IMAGE_MIN_THRESHOLD = 23 * MB
+IMAGE_MAX_CONTAINER_THRESHOLD = 1000 * MB
 LEAST_CPU_WEIGHT = LEAST_MEMORY_WEIGHT = 50  # the ScoringStrategy resources nodeorder.go passes
 MOST_CPU_WEIGHT = MOST_MEMORY_WEIGHT = 1
 
@@ -155,6 +164,8 @@ class NodeOrderPlugin(Plugin):
         self.affinity_weight = args.get_int(NODE_AFFINITY_WEIGHT, 2)
         self.taint_weight = args.get_int(TAINT_TOLERATION_WEIGHT, 3)
         self.pod_affinity_weight = args.get_int(POD_AFFINITY_WEIGHT, 2)
+        self.image_weight = args.get_int(IMAGE_LOCALITY_WEIGHT, 1)
+        self.spread_weight = args.get_int(POD_TOPOLOGY_SPREAD_WEIGHT, 2)
         self._tasks: dict[str, _TaskScoring] = {}
         self._preferred: dict[tuple, _Preferred] = {}
         self._soft: dict[tuple, _SoftTolerations] = {}
@@ -163,6 +174,13 @@ class NodeOrderPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         self.mirror = session_mirror(ssn)
         ssn.add_fn("batch_node_order", self.name, self.batch_node_order)
+        if self.image_weight and any(node.image_states for node in ssn.nodes.values()):
+            self._session_nodes = len(self.mirror.nodes)
+            ssn.add_fn("node_order", self.name, self.node_order)
+
+    def node_order(self, task: TaskInfo, node: NodeInfo) -> float:
+        """NodeOrderFn: ImageLocality's score times its weight."""
+        return float(self.image_weight * image_locality_score(task.pod, node.image_states, self._session_nodes))
 
     def _task_scoring(self, task: TaskInfo) -> _TaskScoring:
         ts = self._tasks.get(task.uid)
@@ -218,6 +236,10 @@ class NodeOrderPlugin(Plugin):
             affinity = normalized_scores(task.pod, infos, mirror_nodes.values())
             if affinity is not None:
                 self._add_weighted(totals, affinity, self.pod_affinity_weight, "InterPodAffinity", infos)
+        if self.spread_weight and task.pod.topology_spread_constraints:
+            spread = pod_topology_spread.normalized_scores(task.pod, infos, mirror_nodes.values())
+            if spread is not None:
+                self._add_weighted(totals, spread, self.spread_weight, "PodTopologySpread", infos)
         return {m.name: float(total) for m, total in zip(infos, totals)}
 
     @staticmethod
@@ -291,5 +313,25 @@ def _balanced_allocation(ts: _TaskScoring, m: MirrorNode, base: dict[str, tuple[
         change = 0  # at most one fraction: std 0 with and without the pod
     return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + change) // 2
 
+
+
+def normalized_image_name(name: str) -> str:
+    return name + ":latest" if name.rfind(":") <= name.rfind("/") else name
+
+
+def image_locality_score(pod: Pod, image_states: dict[str, tuple[int, int]], session_nodes: int) -> int:
+    total = 0
+    for container in (*pod.init_containers, *pod.containers):
+        state = image_states.get(normalized_image_name(container.image))
+        if state is not None:
+            size, holders = state
+            total += int(float(size) * (float(holders) / float(session_nodes)))
+    containers = len(pod.init_containers) + len(pod.containers)
+    ceiling = IMAGE_MAX_CONTAINER_THRESHOLD * containers
+    if total < IMAGE_MIN_THRESHOLD:
+        total = IMAGE_MIN_THRESHOLD
+    elif total > ceiling:
+        total = ceiling
+    return _div(MAX_NODE_SCORE * (total - IMAGE_MIN_THRESHOLD), ceiling - IMAGE_MIN_THRESHOLD)
 
 register_plugin_builder(PLUGIN_NAME, NodeOrderPlugin)

@@ -1,21 +1,30 @@
-"""PodTopologySpread's filter, as the predicates plugin runs it (`predicate.PodTopologySpreadEnable`, on by
-default; k8s v1.36 pkg/scheduler/framework/plugins/podtopologyspread/filtering.go).
+"""PodTopologySpread, as the predicates plugin runs its filter (`predicate.PodTopologySpreadEnable`, on by
+default; k8s podtopologyspread/filtering.go) and nodeorder its score (scoring.go).
 
 PreFilter keeps the pod's DoNotSchedule constraints (none: Skip) and counts, over the nodes of the plugin's
 node view that carry every constraint's topology key and pass each constraint's inclusion policies
 (nodeAffinityPolicy Honor: the pod's nodeSelector and required node affinity; nodeTaintsPolicy Honor: no
 untolerated NoSchedule or NoExecute taint), the pods of the incoming pod's namespace, not being deleted,
-that the constraint's selector matches, per topology value. Every eligible node's value is a domain, even
-with no matching pod. Filter: a node without one of the keys is UnschedulableAndUnresolvable; otherwise,
-for each constraint, the pods matching in the node's domain, plus one if the incoming pod matches its own
-selector, minus the smallest count over the domains (0 when there are fewer domains than minDomains) may
-not exceed maxSkew (Unschedulable).
+that the constraint's selector matches, per topology value (an empty selector `{}` counts none:
+countPodsMatchSelector returns 0 for it, though it matches the incoming pod itself). Every eligible
+node's value is a domain, even with no matching pod. Filter: a node without one of the keys is
+UnschedulableAndUnresolvable; otherwise, for each constraint, the pods matching in the node's domain,
+plus one if the incoming pod matches its own selector, minus the smallest count over the domains (0 when
+there are fewer domains than minDomains) may not exceed maxSkew (Unschedulable).
 
-ScheduleAnyway constraints only score, in nodeorder's PodTopologySpread, which is not modelled.
+The score (nodeorder's `podtopologyspread.weight`, 2) uses the ScheduleAnyway constraints: PreScore keeps
+them (none: Skip; a pod without any constraint would get the system default constraints, which need a
+Service or controller selecting the pod, and a scenario has none, so it skips too). Candidates lacking
+one of the keys are ignored (score 0). Each constraint's domains are the candidates' values; every node
+of the session carrying all the keys and passing the constraint's inclusion policies adds its matching
+pods to its domain. A candidate scores Σ count · ln(domains + 2) + maxSkew - 1 over the constraints (a
+hostname key counts the candidate's own pods, its domains being the candidates not ignored), rounded
+half away from zero; NormalizeScore makes it 100 · (max + min - s) / max (all 100 when max is 0).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -25,6 +34,8 @@ from schedcheck.reference.plugins.k8s_mirror import MirrorNode, RequiredNodeAffi
 
 REASON_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
 REASON_SKEW = "node(s) didn't match pod topology spread constraints"
+HOSTNAME = "kubernetes.io/hostname"
+MAX_NODE_SCORE = 100
 
 
 @dataclass
@@ -55,8 +66,17 @@ def included(constraint: TopologySpreadConstraint, pod: Pod, node, affinity: Req
 
 
 def count_matching(pods: Iterable[Pod], constraint: TopologySpreadConstraint, namespace: str) -> int:
+    selector = constraint.label_selector
+    if selector is not None and not selector.match_labels and not selector.match_expressions:
+        return 0  # labels.Selector.Empty(): countPodsMatchSelector counts nothing
     return sum(1 for p in pods if p.deletion_timestamp is None and p.namespace == namespace
-               and selector_matches(constraint.label_selector, p.labels))
+               and selector_matches(selector, p.labels))
+
+
+def _count_on(mirror: MirrorNode, constraint: TopologySpreadConstraint, namespace: str) -> int:
+    """Matching pods on a node, each as often as the node view holds it (AddPodInfo does not deduplicate)."""
+    return sum(mirror.pods.get(p.uid, 1) for p in mirror.pod_objects.values()
+               if count_matching((p,), constraint, namespace))
 
 
 def pre_filter(pod: Pod, all_nodes: Iterable[MirrorNode]) -> SpreadFilterState | None:
@@ -70,15 +90,12 @@ def pre_filter(pod: Pod, all_nodes: Iterable[MirrorNode]) -> SpreadFilterState |
         node = mirror.node
         if node is None or any(c.topology_key not in node.labels for c in constraints):
             continue
-        pods = list(mirror.pod_objects.values())
         for index, constraint in enumerate(constraints):
             if not included(constraint, pod, node, affinity):
                 continue
             value = node.labels[constraint.topology_key]
             counts = state.counts[index]
-            # the mirror keeps one entry per pod uid with a multiplicity (AddPodInfo does not deduplicate)
-            counts[value] = counts.get(value, 0) + sum(
-                mirror.pods.get(p.uid, 1) for p in pods if count_matching((p,), constraint, pod.namespace))
+            counts[value] = counts.get(value, 0) + _count_on(mirror, constraint, pod.namespace)
     return state
 
 
@@ -94,3 +111,68 @@ def filter_node(state: SpreadFilterState, pod: Pod, mirror: MirrorNode) -> tuple
         if skew > constraint.max_skew:
             return False, REASON_SKEW
     return None
+
+
+def soft_constraints(pod: Pod) -> list[TopologySpreadConstraint]:
+    return [c for c in pod.topology_spread_constraints if c.when_unsatisfiable == "ScheduleAnyway"]
+
+
+def _go_round(x: float) -> int:
+    """math.Round: half away from zero."""
+    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+def normalized_scores(pod: Pod, candidates: list[MirrorNode], all_nodes: Iterable[MirrorNode]) -> list[int] | None:
+    """PreScore, Score and NormalizeScore over the candidates, in their order; None is Skip."""
+    constraints = soft_constraints(pod)
+    if not constraints or not candidates:
+        return None
+    keys = [c.topology_key for c in constraints]
+    ignored = {m.name for m in candidates if m.node is None or any(k not in m.node.labels for k in keys)}
+    counts: list[dict[str, int]] = [{} for _ in constraints]
+    for m in candidates:
+        if m.name in ignored:
+            continue
+        for index, c in enumerate(constraints):
+            if c.topology_key != HOSTNAME:
+                counts[index].setdefault(m.node.labels[c.topology_key], 0)
+    weights = []
+    for index, c in enumerate(constraints):
+        size = len(candidates) - len(ignored) if c.topology_key == HOSTNAME else len(counts[index])
+        weights.append(math.log(float(size + 2)))
+    affinity = RequiredNodeAffinity(pod)
+    for mirror in all_nodes:
+        node = mirror.node
+        if node is None or any(k not in node.labels for k in keys):
+            continue
+        for index, c in enumerate(constraints):
+            if not included(c, pod, node, affinity):
+                continue
+            value = node.labels[c.topology_key]
+            if value in counts[index]:
+                counts[index][value] += _count_on(mirror, c, pod.namespace)
+    raw: list[int | None] = []
+    for m in candidates:
+        if m.name in ignored:
+            raw.append(None)
+            continue
+        score = 0.0
+        for index, c in enumerate(constraints):
+            if c.topology_key == HOSTNAME:
+                count = _count_on(m, c, pod.namespace)
+            else:
+                count = counts[index][m.node.labels[c.topology_key]]
+            score += float(count) * weights[index] + float(c.max_skew - 1)
+        raw.append(_go_round(score))
+    valid = [s for s in raw if s is not None]
+    low = min(valid) if valid else 0
+    high = max([0, *valid])
+    out = []
+    for s in raw:
+        if s is None:
+            out.append(0)
+        elif high == 0:
+            out.append(MAX_NODE_SCORE)
+        else:
+            out.append(MAX_NODE_SCORE * (high + low - s) // high)
+    return out

@@ -55,12 +55,16 @@ def node_document(node: k8s.Node) -> dict[str, Any]:
         status["capacity"] = _quantities(node.capacity)
     if not node.ready:
         status["conditions"] = [{"type": "Ready", "status": "False"}]
+    if node.images:
+        status["images"] = [{"names": list(i.names), "sizeBytes": i.size_bytes} for i in node.images]
     return {"apiVersion": "v1", "kind": "Node", "metadata": _meta(node, namespaced=False), "spec": spec,
             "status": status}
 
 
 def _container(container: k8s.Container) -> dict[str, Any]:
     out: dict[str, Any] = {"name": container.name}
+    if container.image:
+        out["image"] = container.image
     if container.requests:
         out["resources"] = {"requests": _quantities(container.requests)}
     if container.restart_policy:

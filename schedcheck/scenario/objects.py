@@ -61,7 +61,7 @@ _CONDITION: Schema = dict.fromkeys(
 )
 _REQUIREMENT: Schema = dict.fromkeys(["key", "operator", "values"])
 _TERM: Schema = {"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}
-_CONTAINER: Schema = {"name": LEAF, "resources": {"requests": LEAF, "limits": LEAF},
+_CONTAINER: Schema = {"name": LEAF, "image": LEAF, "resources": {"requests": LEAF, "limits": LEAF},
                       "ports": [dict.fromkeys(["containerPort", "hostPort", "protocol", "hostIP", "name"])]}
 _POD_TERM: Schema = dict.fromkeys(["labelSelector", "namespaces", "namespaceSelector", "topologyKey"])
 _POD_AFFINITY: Schema = {"requiredDuringSchedulingIgnoredDuringExecution": [_POD_TERM],
@@ -71,7 +71,8 @@ _SCHEMAS: dict[str, Schema] = {
     "Node": {
         "metadata": _META,
         "spec": {"unschedulable": LEAF, "taints": [dict.fromkeys(["key", "value", "effect", "timeAdded"])]},
-        "status": {"allocatable": LEAF, "capacity": LEAF, "conditions": [_CONDITION]},
+        "status": {"allocatable": LEAF, "capacity": LEAF, "conditions": [_CONDITION],
+                   "images": [dict.fromkeys(["names", "sizeBytes"])]},
     },
     "Pod": {
         "metadata": _META,
@@ -271,6 +272,14 @@ def _read_node(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, uid: str,
         condition = _condition(f, cond, f"status.conditions[{i}]")
         if condition.type == "Ready":
             ready = condition.status == "True"
+    images = []
+    for i, item in enumerate(f.sequence(status.get("images"), "status.images")):
+        path = f"status.images[{i}]"
+        image = f.mapping(item, path)
+        names = tuple(f.string(n, f"{path}.names[{j}]", required=True)
+                      for j, n in enumerate(f.sequence(image.get("names"), f"{path}.names")))
+        images.append(k8s.ContainerImage(names, f.integer(image.get("sizeBytes"), f"{path}.sizeBytes", minimum=0,
+                                                                         bits=64) or 0))
     meta = _meta(f, doc)
     out.nodes.append(
         k8s.Node(
@@ -282,6 +291,7 @@ def _read_node(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, uid: str,
             allocatable=dict(allocatable),
             capacity=dict(capacity),
             ready=ready,
+            images=images,
         )
     )
 
@@ -321,7 +331,7 @@ def _container(f: Fields, value: Any, field: str, init: bool) -> k8s.Container:
             f.string(port.get("hostIP"), f"{path}.hostIP")))
     return k8s.Container(
         name=f.string(doc.get("name"), f"{field}.name"), requests=requests, restart_policy=restart_policy,
-        ports=ports,
+        ports=ports, image=f.string(doc.get("image"), f"{field}.image"),
     )
 
 

@@ -64,11 +64,6 @@ def reference_warnings(objects: k8s.ClusterObjects, warnings: list[str]) -> None
             warnings.append(
                 f"Pod {pod.key}: status.phase {pod.phase} is no pod phase; upstream treats the task as Unknown"
             )
-    soft = [f"Pod {pod.key}" for pod in objects.pods
-            if any(c.when_unsatisfiable == "ScheduleAnyway" for c in pod.topology_spread_constraints)]
-    if soft:
-        warnings.append(f"{listing(soft)}: a ScheduleAnyway topology spread constraint only scores upstream "
-                        "(nodeorder's PodTopologySpread), which is not modelled; node choices may differ")
     for group in objects.pod_groups:
         if group.phase and group.phase not in POD_GROUP_PHASES:
             warnings.append(f"PodGroup {group.key}: status.phase {group.phase} is no PodGroup phase")

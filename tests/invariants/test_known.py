@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.invariants.known import KNOWN_FINDINGS, known_ids
 from schedcheck.runner import run_scenario
-from schedcheck.scenario.loader import load_scenario
+from schedcheck.scenario.loader import load_scenario, scenario_from_document
 from tests.invariants.harness import check
 from tests.invariants.test_catalog import _break_pod_limit
 
@@ -57,3 +59,40 @@ def test_reclaim_onto_a_taken_host_port_is_the_known_finding_f2():
     assert ("node.host-ports-free", "F2") in [(f["id"], f.get("known")) for f in result.findings]
     strict = run_scenario(load_scenario(F2_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known={"F2"}))
     assert [v["id"] for v in strict.violations] == ["node.host-ports-free"]
+
+
+F3_SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "topology-hard-job-forgets-running-subgroups.yaml"
+
+
+def test_a_hard_job_whose_subgroups_are_not_recovered_is_the_known_finding_f3():
+    result = run_scenario(load_scenario(F3_SCENARIO), seed=0)
+    assert result.violations == []
+    assert ("topology.hard-within-hypernode", "F3") in [(f["id"], f.get("known")) for f in result.findings]
+    strict = run_scenario(load_scenario(F3_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known={"F3"}))
+    assert [v["id"] for v in strict.violations] == ["topology.hard-within-hypernode"]
+
+
+def test_f3_does_not_cover_a_job_the_session_recovers():
+    """With the policy's own hard topology the worker's subjob is recovered (the cluster top), so the job is held
+    back: nothing is placed, and nothing is reported."""
+    doc = yaml.safe_load(F3_SCENARIO.read_text())
+    group = next(o for o in doc["objects"] if o["kind"] == "PodGroup")
+    group["spec"]["subGroupPolicy"][0]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 1}
+    del doc["expect"]
+    result = run_scenario(scenario_from_document(doc, "f3-recovered"), seed=0)
+    assert result.violations == [] and result.binds == {}
+    assert not [f for f in result.findings if f["id"] == "topology.hard-within-hypernode"]
+
+
+F4_SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "topology-reclaim-ignores-hard-topology.yaml"
+
+
+def test_reclaim_pipelining_a_hard_job_anywhere_is_the_known_finding_f4():
+    result = run_scenario(load_scenario(F4_SCENARIO), seed=0)
+    assert result.violations == []
+    assert ("topology.hard-within-hypernode", "F4") in [(f["id"], f.get("known")) for f in result.findings]
+    strict = run_scenario(load_scenario(F4_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known={"F4"}))
+    assert [v["id"] for v in strict.violations] == ["topology.hard-within-hypernode"]
+    # F3's switch does not cover F4's cause
+    other = run_scenario(load_scenario(F4_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known={"F3"}))
+    assert other.violations == []
