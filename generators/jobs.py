@@ -47,6 +47,7 @@ from schedcheck.generators.vocabulary import (
     GROUP_NAME,
     HOSTNAME_LABEL,
     IMAGES,
+    SCHEDULING_GATE,
     JOB_KINDS,
     NAMESPACES,
     PENDING,
@@ -100,6 +101,7 @@ class JobDraft:
     pod_affinity: dict[str, Any] | None = None  # podAffinity / podAntiAffinity of every pod (swarm)
     spread: list[dict[str, Any]] | None = None  # topologySpreadConstraints of every pod (with pod_affinity)
     image: str | None = None  # the main container's image (ImageLocality)
+    gated: int | None = None  # every pending pod whose index is at least this carries a scheduling gate
 
     @property
     def pod_count(self) -> int:
@@ -272,6 +274,7 @@ def job_drafts(
         pod_affinity=draw(_POD_AFFINITIES) if swarm.pod_affinity and draw(sometimes(60)) else None,
         spread=draw(_SPREADS) if swarm.pod_affinity and draw(sometimes(30)) else None,
         image=draw(choice((None, *(name for name, _, _ in IMAGES)))),
+        gated=draw(st.integers(0, 2)) if draw(rarely(12)) else None,
     )
 
 
@@ -329,6 +332,9 @@ def _pod_doc(draft: JobDraft, job_name: str, pod_name: str, role: RoleDraft, spe
         status = {"phase": "Pending"}
         if nominated:
             status["nominatedNodeName"] = nominated
+        # a gate only on an unbound pod (the API server refuses one beside spec.nodeName)
+        if draft.gated is not None and int(pod_name.rsplit("-", 1)[-1]) >= draft.gated:
+            spec["schedulingGates"] = [{"name": SCHEDULING_GATE}]
     else:
         spec["nodeName"] = node
         phase = {RUNNING: "Running", BOUND: "Pending", RELEASING: "Running"}.get(state, state)

@@ -18,6 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from schedcheck.generators.vocabulary import SCHEDULING_GATE
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.reference.api.pipelined import read_pipelined
 from schedcheck.reference.framework.conf import PERSISTENCE_UPSTREAM, SchedulerConf, default_scheduler_conf
@@ -107,6 +108,23 @@ class SchedulerMachine(RuleBasedStateMachine):
                                        annotations={GROUP_NAME_ANNOTATION: name}, priority=priority,
                                        containers=[Container("main", _resources(cpu, cpu))]))
         self._changed()
+
+    @precondition(lambda self: self.jobs < MAX_JOBS)
+    @rule(size=st.integers(1, 3), cpu=st.integers(1, 4))
+    def submit_gated_job(self, size: int, cpu: int) -> None:
+        """A job whose pods arrive with a scheduling gate (a gate can only be set at creation)."""
+        self.submit_job(size, cpu, False, 0, "default")
+        for pod in self.world.pods[-size:]:
+            pod.scheduling_gates = [SCHEDULING_GATE]
+        self._changed()
+
+    @rule(index=st.integers(0, 50))
+    def gate_removed(self, index: int) -> None:
+        """The controller that owns the gate lets one pod go; it is scheduled from the next session on."""
+        gated = [p for p in self.world.pods if p.scheduling_gates]
+        if gated:
+            gated[index % len(gated)].scheduling_gates = []
+            self._changed()
 
     def _pods(self, phase: str) -> list[Pod]:
         return [p for p in self.world.pods if p.phase == phase and not p.deletion_timestamp]

@@ -24,6 +24,7 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 ACCELERATOR_LABEL = "accelerator"
 ZONES = ("zone-a", "zone-b", "zone-c")
+SCHEDULING_GATE = "example.com/quota-check"  # a gate some controller removes when it sees fit
 # Container images pods run and nodes hold (nodeorder's ImageLocality): the name a pod gives, the names a
 # node's status.images lists (with the ":latest" the kubelet reports for an untagged pull), the size.
 IMAGES: tuple[tuple[str, tuple[str, ...], int], ...] = (

@@ -735,6 +735,17 @@ def _priority_starving_never():
     return [(priority, "job_starving", lambda job: False)]
 
 
+
+def _scheduling_gates_not_read():
+    from schedcheck.reference.api.task_info import TaskInfo
+
+    original = TaskInfo.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.sch_gated = False  # the bug: calSchedulingGated is not consulted
+    return [(TaskInfo, "__init__", init)]
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -902,6 +913,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _priority_starving_never),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
+    Mutant("scheduling-gates-not-read", "NewTaskInfo forgets the pod's scheduling gates (SchGated always false), so "
+           "gated pods are scheduled", _scheduling_gates_not_read),
 )}
 
 

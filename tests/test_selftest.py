@@ -113,6 +113,7 @@ PACKAGED = {
     "topology-gradient-highest-tier-first": "topology.lowest-tier-needed",
     "predicates-ignores-topology-spread": "node.topology-spread-respected",
     "sub-group-topology-ignored": "topology.sub-group-within-hypernode",
+    "scheduling-gates-not-read": "task.gated-not-placed",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

@@ -118,3 +118,24 @@ def task_request_from_pod(ctx: CheckContext) -> Iterator[Violation]:
                                 f"pod asks for {', '.join(f'{n} {expected[n]:g}' for n in wrong)} (containers, init "
                                 f"containers and sidecars, overhead)", [f"task {key}"],
                             {n: expected[n] for n in wrong}, {n: found[n] for n in wrong})
+
+
+@invariant("task.gated-not-placed", "no action allocates, pipelines or binds a task whose pod still carries a "
+           "scheduling gate (spec.schedulingGates, Volcano's own queue-allocation gate included)", "job",
+           "k8s Pod scheduling readiness (a gated pod is not scheduled); pkg/scheduler/api/job_info.go "
+           "calSchedulingGated; allocate.go, backfill.go, preempt.go, reclaim.go (task.SchGated skips)", (ACTION,))
+def task_gated_not_placed(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    seen: set[str] = set()
+    for op in ssn.operations:
+        if op.action != ctx.action or op.op not in ("allocate", "pipeline", "bind") or op.task_uid in seen:
+            continue
+        job = ssn.jobs.get(op.job)
+        task = job.tasks.get(op.task_uid) if job is not None else None
+        if task is None or not task.pod.scheduling_gates:
+            continue
+        seen.add(op.task_uid)
+        gates = ", ".join(task.pod.scheduling_gates)
+        yield Violation("", f"{ctx.action} did {op.op} task {task.key} on node {op.node}, but its pod is still "
+                            f"gated ({gates}): a gated pod is not scheduled until every gate is removed",
+                        [f"task {task.key}", f"node {op.node}"], "no placement while gated", op.op)

@@ -390,6 +390,7 @@ DEDICATED = {
     "node.pod-anti-affinity-respected": "test_placement_allowed.py",
     "topology.lowest-tier-needed": "test_topology.py",
     "node.topology-spread-respected": "test_placement_allowed.py",
+    "task.gated-not-placed": "test_placement_allowed.py",
 }
 
 

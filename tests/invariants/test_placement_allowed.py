@@ -175,3 +175,38 @@ def test_the_spread_filter_follows_kubernetes():
     assert pre_filter(_pod(labels={"app": "web"}, topology_spread_constraints=[few]), [a, b]).min_match(0) == 0
     soft = TopologySpreadConstraint(1, zone, "ScheduleAnyway", web)
     assert pre_filter(_pod(topology_spread_constraints=[soft]), [a, b]) is None  # only scores: Skip
+
+
+GATED = "task.gated-not-placed"
+
+
+def _gated_violations(doc_change=None) -> list[tuple[str, str]]:
+    import yaml
+    from schedcheck.scenario.loader import scenario_from_document
+
+    doc = yaml.safe_load((HERE / "tests/scenarios/scheduling-gated-pods-wait.yaml").read_text())
+    if doc_change is not None:
+        doc_change(doc)
+    engine = InvariantEngine(only=[GATED])
+    run_scenario(scenario_from_document(doc, "gated"), engine=engine)
+    assert engine.checks[GATED] > 0
+    return [(v.invariant, v.objects[0]) for v in engine.violations]
+
+
+def test_gated_not_placed_passes_on_the_faithful_reference():
+    assert _gated_violations() == []
+
+
+def test_gated_not_placed_fires_when_the_gates_are_not_read():
+    with mutant("scheduling-gates-not-read"):
+        found = _gated_violations()
+    # allocate places the gated worker, backfill the gated BestEffort probe
+    assert found == [(GATED, "task default/worker-1"), (GATED, "task default/probe-0")]
+
+
+def test_gated_not_placed_is_quiet_once_the_gate_is_removed():
+    def ungate(doc):
+        for obj in doc["objects"]:
+            obj.get("spec", {}).pop("schedulingGates", None)
+    with mutant("scheduling-gates-not-read"):
+        assert _gated_violations(ungate) == []
