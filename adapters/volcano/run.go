@@ -15,10 +15,14 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	listerv1 "k8s.io/client-go/listers/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
 	schedulingscheme "volcano.sh/apis/pkg/apis/scheduling/scheme"
 	vcbeta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 
 	"volcano.sh/volcano/pkg/scheduler"
 	"volcano.sh/volcano/pkg/scheduler/api"
@@ -321,6 +325,7 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 		c.AddOrUpdateNode(n)
 		setUsage(c, n, shift)
 	}
+	w.fillHyperNodes(c)
 	for _, p := range w.Pods {
 		// The pod informer's filter: another scheduler's pod is seen only once placed.
 		if p.Spec.SchedulerName != defaultSchedulerName && p.Spec.NodeName == "" {
@@ -491,4 +496,30 @@ func resolvePriorities(w *World) {
 			}
 		}
 	}
+}
+
+// fillHyperNodes builds the cache's HyperNode view as the HyperNode informer's handler does: upstream's
+// own HyperNodesInfo, one UpdateHyperNode per object (in name order, as a List returns them), with a node
+// lister over the world's nodes for the regex and label selectors.
+func (w *World) fillHyperNodes(c *cache.SchedulerCache) {
+	if len(w.HyperNodes) == 0 {
+		return
+	}
+	indexer := toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, toolscache.Indexers{})
+	for _, n := range w.Nodes {
+		_ = indexer.Add(n.DeepCopy())
+	}
+	lister := listerv1.NewNodeLister(indexer)
+	if _, err := lister.List(labels.Everything()); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: node lister: %v\n", err)
+	}
+	info := api.NewHyperNodesInfo(lister)
+	hyperNodes := append([]*topologyv1alpha1.HyperNode(nil), w.HyperNodes...)
+	sort.Slice(hyperNodes, func(i, j int) bool { return hyperNodes[i].Name < hyperNodes[j].Name })
+	for _, hn := range hyperNodes {
+		if err := info.UpdateHyperNode(hn.DeepCopy()); err != nil {
+			fmt.Fprintf(os.Stderr, "warning: HyperNode %s: %v\n", hn.Name, err)
+		}
+	}
+	c.HyperNodesInfo = info
 }

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vcbeta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
+	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 
 	"volcano.sh/volcano/pkg/scheduler"
 )
@@ -47,6 +48,7 @@ type World struct {
 	Queues          []*vcbeta1.Queue
 	PriorityClasses []*schedulingv1.PriorityClass
 	ResourceQuotas  []*v1.ResourceQuota
+	HyperNodes      []*topologyv1alpha1.HyperNode
 }
 
 type inputError struct{ msg string }
@@ -291,6 +293,12 @@ func (w *World) add(obj map[string]any) error {
 			pc.PreemptionPolicy = &policy
 		}
 		w.PriorityClasses = append(w.PriorityClasses, pc)
+	case "HyperNode":
+		hn := &topologyv1alpha1.HyperNode{}
+		if err := decode(hn); err != nil {
+			return err
+		}
+		w.HyperNodes = append(w.HyperNodes, hn)
 	case "ResourceQuota":
 		rq := &v1.ResourceQuota{}
 		if err := decode(rq); err != nil {
