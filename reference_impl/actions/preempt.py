@@ -14,8 +14,9 @@ queue order, each once. Within a queue:
 The preemptor is always Pipelined (never allocated) on the chosen node, with EvictionOccurred set
 when something was evicted for it. The topology-aware variant lives in preempt_topology.py.
 
-Not modelled: network-topology jobs (the scenario format has none; upstream skips them) and
-scheduler sharding (one node group; upstream's second, other-shard group is then empty).
+A job with a network topology (its own or a subgroup's) never preempts, as upstream (its TODO names
+volcano-sh/volcano#4374). Not modelled: scheduler sharding (one node group; upstream's second,
+other-shard group is then empty).
 """
 
 from __future__ import annotations
@@ -146,6 +147,8 @@ class Preempt(Action):
                 continue
             if job.queue not in ssn.queues or not ssn.job_starving(job):
                 continue
+            if job.contains_network_topology():
+                continue  # upstream: jobs with a network topology do not preempt yet (volcano-sh/volcano#4374)
             if job.queue not in jobs_by_queue:
                 jobs_by_queue[job.queue] = PriorityQueue(ssn.job_order_fn)
             jobs_by_queue[job.queue].push(job)
