@@ -118,6 +118,28 @@ def _placed_by_reclaim(ctx: CheckContext, violation: Violation) -> bool:
     return _new_tasks_fit(ctx, job, placed, new)
 
 
+def _port_forgotten(ctx: CheckContext, violation: Violation) -> bool:
+    """F2, its sequel: a pod holding the same host port was taken off the node in the session (unpipelined,
+    unallocated or evicted) after sharing it with another; Kubernetes' NodeInfo.UsedPorts is a set, so the
+    port left the predicates plugin's view although a pod still holds it, and NodePorts let the next one in."""
+    from schedcheck.reference.plugins.k8s_mirror import host_ports
+    from schedcheck.reference.plugins.predicates import ports_conflict
+
+    node = _node_of(violation)
+    removed = {op.task_uid for op in ctx.ssn.operations
+               if op.node == node and op.op in ("unpipeline", "unallocate", "evict")}
+    if not removed:
+        return False
+    tasks = {t.uid: t for job in ctx.ssn.jobs.values() for t in job.tasks.values()}
+    placed = next((tasks[uid] for obj in violation.objects if obj.startswith("task ")
+                   for uid, t in tasks.items() if t.key == obj[len("task "):]), None)
+    if placed is None:
+        return False
+    wanted = host_ports(placed.pod)
+    return any(uid in tasks and any(ports_conflict(w, u) for w in wanted for u in host_ports(tasks[uid].pod))
+               for uid in removed)
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.pod-limit",
                  "backfill over a node's pod limit after a discarded reclaim or preemption",
@@ -141,6 +163,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "reclaim (or gangpreempt, gangreclaim, topology-aware preempt) pipelines a task onto a node where "
                  "a pod it did not evict holds the same host port",
                  "docs/findings.md #12", _reclaim_pipeline),
+    KnownFinding("F2", "node.host-ports-free",
+                 "once a pod sharing a host port leaves the node in the session, Kubernetes' UsedPorts (a set) "
+                 "forgets the port, so backfill or allocate places a pod onto the pod still holding it",
+                 "docs/findings.md #12", _port_forgotten),
     KnownFinding("F3", "topology.hard-within-hypernode",
                  "allocate places a hard-mode job's new tasks in another hypernode than the ones it already runs: "
                  "without the job-allocated-hypernode annotation, the session recovers the job's hypernode only "

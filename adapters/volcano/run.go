@@ -123,7 +123,9 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	if !clock.IsZero() {
 		shift = time.Since(clock)
 	}
+	applyOptions(sc.Options)
 	sc.World.fill(c, shift)
+	applyNodeShards(c, sc.World.NodeShards)
 
 	conf.EnabledActionMap = make(map[string]bool, len(actions))
 	for _, a := range actions {

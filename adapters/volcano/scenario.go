@@ -36,7 +36,8 @@ type Scenario struct {
 	Name     string
 	ConfText string // volcano-scheduler.conf YAML (upstream's default when the scenario has none)
 	Cycles   int
-	Now      time.Time // zero: take the latest creationTimestamp, as the reference does
+	Now      time.Time      // zero: take the latest creationTimestamp, as the reference does
+	Options  map[string]any // the scenario's schedulerOptions (the scheduler's command-line options)
 	World    World
 }
 
@@ -49,6 +50,7 @@ type World struct {
 	PriorityClasses []*schedulingv1.PriorityClass
 	ResourceQuotas  []*v1.ResourceQuota
 	HyperNodes      []*topologyv1alpha1.HyperNode
+	NodeShards      []json.RawMessage // decoded only by builds whose upstream has NodeShards (shard_*.go)
 }
 
 type inputError struct{ msg string }
@@ -193,6 +195,13 @@ func (sc *Scenario) readWrapper(doc map[string]any, objects *[]map[string]any) e
 		}
 		sc.Now = t
 	}
+	switch o := doc["schedulerOptions"].(type) {
+	case nil:
+	case map[string]any:
+		sc.Options = o
+	default:
+		return fmt.Errorf("schedulerOptions: expected a mapping")
+	}
 	switch conf := doc["schedulerConf"].(type) {
 	case nil:
 	case string:
@@ -299,6 +308,8 @@ func (w *World) add(obj map[string]any) error {
 			return err
 		}
 		w.HyperNodes = append(w.HyperNodes, hn)
+	case "NodeShard":
+		w.NodeShards = append(w.NodeShards, append(json.RawMessage(nil), raw...))
 	case "ResourceQuota":
 		rq := &v1.ResourceQuota{}
 		if err := decode(rq); err != nil {

@@ -121,11 +121,18 @@ def compute_pod_requests(pod: Pod) -> PodRequests:
 # -- the mirror -----------------------------------------------------------------------------
 
 
+def host_ports(pod: Pod) -> list[tuple[str, str, int]]:
+    """(protocol, host IP, host port) of the pod's containers' ports exposed on the node (NodePorts), with
+    HostPortInfo's defaults: protocol TCP, address 0.0.0.0."""
+    return [(p.protocol or "TCP", p.host_ip or "0.0.0.0", p.host_port)
+            for c in pod.containers for p in c.ports if p.host_port > 0]
+
+
 class MirrorNode:
     """One k8s NodeInfo: allocatable, pod multiset (by pod UID) and request sums."""
 
     __slots__ = ("name", "node", "pods", "pod_objects", "num_pods", "cpu", "memory", "gpu", "non0_cpu",
-                 "non0_memory", "alloc_cpu", "alloc_memory", "alloc_gpu", "version")
+                 "non0_memory", "alloc_cpu", "alloc_memory", "alloc_gpu", "version", "used_ports")
 
     def __init__(self, name: str, node: Node | None) -> None:
         self.name = name
@@ -139,6 +146,9 @@ class MirrorNode:
         self.num_pods = 0
         self.cpu = self.memory = self.gpu = self.non0_cpu = self.non0_memory = 0
         self.version = 0  # bumped on every change, for readers that cache per-node values
+        # NodeInfo.UsedPorts: a set of (protocol, host IP, port), not a count: a pod leaving removes its ports
+        # even when another pod on the node holds the same one (HostPortInfo.Remove)
+        self.used_ports: set[tuple[str, str, int]] = set()
 
     def _apply(self, req: PodRequests, sign: int) -> None:
         self.version += 1
@@ -175,6 +185,7 @@ class K8sMirror:
     def _add(self, node: MirrorNode, pod: Pod) -> None:
         node.pods[pod.uid] = node.pods.get(pod.uid, 0) + 1
         node.pod_objects[pod.uid] = pod
+        node.used_ports.update(host_ports(pod))
         node.num_pods += 1
         node._apply(self.pod_requests(pod), 1)
 
@@ -188,6 +199,7 @@ class K8sMirror:
         node = self.nodes.get(node_name)
         if node is None or not pod.uid or pod.uid not in node.pods:
             return
+        node.used_ports.difference_update(host_ports(node.pod_objects.get(pod.uid, pod)))
         left = node.pods[pod.uid] - 1
         if left:
             node.pods[pod.uid] = left

@@ -48,6 +48,7 @@ from schedcheck.reference.plugins.interpod_affinity import filter_node, pre_filt
 from schedcheck.reference.plugins.k8s_mirror import (
     MirrorNode,
     RequiredNodeAffinity,
+    host_ports,
     node_affinity_key,
     session_mirror,
     tolerations_key,
@@ -107,12 +108,6 @@ class _PodFilter:
         return None
 
 
-def host_ports(pod: Pod) -> list[tuple[str, str, int]]:
-    """(protocol, host IP, host port) of the pod's containers' ports exposed on the node (NodePorts)."""
-    return [(p.protocol or "TCP", p.host_ip or "0.0.0.0", p.host_port)
-            for c in pod.containers for p in c.ports if p.host_port > 0]
-
-
 def ports_conflict(left: tuple[str, str, int], right: tuple[str, str, int]) -> bool:
     """HostPortInfo.CheckConflict: same protocol and port, and the same address or either the wildcard."""
     return left[0] == right[0] and left[2] == right[2] and (
@@ -123,8 +118,7 @@ def host_ports_conflict(pod: Pod, node: MirrorNode) -> bool:
     wanted = host_ports(pod)
     if not wanted:
         return False
-    used = [port for other in node.pod_objects.values() for port in host_ports(other)]
-    return any(ports_conflict(want, use) for want in wanted for use in used)
+    return any(ports_conflict(want, use) for want in wanted for use in node.used_ports)
 
 
 def required_terms_conflict(pod: Pod) -> bool:

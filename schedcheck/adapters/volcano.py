@@ -50,6 +50,9 @@ def cache_root() -> Path:
     return Path(base) / "schedcheck"
 
 
+NODE_SHARDS_MARKER = "pkg/scheduler/cache/shard_coordinator.go"  # upstream has NodeShards (after v1.14)
+
+
 def volcano_source() -> Path | None:
     """The Volcano checkout named by SCHEDCHECK_VOLCANO_SRC, checked, or None."""
     value = os.environ.get("SCHEDCHECK_VOLCANO_SRC")
@@ -150,7 +153,10 @@ def _build(go: str, src: Path | None, target_dir: Path, binary: Path) -> None:
         steps.append([go, "mod", "edit", *pins, f"-replace=volcano.sh/volcano={src}",
                       f"-replace=volcano.sh/apis={src / APIS_STAGING}"])
     partial = target_dir / (BINARY_NAME + ".partial")
-    steps.append([go, "build", "-trimpath", "-o", str(partial), "."])
+    tags = []
+    if src is not None and (src / NODE_SHARDS_MARKER).is_file():
+        tags = ["-tags", "volcano_nodeshards"]  # the per-version shim: NodeShards exist upstream
+    steps.append([go, "build", "-trimpath", *tags, "-o", str(partial), "."])
     for argv in steps:
         try:
             done = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True)

@@ -96,3 +96,32 @@ def test_reclaim_pipelining_a_hard_job_anywhere_is_the_known_finding_f4():
     # F3's switch does not cover F4's cause
     other = run_scenario(load_scenario(F4_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known={"F3"}))
     assert other.violations == []
+
+
+FORGOTTEN_PORT = Path(__file__).resolve().parents[1] / "scenarios" / "backfill-binds-onto-a-forgotten-host-port.yaml"
+
+
+def test_a_host_port_forgotten_by_the_set_of_used_ports_is_f2_too():
+    result = run_scenario(load_scenario(FORGOTTEN_PORT), seed=0)
+    assert result.violations == []
+    assert [(f["id"], f.get("known"), f["action"]) for f in result.findings if f["id"] == "node.host-ports-free"] == [
+        ("node.host-ports-free", "F2", "reclaim"), ("node.host-ports-free", "F2", "backfill")]
+    assert result.binds["team-a/mpi-1-master-0"] == "node-0"
+
+
+def test_the_predicates_view_keeps_used_ports_as_a_set():
+    from schedcheck.reference.k8s import Container, ContainerPort, Node, Pod
+    from schedcheck.reference.plugins.k8s_mirror import MirrorNode, K8sMirror
+    from schedcheck.reference.plugins.predicates import host_ports_conflict
+
+    def pod(name):
+        return Pod(name=name, namespace="ns", uid=name,
+                   containers=[Container("c", ports=[ContainerPort(8080, 8080, "UDP")])])
+    mirror = K8sMirror({})
+    node = mirror.nodes["n"] = MirrorNode("n", Node(name="n", uid="n"))
+    first, second = pod("a"), pod("b")
+    mirror.add_pod("n", first)
+    assert host_ports_conflict(second, node)
+    mirror.add_pod("n", second)
+    mirror.remove_pod("n", second)  # UsedPorts.Remove: the port goes, though `a` still holds it
+    assert not host_ports_conflict(second, node)

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"volcano.sh/volcano/cmd/scheduler/app/options"
+)
+
+// applyOptions sets the scheduler's command-line options a scenario gives (schedulerOptions) on the
+// options the mock cache has just reset to their defaults (options.Default in NewCustomMockSchedulerCache).
+func applyOptions(given map[string]any) {
+	if len(given) == 0 || options.ServerOpts == nil {
+		return
+	}
+	opts := options.ServerOpts
+	for key, value := range given {
+		switch key {
+		case "shardingMode":
+			if s, ok := value.(string); ok {
+				opts.ShardingMode = s
+			}
+		case "shardName":
+			if s, ok := value.(string); ok {
+				opts.ShardName = s
+			}
+		case "minNodesToFind":
+			if n, ok := value.(float64); ok {
+				opts.MinNodesToFind = int32(n)
+			}
+		case "minPercentageOfNodesToFind":
+			if n, ok := value.(float64); ok {
+				opts.MinPercentageOfNodesToFind = int32(n)
+			}
+		case "percentageOfNodesToFind":
+			if n, ok := value.(float64); ok {
+				opts.PercentageOfNodesToFind = int32(n)
+			}
+		default:
+			fmt.Fprintf(os.Stderr, "warning: schedulerOptions.%s is not passed to upstream\n", key)
+		}
+	}
+}
