@@ -25,10 +25,11 @@ COMPARED = (("binds", "binds"), ("pipelined", "pipelined"), ("podGroupPhases", "
 
 class _Chooser:
     def __init__(self, result: dict[str, Any]) -> None:
-        self.plan: dict[tuple[int, str], list[str]] = defaultdict(list)
+        # (cycle, task) -> the implementation's placements of the task, in order, with their action
+        self.plan: dict[tuple[int, str], list[tuple[str, str]]] = defaultdict(list)
         for op in result.get("trace") or []:
             if op["op"] in ("allocate", "pipeline") and op.get("node"):
-                self.plan[(op["cycle"], op["task"])].append(op["node"])
+                self.plan[(op["cycle"], op["task"])].append((op.get("action", ""), op["node"]))
         self.final = {**result["pipelined"], **result["binds"]}
         self.guided = 0  # ties where the implementation's node was taken
         self.scores: dict[tuple[int, str], list[dict[str, float]]] = defaultdict(list)
@@ -50,11 +51,17 @@ class _Chooser:
     def __call__(self, ssn: Any, task: Any, best: list[Any]) -> Any:
         by_name = {node.name: node for node in best}
         planned = self.plan.get((ssn.cycle, task.key), [])
-        for index, name in enumerate(planned):
-            if name in by_name:
-                del planned[:index + 1]
-                self.guided += 1
-                return by_name[name]
+        # A placement the reference made without a tie leaves its entry unconsumed, so the entries of the
+        # action now running come first (a later action's dry run, say, is not steered by allocate's node).
+        action = getattr(ssn, "current_action", None)
+        for same_action_only in (True, False):
+            for index, (act, name) in enumerate(planned):
+                if same_action_only and act != action:
+                    continue
+                if name in by_name:
+                    del planned[:index + 1]
+                    self.guided += 1
+                    return by_name[name]
         name = self.final.get(task.key)
         if name in by_name:
             self.guided += 1

@@ -144,3 +144,25 @@ def test_victims_in_map_order_are_a_legal_tie():
     theirs["trace"].insert(1, {"cycle": 0, "action": "reclaim", "op": "evict", "task": "team-a/batch-0-0",
                                "node": "node-0"})
     assert [f.kind for f in compare(scenario, theirs)] == ["divergence"]
+
+
+def test_a_later_actions_tie_is_steered_by_that_actions_placement():
+    """Upstream tried tf-1-worker-0 on node-2 in allocate (no tie there for the reference) and put it on node-1
+    in gangreclaim's dry run, a tie: the replay takes gangreclaim's node, not the unconsumed allocate one."""
+    doc = fixture("gangreclaim-dry-run-tie")
+    scenario = scenario_from_document(copy.deepcopy(doc), "gangreclaim-dry-run-tie")
+    theirs = run(copy.deepcopy(doc))
+    placements = {"tf-1-ps-0": ("node-1", "node-1"), "tf-1-worker-0": ("node-2", "node-1"), "tf-1-ps-1": (None, "node-2")}
+    trace = []
+    for op in theirs["trace"]:
+        short = op["task"].split("/")[1]
+        if op["op"] in ("allocate", "unallocate") and short in placements:
+            op = {**op, "node": placements[short][0]}
+        elif op["op"] in ("pipeline", "unpipeline") and short in placements:
+            op = {**op, "node": placements[short][1]}
+        trace.append(op)
+    theirs["trace"] = trace
+    theirs["pipelined"] = {f"data/{t}": nodes[1] for t, nodes in placements.items()}
+    assert compare(scenario, theirs) == []
+    theirs["pipelined"]["data/tf-1-ps-1"] = "node-1"  # node-1 cannot hold a third pod: no tie explains it
+    assert [f.kind for f in compare(scenario, theirs)] == ["divergence"]
