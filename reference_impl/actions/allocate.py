@@ -294,7 +294,7 @@ class Allocate(Action):
             for name in candidates:
                 grouped.setdefault(totals[name], []).append(name)
             best_score = max(grouped)
-            best = self._pick(job, grouped[best_score], best_score)
+            best = self._pick(job, grouped[best_score], best_score, sub.tasks())
             final = Statement(ssn)
             if not recover_operations(final, saved[best]):
                 return None, 0.0
@@ -309,10 +309,14 @@ class Allocate(Action):
         best_score = max(scores.values())
         return self._pick(job, sorted(name for name, score in scores.items() if score == best_score), best_score)
 
-    def _pick(self, job: JobInfo, names: list[str], score: float) -> str:
+    def _pick(self, job: JobInfo, names: list[str], score: float, tasks: list | None = None) -> str:
         if len(names) == 1:
             return names[0]
-        chosen = sorted(names)[self.ssn.rng.randrange(len(names))]
+        # a replay guided by another implementation's decisions (conform) may name its hypernode
+        guide = getattr(getattr(self.ssn, "tie_chooser", None), "choose_hyper_node", None)
+        guided = guide(self.ssn, tasks if tasks is not None else list(job.tasks.values()), sorted(names)) \
+            if guide is not None else None
+        chosen = guided if guided in names else sorted(names)[self.ssn.rng.randrange(len(names))]
         record = getattr(self.ssn, "record_hyper_node_tie", None)
         if record is not None:
             record(job, sorted(names), chosen, score)

@@ -48,6 +48,23 @@ class _Chooser:
         """The implementation's victims of this session, tried first among equally ranked victims."""
         return self.evicted.get(ssn.cycle) or self.evicted.get(None) or set()
 
+    def choose_hyper_node(self, ssn: Any, tasks: list[Any], names: list[str]) -> str | None:
+        """Among equally scored hypernodes, the one holding the nodes the implementation finally gave these
+        tasks (a job's, or a subjob's; all of them, else any); None when none does."""
+        placed = {self.final[t.key] for t in tasks if t.key in self.final}
+        if not placed:
+            return None
+        holding = {name: {n.name for n in ssn.real_nodes_list.get(name, [])} for name in names}
+        for name in names:
+            if placed <= holding[name]:
+                self.guided += 1
+                return name
+        for name in names:
+            if placed & holding[name]:
+                self.guided += 1
+                return name
+        return None
+
     def __call__(self, ssn: Any, task: Any, best: list[Any]) -> Any:
         by_name = {node.name: node for node in best}
         planned = self.plan.get((ssn.cycle, task.key), [])
