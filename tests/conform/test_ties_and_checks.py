@@ -166,3 +166,22 @@ def test_a_later_actions_tie_is_steered_by_that_actions_placement():
     assert compare(scenario, theirs) == []
     theirs["pipelined"]["data/tf-1-ps-1"] = "node-1"  # node-1 cannot hold a third pod: no tie explains it
     assert [f.kind for f in compare(scenario, theirs)] == ["divergence"]
+
+
+def test_equally_scored_hypernodes_are_a_legal_tie():
+    """Both racks hold the gang; upstream keeps the first it meets in map order, the reference a seeded one."""
+    import yaml
+    from tests.conform.helpers import ROOT
+
+    doc = yaml.safe_load((ROOT / "tests/scenarios/topology-hard-gang-stays-in-the-lowest-tier.yaml").read_text())
+    doc.pop("expect", None)
+    scenario = scenario_from_document(copy.deepcopy(doc), "racks")
+    mine = run(copy.deepcopy(doc))
+    rack = {n[0] for n in mine["binds"].values()}
+    assert len(rack) == 1 and len(mine["binds"]) == 2
+    other = "a-n1" if rack == {"b"} else "b-n3"
+    theirs = copy.deepcopy(mine)
+    theirs["binds"] = {task: other for task in mine["binds"]}
+    theirs["trace"] = [{**op, "node": other} if op["op"] in ("allocate", "bind", "unallocate") else op
+                       for op in mine["trace"] if op["op"] in ("allocate", "bind", "unallocate")]
+    assert compare(scenario, theirs) == []
