@@ -123,7 +123,7 @@ TIER_SETS: dict[str, list[list[dict[str, Any]]]] = {
 TIER_SET_NAMES: tuple[str, ...] = tuple(TIER_SETS)
 
 # Plugins a user adds to the second tier of a set that lacks them.
-OPTIONAL_PLUGINS: tuple[str, ...] = ("binpack", "overcommit", "sla", "resourcequota")
+OPTIONAL_PLUGINS: tuple[str, ...] = ("binpack", "overcommit", "sla", "resourcequota", "pdb")
 
 # Enable flags users turn off, per plugin (the first is the most common).
 FLAGS_TURNED_OFF: dict[str, tuple[str, ...]] = {
@@ -264,7 +264,8 @@ def scheduler_confs(
     # Optional plugins join the second tier (where users put them), respecting upstream's rules.
     for name in OPTIONAL_PLUGINS:
         if name not in names and draw(rarely(12)):
-            tiers[-1].append(_p(name))
+            # pdb filters victims only in the tier that decides them: the first, beside priority and gang
+            tiers[0 if name == "pdb" else -1].append(_p(name))
             names.add(name)
     if "shuffle" in actions and "rescheduling" not in names:
         tiers[-1].append(copy.deepcopy(RESCHEDULING))
@@ -317,6 +318,7 @@ class ConfFeatures:
     sla: bool
     metrics: bool  # usage / rescheduling read node usage annotations
     resource_quotas: bool
+    pdbs: bool = False  # the pdb plugin reads PodDisruptionBudgets
 
 
 def conf_features(conf: dict[str, Any]) -> ConfFeatures:
@@ -336,4 +338,5 @@ def conf_features(conf: dict[str, Any]) -> ConfFeatures:
         sla="sla" in names,
         metrics=bool(names & {"usage", "rescheduling"}),
         resource_quotas="resourcequota" in names,
+        pdbs="pdb" in names,
     )

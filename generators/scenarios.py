@@ -43,6 +43,7 @@ from schedcheck.generators.jobs import filler_job, job_drafts, place_jobs, syste
 from schedcheck.generators.ledger import NodeLedger
 from schedcheck.generators.nodes import node_lists
 from schedcheck.generators.queues import hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees
+from schedcheck.generators.pdbs import pod_disruption_budgets
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
 from schedcheck.generators.topology import hyper_node_trees, network_topologies, sub_group_policies
@@ -179,6 +180,13 @@ def scenarios(
         for namespace in sorted({d["metadata"]["namespace"] for d in job_docs if d["kind"] == "PodGroup"}):
             if draw(sometimes(60)):
                 quota_docs.append(draw(resource_quotas(namespace, usage.get(namespace, {}))))
+
+    if features.pdbs:  # a budget over some job kinds' pods, per namespace
+        kinds = sorted({(d["metadata"]["namespace"], d["metadata"]["labels"]["app"]) for d in job_docs
+                        if d["kind"] == "Pod" and "app" in d["metadata"].get("labels", {})})
+        for namespace, app in kinds:
+            if draw(sometimes(50)):
+                quota_docs.append(draw(pod_disruption_budgets(namespace, app)))
 
     doc: dict[str, Any] = {
         "apiVersion": API_VERSION,

@@ -140,6 +140,25 @@ def _port_forgotten(ctx: CheckContext, violation: Violation) -> bool:
                for uid in removed)
 
 
+def _pdb_budget_per_call(ctx: CheckContext, violation: Violation) -> bool:
+    """F5: the pdb plugin copies each budget's disruptionsAllowed afresh for every victim call; no single
+    statement evicted more of the budget's pods than it allows, only the session as a whole did."""
+    from schedcheck.invariants.placement import label_selector_matches
+
+    name = next((obj[len("pdb "):] for obj in violation.objects if obj.startswith("pdb ")), "")
+    budget = next((b for b in ctx.ssn.cache.world.pod_disruption_budgets if f"{b.namespace}/{b.name}" == name), None)
+    if budget is None:
+        return False
+    keys = {obj[len("task "):] for obj in violation.objects if obj.startswith("task ")}
+    tasks = {t.uid: t for job in ctx.ssn.jobs.values() for t in job.tasks.values() if t.key in keys}
+    per_statement: dict[int, int] = {}
+    for op in ctx.ssn.operations:
+        if op.op == "evict" and op.task_uid in tasks and label_selector_matches(budget.selector,
+                                                                                tasks[op.task_uid].pod.labels):
+            per_statement[op.statement] = per_statement.get(op.statement, 0) + 1
+    return bool(per_statement) and max(per_statement.values()) <= budget.disruptions_allowed
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.pod-limit",
                  "backfill over a node's pod limit after a discarded reclaim or preemption",
@@ -176,6 +195,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "reclaim pipelines a hard-mode job's task onto any node, ignoring its network topology, and allocate "
                  "then places the job's other tasks by the hypernode search, which does not see that task",
                  "docs/findings.md #14", _placed_by_reclaim),
+    KnownFinding("F5", "victim.pdb-respected",
+                 "the pdb plugin grants each preemptor or reclaimer the budget's whole disruptionsAllowed, so one "
+                 "session evicts more of a budget's pods than it allows",
+                 "docs/findings.md #15", _pdb_budget_per_call),
 )
 
 

@@ -83,3 +83,15 @@ def excluded_by(pod: Pod, node: Node, affinity_on: bool = True, taints_on: bool 
             if taint.effect in HARD_EFFECTS and not any(tolerates(t, taint) for t in pod.tolerations):
                 return f"taint {taint.key}={taint.value}:{taint.effect} is not tolerated"
     return ""
+
+
+def label_selector_matches(selector, labels: dict[str, str]) -> bool:
+    """metav1.LabelSelectorAsSelector(selector).Matches(labels), restated; None selects nothing."""
+    if selector is None:
+        return False
+    if any(labels.get(k) != v for k, v in selector.match_labels.items()):
+        return False
+    checks = {"In": lambda r: r.key in labels and labels[r.key] in r.values,
+              "NotIn": lambda r: r.key not in labels or labels[r.key] not in r.values,
+              "Exists": lambda r: r.key in labels, "DoesNotExist": lambda r: r.key not in labels}
+    return all(checks[r.operator](r) for r in selector.match_expressions)

@@ -289,6 +289,17 @@ class ResourceQuota:
 
 
 @dataclass
+class PodDisruptionBudget:
+    """policy/v1 PodDisruptionBudget: what the pdb plugin reads (the disruption controller's status)."""
+
+    name: str
+    namespace: str
+    selector: LabelSelector | None = None  # None and {} both select nothing, for the pdb plugin
+    disruptions_allowed: int = 0
+    disrupted_pods: list[str] = field(default_factory=list)  # pod names the API server already evicted
+
+
+@dataclass
 class HyperNodeMember:
     """One spec.members[] entry: a Node or HyperNode picked by exactly one selector."""
 
@@ -327,5 +338,6 @@ class ClusterObjects:
     queues: list[Queue] = field(default_factory=list)
     priority_classes: list[PriorityClass] = field(default_factory=list)
     resource_quotas: list[ResourceQuota] = field(default_factory=list)
+    pod_disruption_budgets: list[PodDisruptionBudget] = field(default_factory=list)
     node_shards: list[NodeShard] = field(default_factory=list)
     hyper_nodes: list[HyperNode] = field(default_factory=list)

@@ -746,6 +746,12 @@ def _scheduling_gates_not_read():
         self.sch_gated = False  # the bug: calSchedulingGated is not consulted
     return [(TaskInfo, "__init__", init)]
 
+
+def _pdb_ignores_budget():
+    from schedcheck.reference.plugins import pdb
+
+    return [(pdb, "filter_victims", lambda budgets, tasks: [t for t in tasks if t.pod.labels])]
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -913,6 +919,8 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _priority_starving_never),
     Mutant("drf-deallocate-forgotten", "drf's deallocate handler is lost, so undone placements stay charged",
            _drf_deallocate_forgotten),
+    Mutant("pdb-ignores-budget", "the pdb plugin keeps every candidate, whatever its budget allows",
+           _pdb_ignores_budget),
     Mutant("scheduling-gates-not-read", "NewTaskInfo forgets the pod's scheduling gates (SchGated always false), so "
            "gated pods are scheduled", _scheduling_gates_not_read),
 )}

@@ -794,3 +794,31 @@ def test_node_images_and_container_images_are_read() -> None:
 def test_bad_node_images_name_the_field(image: dict[str, Any], message: str) -> None:
     with pytest.raises(ScenarioError, match=re.escape(message)):
         load(wrap(node(allocatable={"cpu": "2"}, images=[image]), queue()))
+
+
+def _pdb(**over: Any) -> dict[str, Any]:
+    doc = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "ns"},
+           "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "web"}}},
+           "status": {"disruptionsAllowed": 1, "currentHealthy": 2, "disruptedPods": {"web-0": "2026-01-01T00:00:00Z"}}}
+    for path, value in over.items():
+        section, key = path.split("__")
+        doc[section][key] = value
+    return doc
+
+
+def test_pod_disruption_budgets_are_read_without_warnings() -> None:
+    s = load(wrap(_pdb(), queue()))
+    assert s.objects.pod_disruption_budgets == [k8s.PodDisruptionBudget(
+        "web", "ns", k8s.LabelSelector({"app": "web"}), disruptions_allowed=1, disrupted_pods=["web-0"])]
+    assert not [w for w in s.warnings if "PodDisruptionBudget" in w]
+
+
+@pytest.mark.parametrize("over, message", [
+    ({"status__disruptionsAllowed": -1}, "PodDisruptionBudget ns/web: status.disruptionsAllowed"),
+    ({"status__disruptionsAllowed": "one"}, "status.disruptionsAllowed: expected an integer"),
+    ({"spec__minAvailable": "half"}, "spec.minAvailable: expected a non-negative integer or a percentage"),
+    ({"spec__selector": {"matchExpressions": [{"key": "app", "operator": "Near"}]}}, "spec.selector"),
+])
+def test_bad_pod_disruption_budgets_name_the_field(over: dict[str, Any], message: str) -> None:
+    with pytest.raises(ScenarioError, match=re.escape(message)):
+        load(wrap(_pdb(**over), queue()))

@@ -114,6 +114,7 @@ PACKAGED = {
     "predicates-ignores-topology-spread": "node.topology-spread-respected",
     "sub-group-topology-ignored": "topology.sub-group-within-hypernode",
     "scheduling-gates-not-read": "task.gated-not-placed",
+    "pdb-ignores-budget": "victim.pdb-respected",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

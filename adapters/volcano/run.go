@@ -328,6 +328,14 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 		setUsage(c, n, shift)
 	}
 	w.fillHyperNodes(c)
+	// The pdb plugin lists budgets from the informer factory's PodDisruptionBudget informer: its store
+	// holds the scenario's (the factory was started before, so it never lists the empty fake client).
+	if len(w.PDBs) > 0 {
+		store := c.SharedInformerFactory().Policy().V1().PodDisruptionBudgets().Informer().GetIndexer()
+		for _, pdb := range w.PDBs {
+			_ = store.Add(pdb.DeepCopy())
+		}
+	}
 	for _, p := range w.Pods {
 		// The pod informer's filter: another scheduler's pod is seen only once placed.
 		if p.Spec.SchedulerName != defaultSchedulerName && p.Spec.NodeName == "" {

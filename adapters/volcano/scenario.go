@@ -15,6 +15,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -50,6 +51,7 @@ type World struct {
 	PriorityClasses []*schedulingv1.PriorityClass
 	ResourceQuotas  []*v1.ResourceQuota
 	HyperNodes      []*topologyv1alpha1.HyperNode
+	PDBs            []*policyv1.PodDisruptionBudget
 	NodeShards      []json.RawMessage // decoded only by builds whose upstream has NodeShards (shard_*.go)
 }
 
@@ -310,6 +312,15 @@ func (w *World) add(obj map[string]any) error {
 		w.HyperNodes = append(w.HyperNodes, hn)
 	case "NodeShard":
 		w.NodeShards = append(w.NodeShards, append(json.RawMessage(nil), raw...))
+	case "PodDisruptionBudget":
+		pdb := &policyv1.PodDisruptionBudget{}
+		if err := decode(pdb); err != nil {
+			return err
+		}
+		if pdb.Namespace == "" {
+			pdb.Namespace = "default"
+		}
+		w.PDBs = append(w.PDBs, pdb)
 	case "ResourceQuota":
 		rq := &v1.ResourceQuota{}
 		if err := decode(rq); err != nil {

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.ledger import build_ledger, mismatches, negatives
+from schedcheck.invariants.placement import label_selector_matches
 from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.types import TaskStatus
@@ -389,10 +390,10 @@ def node_topology_spread_respected(ctx: CheckContext) -> Iterator[Violation]:
                 value = o_labels[c.topology_key]
                 counts[value] = counts.get(value, 0) + sum(
                     1 for t, n in before if not empty and n.name == other.name
-                    and t.pod.namespace == task.pod.namespace and _selects(c.label_selector, t.pod.labels))
+                    and t.pod.namespace == task.pod.namespace and label_selector_matches(c.label_selector, t.pod.labels))
             minimum = min(counts.values()) if counts and len(counts) >= c.min_domains else 0
             value = labels[c.topology_key]
-            mine_count = 1 if _selects(c.label_selector, task.pod.labels) else 0
+            mine_count = 1 if label_selector_matches(c.label_selector, task.pod.labels) else 0
             skew = counts.get(value, 0) + mine_count - minimum
             if skew > c.max_skew:
                 yield Violation("", f"{ctx.action} placed {task.key} on node {node.name} ({c.topology_key}={value}): "
@@ -447,16 +448,6 @@ def _spread_included(constraint, pod, node, affinity) -> bool:
     return True
 
 
-def _selects(selector, labels: dict[str, str]) -> bool:
-    """metav1 LabelSelectorAsSelector(selector).Matches(labels); None selects nothing."""
-    if selector is None:
-        return False
-    if any(labels.get(k) != v for k, v in selector.match_labels.items()):
-        return False
-    checks = {"In": lambda r: r.key in labels and labels[r.key] in r.values,
-              "NotIn": lambda r: r.key not in labels or labels[r.key] not in r.values,
-              "Exists": lambda r: r.key in labels, "DoesNotExist": lambda r: r.key not in labels}
-    return all(checks[r.operator](r) for r in selector.match_expressions)
 
 
 def _anti_terms(pod) -> list:
@@ -472,7 +463,7 @@ def _term_selects(term, owner, pod) -> bool:
     else:
         everything = selector is not None and not selector.match_labels and not selector.match_expressions
         in_namespace = pod.namespace in term.namespaces or everything
-    return in_namespace and _selects(term.label_selector, pod.labels)
+    return in_namespace and label_selector_matches(term.label_selector, pod.labels)
 
 
 def _anti_clash(task, labels: dict[str, str], other, other_labels: dict[str, str]) -> tuple[str, str] | None:

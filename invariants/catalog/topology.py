@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import networkx as nx
 
 from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.placement import label_selector_matches
 from schedcheck.invariants.registry import ACTION, CLOSE, QUALITY, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource, Zero
@@ -44,7 +45,7 @@ def topology_tree(ctx: CheckContext) -> tuple[dict[str, set[str]], dict[str, int
             elif member.regex:
                 direct[hn.name] |= {n.name for n in world.nodes if re.search(member.regex, n.name)}
             elif member.labels is not None and (member.labels.match_labels or member.labels.match_expressions):
-                direct[hn.name] |= {n.name for n in world.nodes if _labels_match(member.labels, n.labels)}
+                direct[hn.name] |= {n.name for n in world.nodes if label_selector_matches(member.labels, n.labels)}
     if not nx.is_directed_acyclic_graph(graph) or any(graph.in_degree(n) > 1 for n in graph):
         return None
     leaves = {}
@@ -56,13 +57,6 @@ def topology_tree(ctx: CheckContext) -> tuple[dict[str, set[str]], dict[str, int
     return leaves, tiers, names
 
 
-def _labels_match(selector, labels: dict[str, str]) -> bool:
-    if any(labels.get(k) != v for k, v in selector.match_labels.items()):
-        return False
-    checks = {"In": lambda r: labels.get(r.key) in r.values if r.key in labels else False,
-              "NotIn": lambda r: r.key not in labels or labels[r.key] not in r.values,
-              "Exists": lambda r: r.key in labels, "DoesNotExist": lambda r: r.key not in labels}
-    return all(checks[r.operator](r) for r in selector.match_expressions)
 
 
 def highest_tier(ctx: CheckContext, job, names: dict[str, int], top_tier: int) -> int | None:
@@ -120,7 +114,7 @@ def sub_groups(job) -> dict[tuple[str, tuple[str, ...]], list]:
     for task in job.tasks.values():
         labels = task.pod.labels
         for policy in policies:
-            if policy.label_selector is not None and not _labels_match(policy.label_selector, labels):
+            if policy.label_selector is not None and not label_selector_matches(policy.label_selector, labels):
                 continue
             values = tuple(labels.get(k, "") for k in policy.match_label_keys)
             if any(not v for v in values):

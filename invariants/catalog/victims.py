@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import QUALITY, STATEMENT, invariant
+from schedcheck.invariants.placement import label_selector_matches
+from schedcheck.invariants.registry import ACTION, QUALITY, STATEMENT, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource, Zero
 from schedcheck.reference.api.task_info import TaskInfo
@@ -234,3 +235,43 @@ def victim_preemptor_policy(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"{ctx.action} evicted {len(p.victims)} task(s) on {p.preemptor.node} for "
                                 f"{preemptor.key}, whose pod has preemptionPolicy Never",
                             [f"task {preemptor.key}"] + [f"task {r.task}" for r in p.victims], 0, len(p.victims))
+
+
+PDB_GUARDED = ("preempt", "reclaim", "gangpreempt", "gangreclaim")  # victims through Preemptable / Reclaimable
+
+
+@invariant("victim.pdb-respected", "with the pdb plugin in the first tier, preempt and reclaim (and the gang "
+           "variants) evict in a session no more of the pods a PodDisruptionBudget selects (its namespace, a "
+           "non-empty selector, not already in its disruptedPods) than the budget's status.disruptionsAllowed; "
+           "in a later tier the first tier's victims stand without it, and shuffle's victims are a union the "
+           "plugin only adds to", "victim",
+           "pkg/scheduler/plugins/pdb/pdb.go (the victim filter for VictimTasksFn, PreemptableFn, ReclaimableFn); "
+           "policy/v1 PodDisruptionBudget", (ACTION,), requires=("pdb",))
+def victim_pdb_respected(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    budgets = ssn.cache.world.pod_disruption_budgets
+    if not budgets or not ssn.tiers or not any(o.name == "pdb" for o in ssn.tiers[0].plugins):
+        return
+    evicted: dict[str, TaskInfo] = {}
+    tasks = {t.uid: t for job in ssn.jobs.values() for t in job.tasks.values()}
+    for op in ssn.operations:
+        if op.op == "evict" and op.task_uid in tasks and op.action in PDB_GUARDED:
+            evicted[op.task_uid] = tasks[op.task_uid]
+        elif op.op == "unevict":
+            evicted.pop(op.task_uid, None)
+    if not evicted:
+        return
+    for budget in budgets:
+        selector = budget.selector
+        if selector is None or (not selector.match_labels and not selector.match_expressions):
+            continue
+        taken = sorted(t.key for t in evicted.values()
+                       if t.pod.namespace == budget.namespace and t.pod.labels
+                       and t.pod.name not in budget.disrupted_pods and label_selector_matches(selector, t.pod.labels))
+        if len(taken) > budget.disruptions_allowed:
+            yield Violation("", f"the session evicted {len(taken)} pod(s) PodDisruptionBudget "
+                                f"{budget.namespace}/{budget.name} selects ({', '.join(taken)}), but it allows "
+                                f"{budget.disruptions_allowed} disruption(s)",
+                            [f"pdb {budget.namespace}/{budget.name}"] + [f"task {k}" for k in taken],
+                            f"<= {budget.disruptions_allowed} evictions", len(taken))
+

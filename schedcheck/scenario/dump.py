@@ -244,6 +244,17 @@ def resource_quota_document(quota: k8s.ResourceQuota) -> dict[str, Any]:
             "spec": {"hard": _quantities(quota.hard)}, "status": {"used": _quantities(quota.used)}}
 
 
+def pod_disruption_budget_document(pdb: k8s.PodDisruptionBudget) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if pdb.selector is not None:
+        spec["selector"] = _label_selector(pdb.selector)
+    status: dict[str, Any] = {"disruptionsAllowed": pdb.disruptions_allowed}
+    if pdb.disrupted_pods:
+        status["disruptedPods"] = {name: "2026-01-01T00:00:00Z" for name in pdb.disrupted_pods}
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": pdb.name, "namespace": pdb.namespace}, "spec": spec, "status": status}
+
+
 def hyper_node_document(hn: k8s.HyperNode) -> dict[str, Any]:
     members = []
     for member in hn.members:
@@ -280,6 +291,7 @@ def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
             + [pod_group_document(g) for g in objects.pod_groups]
             + [pod_document(p) for p in objects.pods]
             + [resource_quota_document(q) for q in objects.resource_quotas]
+            + [pod_disruption_budget_document(b) for b in objects.pod_disruption_budgets]
             + [node_shard_document(s) for s in objects.node_shards]
             + [hyper_node_document(h) for h in objects.hyper_nodes])
 

@@ -21,13 +21,14 @@ _API_VERSIONS = {
     "Node": "v1",
     "Pod": "v1",
     "ResourceQuota": "v1",
+    "PodDisruptionBudget": "policy/v1",
     "PodGroup": "scheduling.volcano.sh/v1beta1",
     "Queue": "scheduling.volcano.sh/v1beta1",
     "PriorityClass": "scheduling.k8s.io/v1",
     "NodeShard": "shard.volcano.sh/v1alpha1",
     "HyperNode": "topology.volcano.sh/v1alpha1",
 }
-_NAMESPACED = {"Pod", "PodGroup", "ResourceQuota"}
+_NAMESPACED = {"Pod", "PodGroup", "ResourceQuota", "PodDisruptionBudget"}
 
 
 # ---------------------------------------------------------------- schemas
@@ -125,6 +126,14 @@ _SCHEMAS: dict[str, Schema] = {
         **dict.fromkeys(["value", "preemptionPolicy", "globalDefault", "description"]),
     },
     "ResourceQuota": {"metadata": _META, "spec": {"hard": LEAF}, "status": {"used": LEAF, "hard": LEAF}},
+    # minAvailable, maxUnavailable and the status counts are the disruption controller's business: read
+    # without a warning, as a dump always carries them; the pdb plugin reads disruptionsAllowed.
+    "PodDisruptionBudget": {"metadata": _META,
+                            "spec": dict.fromkeys(["selector", "minAvailable", "maxUnavailable",
+                                                   "unhealthyPodEvictionPolicy"]),
+                            "status": dict.fromkeys(["disruptionsAllowed", "disruptedPods", "currentHealthy",
+                                                     "desiredHealthy", "expectedPods", "observedGeneration",
+                                                     "conditions"])},
     "HyperNode": {"metadata": _META, "spec": {**dict.fromkeys(["tier", "tierName"]), "members": [{
         "type": LEAF, "selector": {"exactMatch": {"name": LEAF}, "regexMatch": {"pattern": LEAF},
                                    "labelMatch": {"matchLabels": LEAF, "matchExpressions": LEAF}}}]},
@@ -712,6 +721,23 @@ def _read_resource_quota(
     )
 
 
+def _read_pod_disruption_budget(f: Fields, doc: Mapping[str, Any], name: str, ns: str, _uid: str,
+                                 out: k8s.ClusterObjects) -> None:
+    spec = f.mapping(doc.get("spec"), "spec")
+    status = f.mapping(doc.get("status"), "status")
+    for key in ("minAvailable", "maxUnavailable"):  # an int or a percentage, validated, not used
+        value = spec.get(key)
+        if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value >= 0) \
+                and not (isinstance(value, str) and (value.rstrip("%").isdigit())):
+            f.fail(f"spec.{key}", f"expected a non-negative integer or a percentage, got {describe(value)}")
+    disrupted = f.mapping(status.get("disruptedPods"), "status.disruptedPods")
+    out.pod_disruption_budgets.append(k8s.PodDisruptionBudget(
+        name=name, namespace=ns, selector=_label_selector(f, spec.get("selector"), "spec.selector"),
+        disruptions_allowed=f.integer(status.get("disruptionsAllowed"), "status.disruptionsAllowed", default=0,
+                                      minimum=0) or 0,
+        disrupted_pods=sorted(str(k) for k in disrupted)))
+
+
 def _names(f: Fields, value: Any, field: str) -> list[str]:
     return [f.string(item, f"{field}[{i}]", required=True) for i, item in enumerate(f.sequence(value, field))]
 
@@ -733,6 +759,7 @@ _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.Clus
     "Queue": _read_queue,
     "PriorityClass": _read_priority_class,
     "ResourceQuota": _read_resource_quota,
+    "PodDisruptionBudget": _read_pod_disruption_budget,
     "NodeShard": _read_node_shard,
     "HyperNode": _read_hyper_node,
 }
