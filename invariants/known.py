@@ -159,6 +159,16 @@ def _pdb_budget_per_call(ctx: CheckContext, violation: Violation) -> bool:
     return bool(per_statement) and max(per_statement.values()) <= budget.disruptions_allowed
 
 
+def _namesake(ctx: CheckContext, violation: Violation) -> bool:
+    """F6: lowNodeUtilization matches the pod it picked on a high node to a task by pod name alone, so the
+    victim is a namesake elsewhere: another Running task of the same pod name sits on another node."""
+    key = next((obj[len("task "):] for obj in violation.objects if obj.startswith("task ")), "")
+    tasks = [t for job in ctx.ssn.jobs.values() for t in job.tasks.values()]
+    victim = next((t for t in tasks if t.key == key), None)
+    return victim is not None and any(t.pod.name == victim.pod.name and t.uid != victim.uid
+                                      and t.node_name and t.node_name != victim.node_name for t in tasks)
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.pod-limit",
                  "backfill over a node's pod limit after a discarded reclaim or preemption",
@@ -199,6 +209,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "the pdb plugin grants each preemptor or reclaimer the budget's whole disruptionsAllowed, so one "
                  "session evicts more of a budget's pods than it allows",
                  "docs/findings.md #15", _pdb_budget_per_call),
+    KnownFinding("F6", "victim.shuffle-from-high-node",
+                 "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
+                 "the same name in another namespace, on a low node, and leaves the overloaded node as it was",
+                 "docs/findings.md #16", _namesake),
 )
 
 

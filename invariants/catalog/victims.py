@@ -275,3 +275,78 @@ def victim_pdb_respected(ctx: CheckContext) -> Iterator[Violation]:
                             [f"pdb {budget.namespace}/{budget.name}"] + [f"task {k}" for k in taken],
                             f"<= {budget.disruptions_allowed} evictions", len(taken))
 
+
+
+@invariant("victim.shuffle-from-high-node", "with rescheduling's lowNodeUtilization the only source of shuffle "
+           "victims (no tdm, no pdb configured), every task shuffle evicts ran on a node it counts as high: some "
+           "of cpu and memory usage, by the node's usage figures for the plugin's metricsPeriod, above its "
+           "targetThreshold", "victim",
+           "pkg/scheduler/plugins/rescheduling/low_node_utilization.go (groupNodesByUtilization, "
+           "evictPodsFromSourceNodes); node_utilization_util.go", (ACTION,), requires=("rescheduling",))
+def victim_shuffle_from_high_node(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    if ctx.action != "shuffle":
+        return
+    names = {o.name for tier in ssn.tiers for o in tier.plugins}
+    if names & {"tdm", "pdb"}:
+        return
+    targets = _low_node_utilization_targets(ssn)
+    if targets is None:
+        return
+    period, target = targets
+    for op in ssn.operations:
+        if op.action != "shuffle" or op.op != "evict":
+            continue
+        node = ssn.nodes.get(op.node)
+        if node is None or node.node is None:
+            continue
+        usage = _usage(node.node.annotations, period)
+        over = [f"{dim} {value:g}% > {target[dim]:g}%" for dim, value in usage.items() if value > target[dim]]
+        if not over:
+            yield Violation("", f"shuffle evicted {op.task} from node {op.node}, whose usage "
+                                f"({', '.join(f'{d} {v:g}%' for d, v in usage.items())}) is above no target "
+                                f"threshold ({', '.join(f'{d} {v:g}%' for d, v in target.items())}): "
+                                "lowNodeUtilization evicts only from high nodes",
+                            [f"task {op.task}", f"node {op.node}"], "a node above a target threshold",
+                            "no dimension above target")
+
+
+def _low_node_utilization_targets(ssn) -> tuple[str, dict[str, float]] | None:
+    """(metricsPeriod, {cpu, memory: targetThreshold}) from the rescheduling entries of the tiers (each tier's
+    first, in order, as upstream parses them); None when no lowNodeUtilization strategy is configured."""
+    period, target, found = "5m", {"cpu": 100.0, "memory": 100.0}, False
+    for tier in ssn.tiers:
+        option = next((o for o in tier.plugins if o.name == "rescheduling"), None)
+        if option is None:
+            continue
+        args = option.arguments or {}
+        if isinstance(args.get("metricsPeriod"), str) and args["metricsPeriod"]:
+            period = args["metricsPeriod"]
+        for strategy in args.get("strategies") or []:
+            fields = {str(k).lower(): v for k, v in strategy.items()} if isinstance(strategy, dict) else {}
+            if fields.get("name") != "lowNodeUtilization":
+                continue
+            found = True
+            params = fields.get("params") if isinstance(fields.get("params"), dict) else {}
+            whole = [params.get(key) for key in ("thresholds", "targetThresholds") if key in params]
+            if not all(isinstance(v, dict) and all(isinstance(n, int) and not isinstance(n, bool)
+                                                   for n in v.values()) for v in whole):
+                continue  # a malformed map stops upstream's parse before the targets it would have read
+            values = params.get("targetThresholds") or {}
+            target.update({dim: float(values[dim]) for dim in ("cpu", "memory") if dim in values})
+    return (period, target) if found else None
+
+
+def _usage(annotations: dict[str, str], period: str) -> dict[str, float]:
+    """The node's usage the plugin reads: the annotated averages stand for the 10m period only."""
+    from schedcheck.reference.plugins.usage import CPU_USAGE_ANNOTATION, MEM_USAGE_ANNOTATION, NODE_METRICS_PERIOD
+
+    out = {"cpu": 0.0, "memory": 0.0}
+    if period != NODE_METRICS_PERIOD:
+        return out
+    for dim, key in (("cpu", CPU_USAGE_ANNOTATION), ("memory", MEM_USAGE_ANNOTATION)):
+        try:
+            out[dim] = float(annotations.get(key, "0"))
+        except ValueError:
+            pass
+    return out

@@ -391,7 +391,8 @@ DEDICATED = {
     "topology.lowest-tier-needed": "test_topology.py",
     "node.topology-spread-respected": "test_placement_allowed.py",
     "task.gated-not-placed": "test_placement_allowed.py",
-    "victim.pdb-respected": "test_pdb.py",
+    "victim.pdb-respected": "test_victim_sources.py",
+    "victim.shuffle-from-high-node": "test_victim_sources.py",
 }
 
 

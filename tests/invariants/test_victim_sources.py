@@ -1,4 +1,4 @@
-"""victim.pdb-respected and the pdb plugin (pkg/scheduler/plugins/pdb/pdb.go)."""
+"""victim.pdb-respected and the pdb plugin (pkg/scheduler/plugins/pdb/pdb.go); victim.shuffle-from-high-node."""
 
 from __future__ import annotations
 
@@ -74,3 +74,32 @@ def test_a_budget_spent_by_two_preemptors_is_the_known_finding_f5():
     strict = run_scenario(load_scenario(SCENARIOS / "pdb-budget-spent-twice-in-one-session.yaml"), seed=0,
                           engine=InvariantEngine(fail_on_known={"F5"}))
     assert [v["id"] for v in strict.violations] == [RULE]
+
+
+SHUFFLE = "victim.shuffle-from-high-node"
+
+
+def test_shuffle_from_high_node_passes_on_the_faithful_reference():
+    engine = InvariantEngine(only=[SHUFFLE])
+    result = run_scenario(load_scenario(SCENARIOS / "shuffle-rescheduling-low-node-utilization.yaml"), engine=engine)
+    assert sorted(result.evicted) == ["batch/batch", "batch/scrape"]
+    assert engine.checks[SHUFFLE] > 0 and engine.violations == []
+
+
+def test_shuffle_evicting_a_namesake_on_a_low_node_is_caught_as_the_known_finding_f6():
+    path = SCENARIOS / "shuffle-evicts-a-namesake-on-a-low-node.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.violations == [] and sorted(result.evicted) == ["batch/scrape", "web/batch"]
+    assert (SHUFFLE, "F6") in [(f["id"], f.get("known")) for f in result.findings]
+    strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F6"}))
+    assert [v["id"] for v in strict.violations] == [SHUFFLE]
+
+
+def test_shuffle_from_high_node_leaves_other_victim_sources_alone():
+    """tdm or pdb add their own victims to shuffle's union: the rule does not judge then."""
+    doc = yaml.safe_load((SCENARIOS / "shuffle-evicts-a-namesake-on-a-low-node.yaml").read_text())
+    doc.pop("expect")
+    doc["schedulerConf"]["tiers"][0]["plugins"].append({"name": "pdb"})
+    engine = InvariantEngine(only=[SHUFFLE], fail_on_known={"F6"})
+    run_scenario(scenario_from_document(doc, "with-pdb"), engine=engine)
+    assert engine.violations == []
