@@ -62,8 +62,15 @@ func main() {
 	os.Exit(1)
 }
 
+// upstreamSource names the checkout a SCHEDCHECK_VOLCANO_SRC build used (its commit, or its path when it is
+// no git work tree); the build sets it with -ldflags -X, since the module version of a local tree is "(devel)".
+var upstreamSource string
+
 // implementation names upstream's module version this binary was built with.
 func implementation() string {
+	if upstreamSource != "" {
+		return "volcano@" + upstreamSource
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "volcano"

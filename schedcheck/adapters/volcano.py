@@ -156,6 +156,9 @@ def _build(go: str, src: Path | None, target_dir: Path, binary: Path) -> None:
     tags = []
     if src is not None and (src / NODE_SHARDS_MARKER).is_file():
         tags = ["-tags", "volcano_nodeshards"]  # the per-version shim: NodeShards exist upstream
+    if src is not None:
+        head = _git_head(src)
+        tags += ["-ldflags", f"-X main.upstreamSource={head[:12] if head else 'local-tree:' + src.name}"]
     steps.append([go, "build", "-trimpath", *tags, "-o", str(partial), "."])
     for argv in steps:
         try:
