@@ -169,6 +169,14 @@ def _namesake(ctx: CheckContext, violation: Violation) -> bool:
                                       and t.node_name and t.node_name != victim.node_name for t in tasks)
 
 
+def _pdb_not_asked(ctx: CheckContext, violation: Violation) -> bool:
+    """F7: gangpreempt and gangreclaim take victims through UnifiedEvictable, where the pdb plugin registers
+    nothing; some of the budget's pods went that way."""
+    keys = {obj[len("task "):] for obj in violation.objects if obj.startswith("task ")}
+    return any(op.op == "evict" and op.action in ("gangpreempt", "gangreclaim") and op.task in keys
+               for op in ctx.ssn.operations)
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.pod-limit",
                  "backfill over a node's pod limit after a discarded reclaim or preemption",
@@ -209,6 +217,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "the pdb plugin grants each preemptor or reclaimer the budget's whole disruptionsAllowed, so one "
                  "session evicts more of a budget's pods than it allows",
                  "docs/findings.md #15", _pdb_budget_per_call),
+    KnownFinding("F7", "victim.pdb-respected",
+                 "gangpreempt and gangreclaim never ask the pdb plugin (it registers no UnifiedEvictableFn), so they "
+                 "evict pods a PodDisruptionBudget protects",
+                 "docs/findings.md #17", _pdb_not_asked),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

@@ -103,3 +103,12 @@ def test_shuffle_from_high_node_leaves_other_victim_sources_alone():
     engine = InvariantEngine(only=[SHUFFLE], fail_on_known={"F6"})
     run_scenario(scenario_from_document(doc, "with-pdb"), engine=engine)
     assert engine.violations == []
+
+
+def test_gangreclaim_ignoring_a_budget_is_the_known_finding_f7():
+    path = SCENARIOS / "pdb-ignored-by-gangreclaim.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.violations == [] and result.evicted == ["default/batch-3-0"]
+    assert (RULE, "F7") in [(f["id"], f.get("known")) for f in result.findings]
+    strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F7"}))
+    assert [v["id"] for v in strict.violations] == [RULE]
