@@ -417,6 +417,12 @@ func (w *World) advance(out *cycleOutcome, clock time.Time) {
 		case evicted[key]:
 			if p.DeletionTimestamp == nil {
 				p.DeletionTimestamp = &now
+				// what upstream's evictor writes before deleting (cache.go defaultEvictor.Evict): Ready False,
+				// and the DisruptionTarget condition that taskEligibleToPreempt looks for
+				p.Status.Conditions = append(p.Status.Conditions,
+					v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionFalse, Reason: "Evict"},
+					v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue,
+						Reason: v1.PodReasonPreemptionByScheduler})
 			}
 			kept = append(kept, p)
 		case p.DeletionTimestamp != nil:
