@@ -137,7 +137,9 @@ def sub_group_within_hypernode(ctx: CheckContext) -> Iterator[Violation]:
     ssn = ctx.ssn
     if ctx.action != "allocate" or not ssn.cache.world.hyper_nodes:
         return
-    placed_jobs = {op.job for op in ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
+    placed_ops = [op for op in ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")]
+    placed_jobs = {op.job for op in placed_ops}
+    new = {op.task_uid for op in placed_ops}
     tree = topology_tree(ctx) if placed_jobs else None
     if tree is None:
         return
@@ -149,8 +151,8 @@ def sub_group_within_hypernode(ctx: CheckContext) -> Iterator[Violation]:
         policies = {p.name: p for p in job.pod_group.sub_group_policy}
         for (name, values), tasks in sorted(sub_groups(job).items()):
             nt = policies[name].network_topology
-            if nt is None or nt.mode != "hard":
-                continue
+            if nt is None or nt.mode != "hard" or not any(t.uid in new for t in tasks):
+                continue  # only a subgroup allocate placed tasks of (backfill, say, knows no topology)
             highest = nt.highest_tier_allowed if nt.highest_tier_allowed is not None else names.get(nt.highest_tier_name)
             nodes = {t.node_name for t in _placed(tasks)}
             if highest is None or not nodes:
