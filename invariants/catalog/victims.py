@@ -240,7 +240,8 @@ def victim_preemptor_policy(ctx: CheckContext) -> Iterator[Violation]:
 PDB_GUARDED = ("preempt", "reclaim", "gangpreempt", "gangreclaim")  # victims through Preemptable / Reclaimable
 
 
-@invariant("victim.pdb-respected", "with the pdb plugin in the first tier, preempt and reclaim (and the gang "
+@invariant("victim.pdb-respected", "with the pdb plugin in the first tier (its enablePreemptable or "
+           "enableReclaimable on), preempt and reclaim (and the gang "
            "variants) evict in a session no more of the pods a PodDisruptionBudget selects (its namespace, a "
            "non-empty selector, not already in its disruptedPods) than the budget's status.disruptionsAllowed; "
            "in a later tier the first tier's victims stand without it, and shuffle's victims are a union the "
@@ -250,12 +251,16 @@ PDB_GUARDED = ("preempt", "reclaim", "gangpreempt", "gangreclaim")  # victims th
 def victim_pdb_respected(ctx: CheckContext) -> Iterator[Violation]:
     ssn = ctx.ssn
     budgets = ssn.cache.world.pod_disruption_budgets
-    if not budgets or not ssn.tiers or not any(o.name == "pdb" for o in ssn.tiers[0].plugins):
+    option = next((o for o in ssn.tiers[0].plugins if o.name == "pdb"), None) if ssn.tiers else None
+    if not budgets or option is None:
         return
+    # each action consults the plugin only through its own switch
+    guarded = tuple(a for a in PDB_GUARDED if option.enabled("enableReclaimable" if "reclaim" in a
+                                                             else "enablePreemptable"))
     evicted: dict[str, TaskInfo] = {}
     tasks = {t.uid: t for job in ssn.jobs.values() for t in job.tasks.values()}
     for op in ssn.operations:
-        if op.op == "evict" and op.task_uid in tasks and op.action in PDB_GUARDED:
+        if op.op == "evict" and op.task_uid in tasks and op.action in guarded:
             evicted[op.task_uid] = tasks[op.task_uid]
         elif op.op == "unevict":
             evicted.pop(op.task_uid, None)

@@ -112,3 +112,13 @@ def test_gangreclaim_ignoring_a_budget_is_the_known_finding_f7():
     assert (RULE, "F7") in [(f["id"], f.get("known")) for f in result.findings]
     strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F7"}))
     assert [v["id"] for v in strict.violations] == [RULE]
+
+
+def test_pdb_respected_follows_the_plugins_enable_flags():
+    """enablePreemptable: false keeps the pdb filter out of preempt, so preempt's victims are not judged by it."""
+    def off(doc):
+        for plugin in doc["schedulerConf"]["tiers"][0]["plugins"]:
+            if plugin["name"] == "pdb":
+                plugin["enablePreemptable"] = False
+    with mutant("pdb-ignores-budget"):
+        assert _violations("pdb-spares-the-budgeted-pods", off) == []
