@@ -27,11 +27,18 @@ class KnownFinding:
     matches: Callable[[CheckContext, Violation], bool]
 
 
+def _named(violation: Violation, kind: str) -> list[str]:
+    """The names of the objects of one kind ("node", "task", "job", "pdb") a violation lists, in order."""
+    prefix = kind + " "
+    return [obj[len(prefix):] for obj in violation.objects if obj.startswith(prefix)]
+
+
 def _node_of(violation: Violation) -> str:
-    for obj in violation.objects:
-        if obj.startswith("node "):
-            return obj[len("node "):]
-    return ""
+    return next(iter(_named(violation, "node")), "")
+
+
+def _tasks_by_key(ctx: CheckContext) -> dict:
+    return {t.key: t for job in ctx.ssn.jobs.values() for t in job.tasks.values()}
 
 
 def _discarded_eviction_on_node(ctx: CheckContext, violation: Violation) -> bool:
@@ -53,10 +60,7 @@ def _reclaim_pipeline(ctx: CheckContext, violation: Violation) -> bool:
 
 
 def _job_of(violation: Violation) -> str:
-    for obj in violation.objects:
-        if obj.startswith("job "):
-            return obj[len("job "):]
-    return ""
+    return next(iter(_named(violation, "job")), "")
 
 
 def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
@@ -64,8 +68,7 @@ def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
     before this session belongs to a subgroup policy without a network topology of its own, which
     recoverAllocatedHyperNode skips: the job's allocated hypernode stays empty, so allocate places the new
     tasks in any allowed hypernode, wherever the held ones run. The new tasks alone fit one."""
-    from schedcheck.invariants.catalog.topology import sub_groups
-    from schedcheck.reference.api.types import TaskStatus, allocated_status
+    from schedcheck.invariants.catalog.topology import placed_tasks, sub_groups
 
     job = ctx.ssn.jobs.get(_job_of(violation))
     if job is None or job.pod_group is None:
@@ -73,8 +76,7 @@ def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
     if "volcano.sh/job-allocated-hypernode" in job.pod_group.annotations:
         return False
     new = {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
-    placed = [t for t in job.tasks.values()
-              if t.node_name and (allocated_status(t.status) or t.status == TaskStatus.Pipelined)]
+    placed = placed_tasks(job.tasks.values())
     held = [t for t in placed if t.uid not in new]
     if not held:
         return False
@@ -104,15 +106,14 @@ def _placed_by_reclaim(ctx: CheckContext, violation: Violation) -> bool:
     """F4: reclaim has no network-topology path: it pipelines a hard-mode job's task onto any node, and does not
     record a hypernode for the job, so allocate then searches hypernodes for the job's other tasks without it.
     Some task of the job was pipelined by reclaim this session, and allocate's own placements fit by themselves."""
-    from schedcheck.reference.api.types import TaskStatus, allocated_status
+    from schedcheck.invariants.catalog.topology import placed_tasks
 
     job = ctx.ssn.jobs.get(_job_of(violation))
     if job is None:
         return False
     new = {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
     reclaimed = {op.task_uid for op in ctx.ssn.operations if op.action == "reclaim" and op.op == "pipeline"}
-    placed = [t for t in job.tasks.values()
-              if t.node_name and (allocated_status(t.status) or t.status == TaskStatus.Pipelined)]
+    placed = placed_tasks(job.tasks.values())
     if not any(t.uid in reclaimed and t.uid not in new for t in placed):
         return False
     return _new_tasks_fit(ctx, job, placed, new)
@@ -130,14 +131,13 @@ def _port_forgotten(ctx: CheckContext, violation: Violation) -> bool:
                if op.node == node and op.op in ("unpipeline", "unallocate", "evict")}
     if not removed:
         return False
-    tasks = {t.uid: t for job in ctx.ssn.jobs.values() for t in job.tasks.values()}
-    placed = next((tasks[uid] for obj in violation.objects if obj.startswith("task ")
-                   for uid, t in tasks.items() if t.key == obj[len("task "):]), None)
+    by_key = _tasks_by_key(ctx)
+    placed = by_key.get(next(iter(_named(violation, "task")), ""))
     if placed is None:
         return False
     wanted = host_ports(placed.pod)
-    return any(uid in tasks and any(ports_conflict(w, u) for w in wanted for u in host_ports(tasks[uid].pod))
-               for uid in removed)
+    return any(any(ports_conflict(w, u) for w in wanted for u in host_ports(t.pod))
+               for t in by_key.values() if t.uid in removed)
 
 
 def _pdb_budget_per_call(ctx: CheckContext, violation: Violation) -> bool:
@@ -145,12 +145,12 @@ def _pdb_budget_per_call(ctx: CheckContext, violation: Violation) -> bool:
     statement evicted more of the budget's pods than it allows, only the session as a whole did."""
     from schedcheck.invariants.placement import label_selector_matches
 
-    name = next((obj[len("pdb "):] for obj in violation.objects if obj.startswith("pdb ")), "")
+    name = next(iter(_named(violation, "pdb")), "")
     budget = next((b for b in ctx.ssn.cache.world.pod_disruption_budgets if f"{b.namespace}/{b.name}" == name), None)
     if budget is None:
         return False
-    keys = {obj[len("task "):] for obj in violation.objects if obj.startswith("task ")}
-    tasks = {t.uid: t for job in ctx.ssn.jobs.values() for t in job.tasks.values() if t.key in keys}
+    keys = set(_named(violation, "task"))
+    tasks = {t.uid: t for key, t in _tasks_by_key(ctx).items() if key in keys}
     per_statement: dict[int, int] = {}
     for op in ctx.ssn.operations:
         if op.op == "evict" and op.task_uid in tasks and label_selector_matches(budget.selector,
@@ -162,17 +162,16 @@ def _pdb_budget_per_call(ctx: CheckContext, violation: Violation) -> bool:
 def _namesake(ctx: CheckContext, violation: Violation) -> bool:
     """F6: lowNodeUtilization matches the pod it picked on a high node to a task by pod name alone, so the
     victim is a namesake elsewhere: another Running task of the same pod name sits on another node."""
-    key = next((obj[len("task "):] for obj in violation.objects if obj.startswith("task ")), "")
-    tasks = [t for job in ctx.ssn.jobs.values() for t in job.tasks.values()]
-    victim = next((t for t in tasks if t.key == key), None)
+    by_key = _tasks_by_key(ctx)
+    victim = by_key.get(next(iter(_named(violation, "task")), ""))
     return victim is not None and any(t.pod.name == victim.pod.name and t.uid != victim.uid
-                                      and t.node_name and t.node_name != victim.node_name for t in tasks)
+                                      and t.node_name and t.node_name != victim.node_name for t in by_key.values())
 
 
 def _pdb_not_asked(ctx: CheckContext, violation: Violation) -> bool:
     """F7: gangpreempt and gangreclaim take victims through UnifiedEvictable, where the pdb plugin registers
     nothing; some of the budget's pods went that way."""
-    keys = {obj[len("task "):] for obj in violation.objects if obj.startswith("task ")}
+    keys = set(_named(violation, "task"))
     return any(op.op == "evict" and op.action in ("gangpreempt", "gangreclaim") and op.task in keys
                for op in ctx.ssn.operations)
 

@@ -15,7 +15,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	listerv1 "k8s.io/client-go/listers/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -525,11 +524,7 @@ func (w *World) fillHyperNodes(c *cache.SchedulerCache) {
 	for _, n := range w.Nodes {
 		_ = indexer.Add(n.DeepCopy())
 	}
-	lister := listerv1.NewNodeLister(indexer)
-	if _, err := lister.List(labels.Everything()); err != nil {
-		fmt.Fprintf(os.Stderr, "warning: node lister: %v\n", err)
-	}
-	info := api.NewHyperNodesInfo(lister)
+	info := api.NewHyperNodesInfo(listerv1.NewNodeLister(indexer))
 	hyperNodes := append([]*topologyv1alpha1.HyperNode(nil), w.HyperNodes...)
 	sort.Slice(hyperNodes, func(i, j int) bool { return hyperNodes[i].Name < hyperNodes[j].Name })
 	for _, hn := range hyperNodes {

@@ -124,7 +124,7 @@ def sub_groups(job) -> dict[tuple[str, tuple[str, ...]], list]:
     return groups
 
 
-def _placed(tasks) -> list:
+def placed_tasks(tasks) -> list:
     return [t for t in tasks if t.node_name and (allocated_status(t.status) or t.status == TaskStatus.Pipelined)]
 
 
@@ -154,7 +154,7 @@ def sub_group_within_hypernode(ctx: CheckContext) -> Iterator[Violation]:
             if nt is None or nt.mode != "hard" or not any(t.uid in new for t in tasks):
                 continue  # only a subgroup allocate placed tasks of (backfill, say, knows no topology)
             highest = nt.highest_tier_allowed if nt.highest_tier_allowed is not None else names.get(nt.highest_tier_name)
-            nodes = {t.node_name for t in _placed(tasks)}
+            nodes = {t.node_name for t in placed_tasks(tasks)}
             if highest is None or not nodes:
                 continue
             if not any(tiers[h] <= highest and nodes <= members for h, members in leaves.items()):

@@ -257,15 +257,15 @@ def victim_pdb_respected(ctx: CheckContext) -> Iterator[Violation]:
     # each action consults the plugin only through its own switch
     guarded = tuple(a for a in PDB_GUARDED if option.enabled("enableReclaimable" if "reclaim" in a
                                                              else "enablePreemptable"))
-    evicted: dict[str, TaskInfo] = {}
-    tasks = {t.uid: t for job in ssn.jobs.values() for t in job.tasks.values()}
+    uids: set[str] = set()
     for op in ssn.operations:
-        if op.op == "evict" and op.task_uid in tasks and op.action in guarded:
-            evicted[op.task_uid] = tasks[op.task_uid]
+        if op.op == "evict" and op.action in guarded:
+            uids.add(op.task_uid)
         elif op.op == "unevict":
-            evicted.pop(op.task_uid, None)
-    if not evicted:
+            uids.discard(op.task_uid)
+    if not uids:
         return
+    evicted = {t.uid: t for job in ssn.jobs.values() for t in job.tasks.values() if t.uid in uids}
     for budget in budgets:
         selector = budget.selector
         if selector is None or (not selector.match_labels and not selector.match_expressions):

@@ -65,18 +65,28 @@ def included(constraint: TopologySpreadConstraint, pod: Pod, node, affinity: Req
     return True
 
 
+def _counts_nothing(selector) -> bool:
+    """labels.Selector.Empty(): countPodsMatchSelector counts nothing for an empty selector `{}`."""
+    return selector is not None and not selector.match_labels and not selector.match_expressions
+
+
+def _counted(pod: Pod, selector, namespace: str) -> bool:
+    return pod.deletion_timestamp is None and pod.namespace == namespace and selector_matches(selector, pod.labels)
+
+
 def count_matching(pods: Iterable[Pod], constraint: TopologySpreadConstraint, namespace: str) -> int:
     selector = constraint.label_selector
-    if selector is not None and not selector.match_labels and not selector.match_expressions:
-        return 0  # labels.Selector.Empty(): countPodsMatchSelector counts nothing
-    return sum(1 for p in pods if p.deletion_timestamp is None and p.namespace == namespace
-               and selector_matches(selector, p.labels))
+    if _counts_nothing(selector):
+        return 0
+    return sum(1 for p in pods if _counted(p, selector, namespace))
 
 
 def _count_on(mirror: MirrorNode, constraint: TopologySpreadConstraint, namespace: str) -> int:
     """Matching pods on a node, each as often as the node view holds it (AddPodInfo does not deduplicate)."""
-    return sum(mirror.pods.get(p.uid, 1) for p in mirror.pod_objects.values()
-               if count_matching((p,), constraint, namespace))
+    selector = constraint.label_selector
+    if _counts_nothing(selector):
+        return 0
+    return sum(mirror.pods.get(p.uid, 1) for p in mirror.pod_objects.values() if _counted(p, selector, namespace))
 
 
 def pre_filter(pod: Pod, all_nodes: Iterable[MirrorNode]) -> SpreadFilterState | None:
