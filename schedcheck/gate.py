@@ -47,6 +47,7 @@ class GateOptions:
     fail_on_known: tuple[str, ...] = ()  # known upstream findings that fail the gate (invariants/known.py)
     cluster: str | None = None  # a Dask scheduler address, or "local" (schedcheck.gate_cluster)
     progress: bool = True  # a bar on a terminal, periodic lines otherwise (schedcheck.progress)
+    corpus: bool = True  # replay the packaged scenarios before generating (schedcheck.gate_corpus)
 
 
 @dataclass
@@ -64,15 +65,21 @@ class GateResult:
         cycles = sum(s.cycles for s in self.stats)
         checks = sum(s.invariant_checks for s in self.stats)
         seconds = max((s.seconds for s in self.stats), default=0.0) or 1e-9
+        # the generated search's throughput: the corpus replayed first is timed apart
+        searching = max((s.seconds - s.corpus_seconds for s in self.stats), default=0.0) or 1e-9
         spent = sum(s.seconds for s in self.stats) or 1e-9
+        corpus_spent = sum(s.corpus_seconds for s in self.stats)
         run = sum(s.run_seconds for s in self.stats)
         check = sum(s.check_seconds for s in self.stats)
-        share = {"checking": round(check / spent, 3), "scheduling": round(max(run - check, 0.0) / spent, 3),
-                 "generationAndSearch": round(max(spent - run, 0.0) / spent, 3)}
+        rest = max(spent - corpus_spent - run, 0.0)
+        share = {"corpus": round(corpus_spent / spent, 3), "checking": round(check / spent, 3),
+                 "scheduling": round(max(run - check, 0.0) / spent, 3), "generationAndSearch": round(rest / spent, 3)}
+        corpus = {"scenarios": sum(s.corpus_scenarios for s in self.stats),
+                  "cycles": sum(s.corpus_cycles for s in self.stats), "seconds": round(corpus_spent, 2)}
         return {"examples": examples, "cycles": cycles, "invariantChecks": checks, "seconds": round(seconds, 2),
-                "timeShare": share,
-                "cyclesPerSecond": round(cycles / seconds, 1), "cyclesPerSecondPerWorker":
-                    round(cycles / seconds / max(1, self.workers), 1),
+                "corpus": corpus, "timeShare": share,
+                "cyclesPerSecond": round(cycles / searching, 1), "cyclesPerSecondPerWorker":
+                    round(cycles / searching / max(1, self.workers), 1),
                 "checksPerSecond": round(checks / seconds, 1)}
 
     def coverage(self) -> dict[str, Any]:
@@ -92,7 +99,8 @@ class GateResult:
         if self.failure is not None:
             out["failure"] = {"invariant": self.failure.invariant, "message": self.failure.message,
                               "cycle": self.failure.cycle, "action": self.failure.action,
-                              "foundAfterSeconds": round(self.failure.found_after, 2)}
+                              "foundAfterSeconds": round(self.failure.found_after, 2),
+                              "corpusScenario": self.failure.corpus}
             out["minimised"] = self.minimised
         if self.report:
             out["report"] = self.report
@@ -108,7 +116,8 @@ def run_gate(opts: GateOptions, err: IO[str] | None = None) -> GateResult:
     with tempfile.TemporaryDirectory(prefix="schedcheck-gate-") as stats_dir:
         config = WorkerConfig(budget=budget, seed=seed, profile=opts.profile, database=opts.database,
                               mutant=opts.mutant, strict=opts.strict, stats_dir=stats_dir, only=opts.only,
-                              fail_on_known=list(opts.fail_on_known))
+                              fail_on_known=list(opts.fail_on_known), workers=max(1, opts.workers),
+                              corpus=opts.corpus)
         progress = _Progress(stats_dir, err, budget, max(1, opts.workers)) if opts.progress else None
         if progress:
             progress.start()
@@ -152,7 +161,7 @@ def _write_summary(result: GateResult, opts: GateOptions) -> Path:
 def _run_with_pytest(config: WorkerConfig, workers: int, junit: str | None) -> int:
     import pytest
 
-    env = {**asdict(config), "workers": max(1, workers)}
+    env = asdict(config)
     os.environ[CONFIG_ENV] = json.dumps(env)
     args = [str(GATE_PYTEST), "-qq", "-p", "no:cacheprovider", "-p", "no:warnings", "-o", "addopts=",
             "--rootdir", str(GATE_PYTEST.parent)]
@@ -207,11 +216,24 @@ def _minimise_and_report(result: GateResult, opts: GateOptions, err: IO[str]) ->
     from schedcheck.counterexample import write_counterexample_report
     from schedcheck.minimize import failing_predicate, minimize_with_stats
 
+    from schedcheck.gate_corpus import EXPECTATION
+
     failure = result.failure
     assert failure is not None
+    seed = failure.seed if failure.seed is not None else result.seed  # the run that failed
+    if failure.invariant == EXPECTATION:
+        # a hand-derived scenario whose decisions changed: it is already small, and its expect block is
+        # the oracle, which a smaller scenario would no longer have
+        print(f"schedcheck gate: {failure.message}", file=err)
+        folder = write_counterexample_report(
+            Path(opts.report_dir), failure.doc, _as_violation(failure), seed, opts.mutant,
+            {"minimised": False, "why": "a corpus scenario judged by its expect block is kept whole"},
+            failure.found_after)
+        result.report = str(folder)
+        result.minimised = None
+        return
     print(f"schedcheck gate: {failure.invariant} broken after {failure.found_after:.1f} s; minimising ...", file=err)
     # activates the mutant itself; keeps the failure's cause, not only its invariant id
-    seed = failure.seed if failure.seed is not None else result.seed  # the run that failed
     predicate = failing_predicate(failure.invariant, seed, opts.mutant, original=failure.doc)
     started = time.monotonic()
     minimised, stats = minimize_with_stats(failure.doc, predicate, budget_seconds=MINIMISE_BUDGET)
@@ -220,6 +242,11 @@ def _minimise_and_report(result: GateResult, opts: GateOptions, err: IO[str]) ->
                                          opts.mutant, stats, failure.found_after, original=failure.doc)
     result.report = str(folder)
     result.minimised = stats
+
+
+def _as_violation(failure: Failure) -> dict[str, Any]:
+    return {"id": failure.invariant, "message": failure.message, "cycle": failure.cycle, "action": failure.action,
+            "scenario": failure.corpus}
 
 
 class _Progress:
@@ -267,8 +294,13 @@ def render_gate(result: GateResult) -> str:
     lines = [f"seed {result.seed}, budget {result.budget:g} s, {result.workers} worker(s): {totals['examples']} "
              f"scenarios, {totals['cycles']} cycles ({totals['cyclesPerSecond']}/s, "
              f"{totals['cyclesPerSecondPerWorker']}/s per worker), {totals['invariantChecks']} invariant checks",
-             "time: {checking:.0%} invariants, {scheduling:.0%} scheduling, {generationAndSearch:.0%} generation, "
-             "stateful runs and Hypothesis".format(**totals["timeShare"])]
+             "time: {corpus:.0%} corpus, {checking:.0%} invariants, {scheduling:.0%} scheduling, "
+             "{generationAndSearch:.0%} generation, stateful runs and Hypothesis".format(**totals["timeShare"])]
+    corpus = totals["corpus"]
+    if corpus["scenarios"]:
+        lines.insert(1, f"corpus first: {corpus['scenarios']} packaged scenarios ({corpus['cycles']} cycles) "
+                        f"in {corpus['seconds']:g} s, judged by their expect blocks and every invariant (the "
+                        f"cycles/s above are the generated search's)")
     if result.failure is None:
         lines.append("clean: no invariant violated")
         if result.report:

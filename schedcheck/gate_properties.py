@@ -46,6 +46,9 @@ class WorkerConfig:
     machine: bool = True  # alternate scenario batches with stateful-machine batches
     only: list[str] | None = None  # check only these invariants (default: the whole catalog)
     fail_on_known: list[str] = field(default_factory=list)  # known upstream findings that fail (invariants/known.py)
+    workers: int = 1  # how many workers share the corpus (each replays every workers-th scenario)
+    corpus: bool = True  # replay the packaged scenarios first (schedcheck.gate_corpus)
+    corpus_exclude: list[str] = field(default_factory=list)  # scenario names withheld (selftest: the mutant's own)
 
 
 @dataclass
@@ -57,6 +60,7 @@ class Failure:
     action: str
     found_after: float  # seconds from the worker's start
     seed: int | None = None  # the tie-breaking seed of the run that failed (None: the gate's own)
+    corpus: str | None = None  # the corpus scenario that failed (None: a generated one)
 
 
 @dataclass
@@ -73,6 +77,9 @@ class WorkerStats:
     checks: dict[str, int] = field(default_factory=dict)  # invariant id -> times checked
     covered: dict[str, int] = field(default_factory=dict)  # "action:x", "plugin:x", "outcome:x" -> scenarios
     findings: int = 0  # quality findings reported (they fail only a strict gate)
+    corpus_scenarios: int = 0  # packaged scenarios replayed before generation (not counted in examples)
+    corpus_cycles: int = 0  # their cycles (not counted in cycles, the generated search's throughput)
+    corpus_seconds: float = 0.0
 
 
 class CounterexampleFound(AssertionError):
@@ -202,7 +209,12 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
 
     with _mutant_context(cfg.mutant):
         batch = 0
-        while True:
+        if cfg.corpus:
+            found = _replay_corpus(cfg, stats, started)
+            if found is not None:
+                last_failure[:] = [found]
+            deadline += stats.corpus_seconds  # the budget is the generated search's
+        while not last_failure:
             if cfg.max_examples is None and time.monotonic() > deadline:
                 break
             if retry_saved():
@@ -238,6 +250,21 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
                          "foundAfter": round(failure.found_after, 2)}
     _write_stats(cfg, stats)
     return stats, failure
+
+
+def _replay_corpus(cfg: WorkerConfig, stats: WorkerStats, started: float) -> Failure | None:
+    from schedcheck.gate_corpus import SEED, replay_corpus
+
+    outcome = replay_corpus(worker=cfg.worker, workers=cfg.workers, exclude=cfg.corpus_exclude, only=cfg.only,
+                            fail_on_known=cfg.fail_on_known, stats=stats)
+    stats.corpus_scenarios += outcome.scenarios
+    stats.corpus_cycles += outcome.cycles
+    stats.corpus_seconds += outcome.seconds
+    if outcome.failure is None or outcome.doc is None:
+        return None
+    f = outcome.failure
+    return Failure(outcome.doc, f["id"], f.get("message", ""), f.get("cycle", -1), f.get("action", ""),
+                   time.monotonic() - started, SEED, f.get("scenario"))
 
 
 def _machine_batch(cfg: WorkerConfig, stats: WorkerStats, batch_seed: int, examples: int,

@@ -16,7 +16,7 @@ import pytest
 from schedcheck.gate_properties import WorkerConfig, run_worker
 
 _CONFIG = json.loads(os.environ.get("SCHEDCHECK_GATE_CONFIG", "{}"))
-_WORKERS = int(_CONFIG.pop("workers", 1)) if _CONFIG else 0
+_WORKERS = int(_CONFIG.get("workers", 1)) if _CONFIG else 0
 
 
 @pytest.mark.parametrize("worker", range(_WORKERS))

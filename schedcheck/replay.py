@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedcheck.invariants.engine import InvariantEngine
-from schedcheck.counterexample import Counterexample, only_ids, read_counterexample, run_with
+from schedcheck.counterexample import Counterexample, only_ids, read_counterexample, recorded_failures, run_with
 from schedcheck.scenario.errors import ScenarioError
 
 EXIT_FIXED, EXIT_REPRODUCED, EXIT_UNREADABLE = 0, 1, 2
@@ -85,7 +85,7 @@ def replay_counterexample(cx: Counterexample, engine_factory: Callable[[], Invar
                           ) -> ReplayResult:
     engine = engine_factory() if engine_factory is not None else InvariantEngine(only=only_ids(cx.invariant))
     result = run_with(cx.scenario, cx.seed, cx.mutant, engine)
-    seen = result.violations + result.findings
+    seen = recorded_failures(result, cx.scenario.name)
     same = next((v for v in seen if v.get("id") == cx.invariant), None)
     return ReplayResult(path=cx.path, invariant=cx.invariant, seed=cx.seed, mutant=cx.mutant,
                         saved_cycle=cx.cycle, saved_action=cx.action, reproduced=same is not None,

@@ -4,7 +4,8 @@ Every mutant of schedcheck/mutants.py (a deliberate bug in the reference: a re-c
 systematic rule mutant) has a scenario in schedcheck/mutant_scenarios/ on which the clean reference runs
 without a violation or finding. Here each mutant is run on its scenario: it is caught when a safety
 invariant fails, or when a quality rule reports a finding the clean reference does not. With `--budget S`,
-the blind gate (no scenario given, fresh example database) also searches for it for up to S seconds.
+the blind gate (no scenario given, fresh example database) also searches for it for up to S seconds: it
+replays the packaged corpus first, with the mutant's own scenario withheld (`--no-corpus`: generation only).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import Any
 HELP = "run every deliberate bug and show which rule catches it"
 DESCRIPTION = ("For each mutant (a deliberate bug in the reference), run its scenario with and without the bug: "
                "which invariant flags it (a safety violation, or a finding the clean reference does not "
-               "produce), and, with --budget, how long the blind gate needs to find it from generated "
-               "scenarios alone.")
+               "produce), and, with --budget, how long the blind gate needs to find it without that scenario "
+               "(the packaged corpus, the mutant's own scenario withheld, then generated scenarios).")
 EPILOG = """examples:
   schedcheck selftest                       # every mutant on its own scenario (seconds)
   schedcheck selftest --budget 60 --json    # and the blind gate, up to 60 s per mutant
@@ -44,6 +45,7 @@ class MutantResult:
     clean_problems: list[str] = field(default_factory=list)  # safety violations of the clean reference itself
     gate_seconds: float | None = None  # blind gate: seconds until found (None: not found or not run)
     gate_invariant: str = ""
+    gate_corpus: str | None = None  # the corpus scenario that found it (None: a generated one, or not found)
 
     @property
     def caught(self) -> bool:
@@ -53,7 +55,7 @@ class MutantResult:
         return {"mutant": self.name, "description": self.description, "source": self.source, "caught": self.caught,
                 "caughtBy": self.caught_by, "cleanProblems": self.clean_problems,
                 "gateSeconds": None if self.gate_seconds is None else round(self.gate_seconds, 1),
-                "gateInvariant": self.gate_invariant}
+                "gateInvariant": self.gate_invariant, "gateCorpusScenario": self.gate_corpus}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also run the blind gate for up to this many seconds per mutant (default: 0, off)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the blind gate (default: 1)")
     parser.add_argument("--only", help="comma-separated mutant names (default: all)")
+    parser.add_argument("--no-corpus", action="store_true",
+                        help="the blind gate generates only (default: it replays the packaged corpus first, "
+                             "without the mutant's own scenario)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--report", metavar="DIR", help="also write DIR/<time>-selftest/ with report.json, report.md "
                                                        "and report.html (a table and a chart of the blind gate)")
@@ -88,16 +93,19 @@ def judge(name: str) -> MutantResult:
     return result
 
 
-def blind_gate(name: str, budget: float, seed: int) -> tuple[float | None, str]:
-    """Seconds until the gate's worker, knowing nothing of the mutant's scenario, finds it (safety rules)."""
+def blind_gate(name: str, budget: float, seed: int, corpus: bool = True) -> tuple[float | None, str, str | None]:
+    """Seconds until the gate's worker, knowing nothing of the mutant's scenario, finds it (safety rules and
+    the corpus's expectations), the rule or expectation that did, and the corpus scenario if one did. The
+    mutant's own scenario is withheld from the corpus."""
     from schedcheck.gate_properties import WorkerConfig, run_worker
 
     with tempfile.TemporaryDirectory(prefix="schedcheck-selftest-") as scratch:
-        config = WorkerConfig(budget=budget, seed=seed, database=f"{scratch}/db", mutant=name, stats_dir=scratch)
+        config = WorkerConfig(budget=budget, seed=seed, database=f"{scratch}/db", mutant=name, stats_dir=scratch,
+                              corpus=corpus, corpus_exclude=[name])
         _, failure = run_worker(config)
     if failure is None:
-        return None, ""
-    return failure.found_after, failure.invariant
+        return None, "", None
+    return failure.found_after, failure.invariant, failure.corpus
 
 
 def main(args: argparse.Namespace) -> int:
@@ -124,7 +132,8 @@ def main(args: argparse.Namespace) -> int:
     for name in names:
         result = judge(name)
         if args.budget > 0:
-            result.gate_seconds, result.gate_invariant = blind_gate(name, args.budget, args.seed)
+            result.gate_seconds, result.gate_invariant, result.gate_corpus = blind_gate(
+                name, args.budget, args.seed, corpus=not getattr(args, "no_corpus", False))
         results.append(result)
         figures = {"caught": sum(r.caught for r in results), "missed": sum(not r.caught for r in results)}
         if args.budget > 0:
@@ -176,10 +185,14 @@ def render(results: list[MutantResult], budget: float) -> str:
         elif r.gate_seconds is None:
             gate = f"not found in {budget:g} s"
         else:
-            gate = f"{r.gate_seconds:.1f} s (`{r.gate_invariant}`)"
+            gate = f"{r.gate_seconds:.1f} s (`{r.gate_invariant}`" + (
+                f" on corpus scenario `{r.gate_corpus}`)" if r.gate_corpus else ", generated)")
         lines.append(f"| `{r.name}` | {r.source} | {by} | {gate} |")
     caught = sum(r.caught for r in results)
     summary = f"{caught} of {len(results)} mutants caught on their scenario"
     if budget > 0:
-        summary += f"; the blind gate found {sum(r.gate_seconds is not None for r in results)} within {budget:g} s each"
+        found = [r for r in results if r.gate_seconds is not None]
+        summary += (f"; the blind gate found {len(found)} within {budget:g} s each "
+                    f"({sum(r.gate_corpus is not None for r in found)} on a corpus scenario, "
+                    f"{sum(r.gate_corpus is None for r in found)} on a generated one)")
     return "\n".join(lines + ["", summary])

@@ -14,8 +14,9 @@ from schedcheck.cli import main
 
 
 def _config(tmp_path: Path, **kw) -> WorkerConfig:
+    # generation only: tests/test_gate_corpus.py covers the corpus replayed first
     return WorkerConfig(budget=0, seed=kw.pop("seed", 3), database=str(tmp_path / "db"), machine=False,
-                        max_examples=kw.pop("max_examples", 25), **kw)
+                        max_examples=kw.pop("max_examples", 25), corpus=kw.pop("corpus", False), **kw)
 
 
 def test_generated_scenarios_keep_every_safety_invariant(tmp_path):

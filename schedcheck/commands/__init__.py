@@ -45,7 +45,7 @@ COMMANDS: tuple[Command, ...] = (
             "generate clusters and cycles, check every invariant, minimise the first failure",
             "[--budget S] [--seed N] [--profile ci|nightly] [--workers N] [--cluster ADDRESS] [--report DIR] "
             "[--junit FILE] [--database DIR|URL] [--strict] [--only IDS] [--mutant NAME] [--fail-on-known IDS] "
-            "[--no-progress] [--json]",
+            "[--no-corpus] [--no-progress] [--json]",
             ("clean within the budget", "violation found", "usage error")),
     Command("replay", "schedcheck.replay", "replay a saved counterexample",
             "FILE [--impl CMD] [--json]", ("no longer fails", "still fails", "unreadable")),
@@ -65,7 +65,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("bench", "schedcheck.bench", "print performance figures",
             "[--json] [--sizes 100,1000] [--seed N] [--no-invariants] [--no-upstream]", None),
     Command("selftest", "schedcheck.selftest", "run every deliberate bug and show which rule catches it",
-            "[--budget S] [--seed N] [--only NAMES] [--report DIR] [--json]",
+            "[--budget S] [--seed N] [--only NAMES] [--no-corpus] [--report DIR] [--json]",
             ("every mutant caught", "some mutant missed", "usage")),
     Command("differential", "schedcheck.adapters.differential",
             "run scenarios through the reference and upstream Volcano; show where they decide differently",

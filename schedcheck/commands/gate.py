@@ -8,7 +8,8 @@ import sys
 
 from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids
 
-DESCRIPTION = ("Generate scenarios and multi-session runs with Hypothesis, check every invariant on each, "
+DESCRIPTION = ("Replay the packaged scenario corpus (upstream's decisions as expect blocks, every invariant on), "
+               "then generate scenarios and multi-session runs with Hypothesis, check every invariant on each, "
                "and stop at the first violation: shrink it, minimise the scenario, and write a report folder "
                "with a replayable counterexample.yaml. Exit 0 when nothing was found within the budget, "
                "1 when a violation was, 2 on a usage error.")
@@ -40,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (on a terminal) or periodic progress lines (otherwise)")
     parser.add_argument("--strict", action="store_true", help="quality findings fail the gate too")
+    parser.add_argument("--no-corpus", action="store_true",
+                        help="generate only: skip the packaged scenarios replayed first (schedcheck/corpus, "
+                             "judged by their expect blocks, and the self-test scenarios)")
     parser.add_argument("--fail-on-known", metavar="IDS", help=KNOWN_HELP)
     parser.add_argument("--only", metavar="IDS", help="comma-separated invariant ids to check (default: all)")
     parser.add_argument("--mutant", metavar="NAME", help="run against the reference with a deliberate bug "
@@ -84,7 +88,7 @@ def main(args: argparse.Namespace) -> int:
                           workers=args.workers, junit=args.junit, database=args.database, mutant=args.mutant,
                           strict=args.strict, only=only, json=args.json,
                           fail_on_known=known_ids(args.fail_on_known), cluster=args.cluster,
-                          progress=not args.no_progress)
+                          progress=not args.no_progress, corpus=not args.no_corpus)
     from schedcheck.gate_cluster import ClusterError
 
     try:

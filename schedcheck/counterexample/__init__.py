@@ -17,11 +17,15 @@ from schedcheck.counterexample.file import (
     ORIGINAL_FILE_NAME,
     PREFIX,
     SEED,
+    EXPECTATION,
+    PSEUDO_RULES,
     UPSTREAM_ASSERT,
     Counterexample,
     annotate,
     dump_counterexample,
+    expectation_record,
     read_counterexample,
+    recorded_failures,
 )
 from schedcheck.counterexample.markdown import render_counterexample_markdown, scenario_tables, state_changes
 from schedcheck.counterexample.observe import (
@@ -34,7 +38,7 @@ from schedcheck.counterexample.observe import (
 )
 from schedcheck.counterexample.report import write_counterexample_report
 
-__all__ = ["ACTION", "BEFORE", "CYCLE", "FILE_NAME", "INVARIANT", "MUTANT", "ORIGINAL_FILE_NAME", "PREFIX", "SEED",
-           "UPSTREAM_ASSERT", "Counterexample", "FailureObservation", "annotate", "dump_counterexample",
+__all__ = ["ACTION", "BEFORE", "CYCLE", "EXPECTATION", "FILE_NAME", "INVARIANT", "MUTANT", "ORIGINAL_FILE_NAME",
+           "PREFIX", "PSEUDO_RULES", "SEED", "UPSTREAM_ASSERT", "expectation_record", "recorded_failures", "Counterexample", "FailureObservation", "annotate", "dump_counterexample",
            "first_violation", "observe_failure", "only_ids", "read_counterexample", "render_counterexample_markdown",
            "run_with", "scenario_tables", "state_changes", "write_counterexample_report"]

@@ -30,6 +30,29 @@ MUTANT = PREFIX + "mutant"
 FILE_NAME = "counterexample.yaml"
 ORIGINAL_FILE_NAME = "original.yaml"  # the scenario as the search found it, before minimisation
 UPSTREAM_ASSERT = "upstream.assert"  # reported by the runner, not by a catalogued invariant
+EXPECTATION = "corpus.expectation"  # the scenario decided otherwise than its expect block (the gate's corpus)
+PSEUDO_RULES = {  # failures that are not catalogued invariants, with the rule each stands for
+    UPSTREAM_ASSERT: "an upstream assertion must hold",
+    EXPECTATION: "the scheduler must decide what the scenario's expect block states (upstream's decisions, "
+                 "derived by hand from its unit tests, the seeds or a known finding)",
+}
+
+
+def expectation_record(result: Any, scenario_name: str) -> dict[str, Any] | None:
+    """A run's expectation misses as one failure record (Violation.to_json() shape), or None."""
+    misses = list(getattr(result, "expectation_failures", []) or [])
+    if not misses:
+        return None
+    more = f" (and {len(misses) - 1} more)" if len(misses) > 1 else ""
+    return {"id": EXPECTATION, "cycle": max(0, result.cycles - 1), "action": "", "scenario": scenario_name,
+            "message": f"scenario {scenario_name} decides differently from upstream: {misses[0]}{more}",
+            "expected": "the decisions in the scenario's expect block", "found": misses}
+
+
+def recorded_failures(result: Any, scenario_name: str) -> list[dict[str, Any]]:
+    """Everything a run reported, violations and findings first, then its expectation misses as one record."""
+    expectation = expectation_record(result, scenario_name)
+    return result.violations + result.findings + ([expectation] if expectation else [])
 
 
 @dataclass
@@ -89,7 +112,7 @@ def read_counterexample(path: str | Path) -> Counterexample:
     if not invariant:
         raise ScenarioError(source, "Scenario", f"{where}.{INVARIANT}",
                             "missing: not a counterexample (it names no invariant)")
-    if invariant != UPSTREAM_ASSERT and get_invariant(invariant) is None:
+    if invariant not in PSEUDO_RULES and get_invariant(invariant) is None:
         raise ScenarioError(source, "Scenario", f"{where}.{INVARIANT}",
                             f"unknown invariant {invariant!r} (see `schedcheck invariants`)")
     seed = _int_note(notes, SEED, source, default=0)

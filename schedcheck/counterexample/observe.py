@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from schedcheck.counterexample.file import UPSTREAM_ASSERT
+from schedcheck.counterexample.file import PSEUDO_RULES, recorded_failures
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.invariants.registry import ACTION as ACTION_END
 from schedcheck.invariants.registry import CLOSE, OPERATION, STATEMENT
@@ -126,7 +126,7 @@ def first_violation(scenario: Scenario, invariant: str, seed: int, mutant: str |
                     engine: InvariantEngine | None = None) -> dict[str, Any] | None:
     """The first violation (or finding) of the invariant in a run, in Violation.to_json() form."""
     result = run_with(scenario, seed, mutant, engine or InvariantEngine(only=only_ids(invariant)))
-    return next((v for v in result.violations + result.findings if v.get("id") == invariant), None)
+    return next((v for v in recorded_failures(result, scenario.name) if v.get("id") == invariant), None)
 
 
 def observe_failure(scenario: Scenario, invariant: str, seed: int, mutant: str | None) -> FailureObservation | None:
@@ -135,7 +135,7 @@ def observe_failure(scenario: Scenario, invariant: str, seed: int, mutant: str |
     found = first_violation(scenario, invariant, seed, mutant)
     if found is None:
         return None
-    if invariant == UPSTREAM_ASSERT or not found.get("objects"):
+    if invariant in PSEUDO_RULES or not found.get("objects"):
         return FailureObservation(violation=found, after=found.get("state") or None,
                                   after_label="when the failure was recorded")
     engine = _ObservingEngine(only_ids(invariant), invariant, found["cycle"], list(found["objects"]))

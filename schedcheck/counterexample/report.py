@@ -19,7 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from schedcheck.counterexample.file import FILE_NAME, ORIGINAL_FILE_NAME, annotate, dump_counterexample
+from schedcheck.counterexample.file import (FILE_NAME, ORIGINAL_FILE_NAME, PSEUDO_RULES, UPSTREAM_ASSERT, annotate,
+                                            dump_counterexample)
 from schedcheck.counterexample.markdown import render_counterexample_markdown
 from schedcheck.counterexample.observe import first_violation, observe_failure
 from schedcheck.invariants.catalog import get as get_invariant
@@ -58,7 +59,7 @@ def write_counterexample_report(parent: Path, doc: dict[str, Any], violation: Vi
     rule = get_invariant(invariant)
     payload: dict[str, Any] = {
         "invariant": invariant,
-        "rule": rule.statement if rule else "an upstream assertion must hold",
+        "rule": rule.statement if rule else PSEUDO_RULES.get(invariant, PSEUDO_RULES[UPSTREAM_ASSERT]),
         "severity": rule.severity if rule else "safety",
         "seed": seed,
         "mutant": mutant,
