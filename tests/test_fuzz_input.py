@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from schedcheck.fuzz_input import campaign, corpus, try_case
 
 
@@ -34,3 +36,35 @@ def test_a_rejection_must_name_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(loader, "load_scenario_text", anonymous)
     outcome, problem = try_case("kind: Scenario", "s.yaml", tmp_path)
     assert outcome == "problem" and "naming the file" in problem
+
+
+# ---------------------------------------------------------------- found by the 10,000-case campaign (seed 7)
+
+
+def test_a_scheduler_that_raises_is_one_line_not_a_traceback(tmp_path, capsys):
+    from schedcheck.cli import main
+
+    text = (Path(__file__).parent / "scenarios" / "drf-hierarchy-weights.yaml").read_text(encoding="utf-8")
+    broken = tmp_path / "broken-weights.yaml"
+    broken.write_text(text.replace('volcano.sh/hierarchy-weights: "1/1"', 'volcano.sh/hierarchy-weights: ""'),
+                      encoding="utf-8")
+    for argv in (["run", str(broken)], ["check", str(broken), "--report", str(tmp_path / "reports")]):
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        line = next(ln for ln in err.splitlines() if "the scheduler stopped" in ln)
+        assert str(broken) in line and "IndexError" in line and "drf" in line
+
+
+def test_conform_names_a_scenario_without_metadata(tmp_path, capsys):
+    from schedcheck.cli import main
+
+    text = (Path(__file__).parent / "scenarios" / "drf-hierarchy-weights.yaml").read_text(encoding="utf-8")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "nameless.yaml").write_text(text.replace("metadata:\n  name: drf-hierarchy-weights\n", "metadata: null\n"),
+                                          encoding="utf-8")
+    code = main(["conform", "--impl", "python:schedcheck.conform.reference:run", "--scenarios", str(folder),
+                 "--budget", "5", "--report", str(tmp_path / "reports")])
+    out = capsys.readouterr()
+    assert code == 0, out.out + out.err

@@ -79,7 +79,23 @@ COMMANDS: tuple[Command, ...] = (
     Command("fuzz-input", "schedcheck.fuzz_input",
             "corrupt real scenarios and check every one is rejected in one line or runs without a traceback",
             "[PATHS] [--count N] [--seed N] [--report DIR]", ("no crash or hang", "some", "usage")),
+    Command("upstream-tests", "schedcheck.adapters.upstream_tests",
+            "extract upstream Volcano's own unit-test cases as scenarios and run them on the reference",
+            "[--src DIR] [--packages PKGS] [--from DIR] [--report DIR] [--json]",
+            ("every supported case agrees", "some case disagrees", "usage")),
 )
+
+
+def scheduler_stopped(source: str, exc: BaseException) -> str:
+    """The one line for a scenario on which the scheduler under test raised (upstream panics there too, or a
+    reference bug): no traceback, exit 1."""
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" (at {tb.tb_frame.f_code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno})"
+    return f"schedcheck: {source}: the scheduler stopped: {type(exc).__name__}: {exc}{where}"
 
 
 def known_ids(raw: str | None) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids
+from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids, scheduler_stopped
 from schedcheck.commands.run import add_dump_arguments, load_input
 
 DESCRIPTION = ("Run the reference scheduler on a scenario with the invariant engine checking every "
@@ -46,7 +46,11 @@ def main(args: argparse.Namespace) -> int:
     scenario = load_input(args, "check")
     if scenario is None:
         return EXIT_USAGE
-    result = run_scenario(scenario, seed=args.seed, engine=engine, overkill=True)
+    try:
+        result = run_scenario(scenario, seed=args.seed, engine=engine, overkill=True)
+    except Exception as exc:  # noqa: BLE001 - the scheduler under test raised: one line, exit 1
+        print(scheduler_stopped(scenario.source, exc), file=sys.stderr)
+        return EXIT_FAILED
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     payload = result.to_json()

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids
+from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids, scheduler_stopped
 
 DESCRIPTION = ("Run the reference scheduler on a scenario (scenario format v1) for its "
                "`cycles` sessions, print what it decided, and judge the scenario's `expect` block.")
@@ -39,8 +39,12 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from schedcheck.invariants.engine import InvariantEngine
 
-    result = run_scenario(scenario, seed=args.seed, ledgers=args.trace,
-                          engine=InvariantEngine(fail_on_known=known_ids(args.fail_on_known)))
+    try:
+        result = run_scenario(scenario, seed=args.seed, ledgers=args.trace,
+                              engine=InvariantEngine(fail_on_known=known_ids(args.fail_on_known)))
+    except Exception as exc:  # noqa: BLE001 - the scheduler under test raised: one line, exit 1
+        print(scheduler_stopped(scenario.source, exc), file=sys.stderr)
+        return EXIT_FAILED
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for name in result.skipped_plugins:

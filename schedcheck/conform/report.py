@@ -29,8 +29,12 @@ IMPL = PREFIX + "impl"
 
 def annotate(doc: dict[str, Any], kind: str, seed: int, impl: str) -> dict[str, Any]:
     out = copy.deepcopy(doc)
-    metadata = out.setdefault("metadata", {})
-    notes = {k: v for k, v in (metadata.get("annotations") or {}).items() if not str(k).startswith(PREFIX)}
+    if not isinstance(out.get("metadata"), dict):  # `metadata: null` is a valid scenario (the name comes from the file)
+        out["metadata"] = {}
+    metadata = out["metadata"]
+    annotations = metadata.get("annotations")
+    notes = {k: v for k, v in (annotations if isinstance(annotations, dict) else {}).items()
+             if not str(k).startswith(PREFIX)}
     notes.update({FINDING: kind, SEED: str(seed), IMPL: impl})
     metadata["annotations"] = notes
     return out
