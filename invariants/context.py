@@ -51,5 +51,7 @@ class CheckContext:
             return [node] if node is not None else []
         return list(self.ssn.nodes.values())
 
-    def plugin_enabled(self, name: str) -> bool:
-        return any(option.name == name for tier in self.ssn.tiers for option in tier.plugins)
+    def plugin_enabled(self, name: str, flag: str = "") -> bool:
+        """The plugin is in a tier (and, with `flag`, that enable flag of it is on)."""
+        return any(option.name == name and (not flag or option.enabled(flag))
+                   for tier in self.ssn.tiers for option in tier.plugins)

@@ -203,8 +203,14 @@ class _SessionState:
 
 
 def _applies(inv: Invariant, ssn: Session) -> bool:
-    configured = {option.name for tier in ssn.tiers for option in tier.plugins}
-    return all(name in configured for name in inv.requires)
+    return all(requirement_met(ssn, requirement) for requirement in inv.requires)
+
+
+def requirement_met(ssn: Session, requirement: str) -> bool:
+    """"plugin": the plugin is in a tier; "plugin:flag": and that enable flag of it is on."""
+    name, _, flag = requirement.partition(":")
+    return any(option.name == name and (not flag or option.enabled(flag))
+               for tier in ssn.tiers for option in tier.plugins)
 
 
 def _cache_tasks(ssn: Session) -> dict[str, tuple[Any, str]]:

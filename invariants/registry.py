@@ -35,7 +35,10 @@ class Invariant:
     source: str  # seed section or upstream file
     at: tuple[str, ...]
     check: CheckFn = field(compare=False)
-    requires: tuple[str, ...] = ()  # plugins that must be configured for the rule to apply
+    # plugins that must be configured for the rule to apply; "plugin:flag" also needs that enable flag on
+    # (upstream asks a plugin at an extension point only when its flag is set: an unset flag in a unit
+    # test's tier is off, a conf file's is on)
+    requires: tuple[str, ...] = ()
     severity: str = SAFETY
 
     def to_json(self) -> dict[str, object]:

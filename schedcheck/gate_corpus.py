@@ -7,6 +7,8 @@ queue bounds, topology, ...) are tried first. Two sources:
   the seeds and the known findings, each with an `expect` block stating upstream's decisions. There the
   gate judges the decisions themselves, not only the invariants: a scheduler that binds, evicts,
   pipelines or admits differently fails with `corpus.expectation`, naming the scenario and the decision.
+- `schedcheck/corpus/upstream/`: upstream's own unit-test cases (`uthelper.TestCommonStruct`), extracted
+  with their expectations by `schedcheck upstream-tests` from a Volcano checkout, those the reference meets.
 - `schedcheck/mutant_scenarios/`: the self-test's scenarios, judged by the invariants (and the `expect`
   blocks some of them have).
 
@@ -29,7 +31,7 @@ from typing import Any
 from schedcheck.counterexample.file import EXPECTATION, expectation_record
 
 PACKAGE = Path(__file__).resolve().parent
-CORPUS_DIRS = (PACKAGE / "corpus", PACKAGE / "mutant_scenarios")
+CORPUS_DIRS = (PACKAGE / "corpus", PACKAGE / "corpus" / "upstream", PACKAGE / "mutant_scenarios")
 SEED = 0  # the tie-breaking seed every corpus expectation was derived at
 
 

@@ -46,6 +46,22 @@ def test_scenario_meets_its_expectations(path: Path) -> None:
     assert result.ok, _explain(result)
 
 
+UPSTREAM = sorted((SCENARIOS / "upstream").glob("*.yaml"))  # `schedcheck upstream-tests --keep-agreeing`
+
+
+@pytest.mark.parametrize("path", UPSTREAM, ids=[p.stem[:90] for p in UPSTREAM])
+def test_upstream_unit_test_case_meets_upstreams_expectations(path: Path) -> None:
+    result = _run(path)
+    assert result.ok and not result.skipped_plugins, _explain(result)
+
+
+def test_the_extracted_upstream_cases_are_there() -> None:
+    assert len(UPSTREAM) >= 150
+    tests = {load_scenario(p).annotations.get("schedcheck.io/upstream-test", "").split(" ")[0] for p in UPSTREAM}
+    assert {"pkg/scheduler/actions/allocate/allocate_test.go", "pkg/scheduler/actions/preempt/preempt_test.go",
+            "pkg/scheduler/actions/reclaim/reclaim_test.go", "pkg/scheduler/plugins/capacity/capacity_test.go"} <= tests
+
+
 def test_directory_holds_enough_scenarios_each_with_expectations() -> None:
     assert len(FILES) >= MIN_SCENARIOS, f"only {len(FILES)} scenarios in {SCENARIOS}"
     names = set()

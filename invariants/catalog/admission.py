@@ -34,7 +34,7 @@ def _proportion_decides(ssn) -> bool:
 
 @invariant("enqueue.within-real-capability", "after enqueue, a queue's allocated + admitted minimums - elastic "
            "stays within its realCapability on the dimensions every admitted job asks for", "queue",
-           "proportion.go JobEnqueueable/JobEnqueued; semantics §8.1, §9.4", (ACTION,), requires=("proportion",))
+           "proportion.go JobEnqueueable/JobEnqueued; semantics §8.1, §9.4", (ACTION,), requires=("proportion:enableJobEnqueued",))
 def enqueue_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
     ssn = ctx.ssn
     plugin = ssn.plugins.get("proportion")

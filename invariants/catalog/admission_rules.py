@@ -85,7 +85,7 @@ def _over(wanted: Resource, idle: Resource, minimum: Resource) -> list[str]:
            "if what is already inqueue plus its minimum fits the overcommitted idle (Σ allocatable · factor − Σ "
            "used) on the dimensions it asks for", "queue",
            "overcommit.go JobEnqueueable / JobEnqueued; seed 003 (enqueue); semantics §8.1, §9.9", (ACTION,),
-           requires=("overcommit",))
+           requires=("overcommit:enableJobEnqueued",))
 def enqueue_overcommit(ctx: CheckContext) -> Iterator[Violation]:
     opening: OvercommitOpening | None = ctx.session_state.get(OVERCOMMIT_OPENING)
     if ctx.action != "enqueue" or opening is None or not opening.decisive:
@@ -122,7 +122,7 @@ def enqueue_overcommit(ctx: CheckContext) -> Iterator[Violation]:
            "Pending whose minResources, on top of what was inqueue at open and every job it admitted, fits the "
            "overcommitted idle on the dimensions it asks for", "queue",
            "overcommit.go JobEnqueueable; enqueue.go (every pending job is tried once); semantics §8.1, §9.9",
-           (ACTION,), requires=("overcommit",), severity=QUALITY)
+           (ACTION,), requires=("overcommit:enableJobEnqueued",), severity=QUALITY)
 def enqueue_overcommit_admits_what_fits(ctx: CheckContext) -> Iterator[Violation]:
     # Admission only adds to inqueue, so a job that fits once every admission is counted fitted when its
     # turn came. Quality, as a progress rule; judged only where overcommit is the deciding tier's only voter.
@@ -162,7 +162,7 @@ def _alone_decides(ssn, plugin: str) -> bool:
            "last into a queue's subtree fitted, with every other admission counted, within realCapability of the "
            "queue and of every ancestor (minResources + allocated + inqueue - elastic) on the dimensions it asks for",
            "queue", "capacity.go JobEnqueueable (queue and every ancestor), JobEnqueued; semantics §8.1, §9.5",
-           (ACTION,), requires=("capacity",))
+           (ACTION,), requires=("capacity:enableJobEnqueued",))
 def enqueue_capacity(ctx: CheckContext) -> Iterator[Violation]:
     ssn = ctx.ssn
     plugin = ssn.plugins.get("capacity")

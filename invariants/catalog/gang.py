@@ -38,7 +38,7 @@ def _short_of_minimum(job: JobInfo, evicted: int = 0) -> str:
 
 
 @invariant("gang.commit-ready", "allocate commits a job's statement only when the job has MinAvailable placed",
-           "gang", "allocate.go (commit only when JobReady); gang.go JobReady", (STATEMENT,), requires=("gang",))
+           "gang", "allocate.go (commit only when JobReady); gang.go JobReady", (STATEMENT,), requires=("gang:enableJobReady",))
 def gang_commit_ready(ctx: CheckContext) -> Iterator[Violation]:
     if ctx.statement_kind != "commit" or ctx.action != "allocate":
         return
@@ -54,7 +54,7 @@ def gang_commit_ready(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("gang.session-atomic", "after a session, no job has new binds unless MinAvailable (and every role "
-           "minimum) is placed", "gang", "gang.go; volcano-semantics §9.1", (CLOSE,), requires=("gang",))
+           "minimum) is placed", "gang", "gang.go; volcano-semantics §9.1", (CLOSE,), requires=("gang:enableJobReady",))
 def gang_session_atomic(ctx: CheckContext) -> Iterator[Violation]:
     start = ctx.session_state.get("binds_at_open", 0)
     job_of = {op.task: op.job for op in ctx.ssn.operations if op.op == "bind"}

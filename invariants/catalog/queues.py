@@ -175,7 +175,7 @@ def _allocate_placement(ctx: CheckContext):
 @invariant("queue.allocate-within-deserved", "allocate (and preempt, for its preemptor) never places a task that "
            "takes its queue past deserved on the dimensions the task requests", "queue",
            "proportion.go Allocatable; allocate.go", (OPERATION,),
-           requires=("proportion",))
+           requires=("proportion:enabledAllocatable",))
 def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
     placement = _allocate_placement(ctx)
     if placement is None:
@@ -191,7 +191,7 @@ def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
 
 @invariant("queue.no-allocate-when-overused", "allocate places nothing in a queue that was overused before the "
            "placement", "queue", "allocate.go (Overused queues are dropped); proportion.go Overused", (OPERATION,),
-           requires=("proportion",))
+           requires=("proportion:enabledOverused",))
 def no_allocate_when_overused(ctx: CheckContext) -> Iterator[Violation]:
     placement = _allocate_placement(ctx)
     if placement is None or ctx.operation.action != "allocate":

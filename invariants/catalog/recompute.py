@@ -46,7 +46,8 @@ def proportion_recomputed(ctx: CheckContext) -> Iterator[Violation]:
     opening: ProportionOpening | None = ctx.session_state.get(PROPORTION_OPENING)
     if plugin is None or opening is None:
         return
-    admitted = _admitted_this_session(ctx, opening)
+    # enqueue tells proportion of an admission only through JobEnqueued, asked when the flag is on
+    admitted = _admitted_this_session(ctx, opening) if ctx.plugin_enabled("proportion", "enableJobEnqueued") else {}
     for name, attr in plugin.queue_attrs.items():
         want = opening.queues.get(name)
         if want is None:
@@ -79,7 +80,7 @@ def proportion_recomputed(ctx: CheckContext) -> Iterator[Violation]:
            "minResources + allocated + inqueue - elastic fits its queue's realCapability on the dimensions it "
            "asks for, counting every job it admitted", "queue",
            "proportion.go JobEnqueueable; enqueue.go (every pending job is tried once); semantics §8.1, §9.4",
-           (ACTION,), requires=("proportion",), severity=QUALITY)
+           (ACTION,), requires=("proportion:enableJobEnqueued",), severity=QUALITY)
 def enqueue_admits_what_fits(ctx: CheckContext) -> Iterator[Violation]:
     # Admission only adds to inqueue, so a job that fits once every admission is counted also fitted
     # when its turn came: rejecting it was not the rule's decision. Quality, as a progress rule.

@@ -96,8 +96,9 @@ def hard_within_hypernode(ctx: CheckContext) -> Iterator[Violation]:
         highest = highest_tier(ctx, job, names, tiers[CLUSTER_TOP])
         if highest is None:
             continue
-        nodes = {t.node_name for t in job.tasks.values()
-                 if t.node_name and (allocated_status(t.status) or t.status == TaskStatus.Pipelined)}
+        # a task on a node the session does not have (deleted, or a unit test's stale name) is in no
+        # hypernode, and upstream's placement never sees it
+        nodes = {t.node_name for t in placed_tasks(job.tasks.values()) if t.node_name in ssn.nodes}
         fits = [name for name, members in leaves.items() if tiers[name] <= highest and nodes <= members]
         if not fits:
             yield Violation("", f"allocate placed tasks of hard-mode job {uid} so that its tasks sit on "

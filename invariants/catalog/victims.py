@@ -159,7 +159,7 @@ def _by_queue(ctx: CheckContext, preemption_list: list[Preemption]) -> dict[str,
 
 @invariant("victim.reclaim-over-deserved", "reclaim takes from a queue only while that queue is above its "
            "deserved share", "victim", "proportion.go Reclaimable; seed 001 (Reclaimable)", (STATEMENT,),
-           requires=("proportion",), severity=QUALITY)
+           requires=("proportion:enableReclaimable",), severity=QUALITY)
 def victim_reclaim_over_deserved(ctx: CheckContext) -> Iterator[Violation]:
     # Quality: with proportion in a later tier than gang (upstream's default tiers), gang's vote
     # decides Reclaimable alone and proportion is never asked (semantics §6.2 quirk 1), so upstream
@@ -183,7 +183,7 @@ def victim_reclaim_over_deserved(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("victim.reclaimer-not-overused", "a queue that is overused never reclaims", "victim",
-           "reclaim.go (Overused queues are dropped); proportion.go Overused", (STATEMENT,), requires=("proportion",))
+           "reclaim.go (Overused queues are dropped); proportion.go Overused", (STATEMENT,), requires=("proportion:enabledOverused",))
 def reclaimer_not_overused(ctx: CheckContext) -> Iterator[Violation]:
     plugin = ctx.ssn.plugins.get("proportion")
     if ctx.action != "reclaim" or plugin is None:

@@ -1,0 +1,291 @@
+// The upstream unit tests' own cases as schedcheck scenarios.
+//
+// `schedcheck upstream-tests` lays this file into pkg/scheduler/uthelper of a Volcano checkout through
+// `go test -overlay` (the checkout is never written to), with two calls patched into helper.go:
+// RegisterSession remembers the tiers and configurations a case opened its session with, and Run writes
+// the case (its objects, that conf with every enable flag explicit, the actions it runs and its Expect*
+// fields) as one JSON scenario into $SCHEDCHECK_DUMP_DIR before the actions execute.
+// Not part of the adapter's build.
+
+package uthelper
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"volcano.sh/volcano/pkg/scheduler/conf"
+	"volcano.sh/volcano/pkg/scheduler/framework"
+)
+
+type schedcheckSessionConf struct {
+	tiers   []conf.Tier
+	configs []conf.Configuration
+}
+
+var (
+	schedcheckMu      sync.Mutex
+	schedcheckConfs   = map[*TestCommonStruct]schedcheckSessionConf{}
+	schedcheckWritten = map[string]int{}
+	schedcheckUnsafe  = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+)
+
+func schedcheckRemember(test *TestCommonStruct, tiers []conf.Tier, configs []conf.Configuration) {
+	schedcheckMu.Lock()
+	defer schedcheckMu.Unlock()
+	schedcheckConfs[test] = schedcheckSessionConf{tiers, configs}
+}
+
+// schedcheckCaller is the _test.go file and test function that runs the case.
+func schedcheckCaller() (string, string) {
+	pcs := make([]uintptr, 32)
+	n := runtime.Callers(3, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		frame, more := frames.Next()
+		if strings.HasSuffix(frame.File, "_test.go") {
+			file := frame.File
+			if i := strings.Index(file, "pkg/scheduler/"); i >= 0 {
+				file = file[i:]
+			}
+			fn := frame.Function // volcano.sh/volcano/pkg/scheduler/actions/preempt.TestPreempt.func1
+			if i := strings.LastIndex(fn, "/"); i >= 0 {
+				fn = fn[i+1:]
+			}
+			if parts := strings.Split(fn, "."); len(parts) > 1 {
+				fn = parts[1]
+			}
+			return file, fn
+		}
+		if !more {
+			return "", ""
+		}
+	}
+}
+
+func schedcheckObject(obj interface{}, apiVersion, kind string) map[string]interface{} {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return map[string]interface{}{"apiVersion": apiVersion, "kind": kind, "error": err.Error()}
+	}
+	out := map[string]interface{}{}
+	_ = json.Unmarshal(raw, &out)
+	out["apiVersion"] = apiVersion
+	out["kind"] = kind
+	return out
+}
+
+// schedcheckPlugin writes every enable flag explicitly: in a unit test an unset flag is off, while a
+// conf file's unset flag is on (upstream's ApplyPluginConfDefaults).
+func schedcheckPlugin(option conf.PluginOption) map[string]interface{} {
+	out := map[string]interface{}{"name": option.Name}
+	value := reflect.ValueOf(option)
+	kind := value.Type()
+	for i := 0; i < kind.NumField(); i++ {
+		field := kind.Field(i)
+		tag := strings.Split(field.Tag.Get("yaml"), ",")[0]
+		if field.Type.Kind() != reflect.Ptr || field.Type.Elem().Kind() != reflect.Bool || tag == "" {
+			continue
+		}
+		flag := value.Field(i)
+		out[tag] = !flag.IsNil() && flag.Elem().Bool()
+	}
+	if len(option.Arguments) > 0 {
+		out["arguments"] = option.Arguments
+	}
+	return out
+}
+
+func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
+	dir := os.Getenv("SCHEDCHECK_DUMP_DIR")
+	if dir == "" {
+		return
+	}
+	schedcheckMu.Lock()
+	session := schedcheckConfs[test]
+	schedcheckMu.Unlock()
+	file, function := schedcheckCaller()
+	var unsupported []string
+
+	names := make([]string, 0, len(actions))
+	for _, action := range actions {
+		names = append(names, action.Name())
+	}
+	// A tier's plugin without a builder registered by the test never runs (OpenSession skips it), so it
+	// is left out: the scenario holds the plugins upstream's session really had.
+	var unbuilt []string
+	tiers := []interface{}{}
+	for _, tier := range session.tiers {
+		plugins := []interface{}{}
+		for _, option := range tier.Plugins {
+			if _, built := test.Plugins[option.Name]; len(test.Plugins) > 0 && !built {
+				unbuilt = append(unbuilt, option.Name)
+				continue
+			}
+			plugins = append(plugins, schedcheckPlugin(option))
+		}
+		if len(plugins) > 0 {
+			tiers = append(tiers, map[string]interface{}{"plugins": plugins})
+		}
+	}
+	schedulerConf := map[string]interface{}{"actions": strings.Join(names, ", "), "tiers": tiers}
+	if len(session.configs) > 0 {
+		configurations := []interface{}{}
+		for _, c := range session.configs {
+			configurations = append(configurations, map[string]interface{}{"name": c.Name, "arguments": c.Arguments})
+		}
+		schedulerConf["configurations"] = configurations
+	}
+
+	objects := []interface{}{}
+	for _, o := range test.Nodes {
+		objects = append(objects, schedcheckObject(o, "v1", "Node"))
+	}
+	for _, o := range test.Pods {
+		objects = append(objects, schedcheckObject(o, "v1", "Pod"))
+	}
+	for _, o := range test.PodGroups {
+		objects = append(objects, schedcheckObject(o, "scheduling.volcano.sh/v1beta1", "PodGroup"))
+	}
+	for _, o := range test.Queues {
+		objects = append(objects, schedcheckObject(o, "scheduling.volcano.sh/v1beta1", "Queue"))
+	}
+	for _, o := range test.PriClass {
+		objects = append(objects, schedcheckObject(o, "scheduling.k8s.io/v1", "PriorityClass"))
+	}
+	for _, o := range test.ResourceQuotas {
+		objects = append(objects, schedcheckObject(o, "v1", "ResourceQuota"))
+	}
+	hyperNodes := 0
+	hyperNames := make([]string, 0, len(test.HyperNodesMap))
+	for name := range test.HyperNodesMap {
+		hyperNames = append(hyperNames, name)
+	}
+	sort.Strings(hyperNames)
+	for _, name := range hyperNames {
+		if info := test.HyperNodesMap[name]; info != nil && info.HyperNode != nil {
+			objects = append(objects, schedcheckObject(info.HyperNode, "topology.volcano.sh/v1alpha1", "HyperNode"))
+			hyperNodes++
+		}
+	}
+	if hyperNodes == 0 && (len(test.HyperNodesSetByTier) > 0 || len(test.HyperNodes) > 0) {
+		unsupported = append(unsupported, "hypernode tiers given without HyperNode objects")
+	}
+	if len(test.PVs)+len(test.PVCs)+len(test.SCs) > 0 {
+		unsupported = append(unsupported, "volumes")
+	}
+	if len(test.ResourceSlices)+len(test.DeviceClasses)+len(test.ResourceClaims) > 0 {
+		unsupported = append(unsupported, "dynamic resource allocation")
+	}
+	if len(test.IgnoreProvisioners) > 0 {
+		unsupported = append(unsupported, "ignored provisioners")
+	}
+
+	doc := map[string]interface{}{
+		"apiVersion":    "schedcheck/v1",
+		"kind":          "Scenario",
+		"schedulerConf": schedulerConf,
+		"objects":       objects,
+	}
+	if test.ShardingMode != "" || len(test.NodesInShard) > 0 {
+		shard := test.ShardName
+		if shard == "" {
+			shard = "volcano"
+		}
+		mode := test.ShardingMode
+		if mode == "" {
+			mode = "none"
+		}
+		doc["schedulerOptions"] = map[string]interface{}{"shardingMode": mode, "shardName": shard}
+		objects = append(objects, map[string]interface{}{
+			"apiVersion": "shard.volcano.sh/v1alpha1", "kind": "NodeShard",
+			"metadata": map[string]interface{}{"name": shard},
+			"spec":     map[string]interface{}{"nodesDesired": test.NodesInShard},
+			"status":   map[string]interface{}{"nodesInUse": test.NodesInShard},
+		})
+		doc["objects"] = objects
+	}
+
+	expect := map[string]interface{}{}
+	if test.MinimalBindCheck {
+		expect["bindCount"] = test.ExpectBindsNum
+	} else {
+		binds := map[string]string{}
+		for k, v := range test.ExpectBindMap {
+			binds[k] = v
+		}
+		expect["binds"] = binds
+		expect["bindCount"] = test.ExpectBindsNum
+	}
+	evicted := append([]string{}, test.ExpectEvicted...)
+	expect["evicted"] = evicted
+	expect["evictCount"] = test.ExpectEvictNum
+	if len(test.ExpectPipeLined) > 0 {
+		expect["pipelined"] = test.ExpectPipeLined
+	}
+	if len(test.ExpectStatus) > 0 {
+		phases := map[string]string{}
+		for k, v := range test.ExpectStatus {
+			phases[string(k)] = string(v)
+		}
+		expect["podGroupPhases"] = phases
+	}
+	if len(test.ExpectTaskStatusNums) > 0 {
+		counts := map[string]map[string]int{}
+		for job, byStatus := range test.ExpectTaskStatusNums {
+			counts[string(job)] = map[string]int{}
+			for status, n := range byStatus {
+				counts[string(job)][status.String()] = n
+			}
+		}
+		expect["taskStatusCounts"] = counts
+	}
+	doc["expect"] = expect
+
+	plugins := make([]string, 0, len(test.Plugins))
+	for name := range test.Plugins {
+		plugins = append(plugins, name)
+	}
+	sort.Strings(plugins)
+	annotations := map[string]string{
+		"schedcheck.io/upstream-test":     file + " " + function,
+		"schedcheck.io/upstream-case":     test.Name,
+		"schedcheck.io/upstream-builders": strings.Join(plugins, ","),
+	}
+	if len(unbuilt) > 0 {
+		annotations["schedcheck.io/upstream-unbuilt-plugins"] = strings.Join(unbuilt, ",")
+	}
+	if len(test.ExpectBindNumsInHyperNode) > 0 {
+		annotations["schedcheck.io/upstream-unchecked"] = fmt.Sprintf("ExpectBindNumsInHyperNode %v", test.ExpectBindNumsInHyperNode)
+	}
+	if len(unsupported) > 0 {
+		annotations["schedcheck.io/upstream-unsupported"] = strings.Join(unsupported, "; ")
+	}
+	base := schedcheckUnsafe.ReplaceAllString(strings.TrimSuffix(filepath.Base(file), "_test.go")+"-"+function+"-"+test.Name, "-")
+	if len(base) > 150 {
+		base = base[:150]
+	}
+	schedcheckMu.Lock()
+	schedcheckWritten[base]++
+	count := schedcheckWritten[base]
+	schedcheckMu.Unlock()
+	name := base
+	if count > 1 {
+		name = fmt.Sprintf("%s-%d", base, count)
+	}
+	doc["metadata"] = map[string]interface{}{"name": name, "annotations": annotations}
+	raw, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "schedcheck dump %s: %v\n", name, err)
+		return
+	}
+	pid := os.Getpid()
+	_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s.%d.json", name, pid)), raw, 0o644)
+}

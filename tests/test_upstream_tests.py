@@ -1,0 +1,89 @@
+"""`schedcheck upstream-tests`: upstream's unit-test cases as scenarios, judged on the reference."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from schedcheck.adapters import upstream_tests as ut
+from schedcheck.cli import main
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+def _case(tmp_path: Path, name: str, source: str, edit=None, notes=None) -> Path:
+    doc = yaml.safe_load((SCENARIOS / source).read_text(encoding="utf-8"))
+    doc["metadata"] = {"name": name, "annotations": {"schedcheck.io/upstream-test": "x_test.go TestX",
+                                                      "schedcheck.io/upstream-case": name, **(notes or {})}}
+    if edit:
+        edit(doc)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_verdicts_agree_tie_disagree_and_unsupported(tmp_path):
+    agree = _case(tmp_path, "agree", "preempt-equal-priority-no-preemption.yaml")
+
+    def wrong(doc):
+        doc["expect"] = {"bindCount": 99}
+    disagree = _case(tmp_path, "disagree", "preempt-equal-priority-no-preemption.yaml", wrong)
+    unsupported = _case(tmp_path, "unsupported", "preempt-equal-priority-no-preemption.yaml",
+                        notes={"schedcheck.io/upstream-unsupported": "volumes"})
+
+    def other_node(doc):  # tie-identical-nodes binds ops/probe-0 to one of three tied nodes
+        doc["expect"] = {"binds": {"ops/probe-0": "rack-a-3"}}
+    tie = _case(tmp_path, "tie", "tie-identical-nodes.yaml", other_node)
+    verdicts = {p.stem: ut.judge(p) for p in (agree, disagree, unsupported, tie)}
+    assert verdicts["agree"].verdict == "agree" and verdicts["agree"].test == "x_test.go TestX"
+    assert verdicts["disagree"].verdict == "disagree" and "bindCount" in verdicts["disagree"].detail
+    assert verdicts["unsupported"].verdict == "unsupported" and verdicts["unsupported"].detail == "volumes"
+    assert verdicts["tie"].verdict in ("agree", "tie")  # seed 0 may already pick rack-a-3
+
+
+def test_an_unknown_test_plugin_is_unsupported_not_a_crash(tmp_path):
+    def custom(doc):
+        doc["schedulerConf"]["tiers"][0]["plugins"].append({"name": "device-fit-after-eviction"})
+    verdict = ut.judge(_case(tmp_path, "custom", "preempt-equal-priority-no-preemption.yaml", custom))
+    assert verdict.verdict == "unsupported" and "unknown plugin" in verdict.detail
+
+
+def test_from_a_folder_exit_status_follows_the_disagreements(tmp_path, capsys):
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    _case(folder, "agree", "preempt-equal-priority-no-preemption.yaml")
+    assert main(["upstream-tests", "--from", str(folder)]) == 0
+    assert "1 agree" in capsys.readouterr().out
+
+    def wrong(doc):
+        doc["expect"] = {"evictCount": 3}
+    _case(folder, "disagree", "preempt-equal-priority-no-preemption.yaml", wrong)
+    assert main(["upstream-tests", "--from", str(folder), "--json"]) == 1
+
+
+def test_tidy_drops_only_empty_go_status_fields():
+    doc = {"objects": [{"kind": "Node", "status": {"daemonEndpoints": {"kubeletEndpoint": {"Port": 0}},
+                                                   "nodeInfo": {"machineID": ""}, "allocatable": {"cpu": "1"}}},
+                       {"kind": "Queue", "status": {"allocated": {"cpu": "2"}, "reservation": {}}}]}
+    ut.tidy(doc)
+    assert doc["objects"][0]["status"] == {"allocatable": {"cpu": "1"}}
+    assert doc["objects"][1]["status"] == {"allocated": {"cpu": "2"}}
+
+
+def test_usage_errors_are_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("SCHEDCHECK_VOLCANO_SRC", raising=False)
+    assert main(["upstream-tests"]) == 2
+    assert "--src" in capsys.readouterr().err
+    assert main(["upstream-tests", "--from", str(tmp_path / "missing")]) == 2
+    if shutil.which("go"):
+        assert main(["upstream-tests", "--src", str(tmp_path)]) == 2
+        assert "not a Volcano checkout" in capsys.readouterr().err
+
+
+def test_the_hooks_match_the_dumper():
+    text = ut.DUMP_SOURCE.read_text(encoding="utf-8")
+    for _, call in ut.HOOKS:
+        assert call.strip().split("(")[0] in text
