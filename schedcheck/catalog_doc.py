@@ -19,7 +19,9 @@ def render_catalog_markdown(invariants: list[Invariant]) -> str:
         "",
         "Checkpoints: `operation` after every allocate, pipeline, evict, undo and bind; `statement` after a",
         "commit or discard; `action` after every action; `close` after the session closed. A *quality* rule",
-        "is one upstream itself may break (reported as a finding, not a failure).",
+        "is one upstream itself may break (reported as a finding, not a failure). *Needs* names the plugins a",
+        "rule applies under; `plugin:flag` also needs that enable flag on (upstream asks a plugin at an",
+        "extension point only then: an unset flag is on in a conf file, off in a unit test's tier).",
         "",
     ]
     for cls, title in CLASSES.items():

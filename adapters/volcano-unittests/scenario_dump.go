@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+
 	"volcano.sh/volcano/pkg/scheduler/conf"
 	"volcano.sh/volcano/pkg/scheduler/framework"
 )
@@ -103,6 +105,44 @@ func schedcheckPlugin(option conf.PluginOption) map[string]interface{} {
 	return out
 }
 
+// schedcheckSynthesizeHyperNodes builds HyperNode objects for a test that gives the session only the tiers
+// (HyperNodesSetByTier) and each hypernode's leaf nodes (HyperNodes): the lowest tier's members are its
+// nodes, a higher tier's are the hypernodes one tier down whose leaves it holds.
+func schedcheckSynthesizeHyperNodes(test *TestCommonStruct) []interface{} {
+	tiers := make([]int, 0, len(test.HyperNodesSetByTier))
+	for tier := range test.HyperNodesSetByTier {
+		tiers = append(tiers, tier)
+	}
+	sort.Ints(tiers)
+	var out []interface{}
+	for i, tier := range tiers {
+		names := sets.List(test.HyperNodesSetByTier[tier])
+		for _, name := range names {
+			leaves := test.HyperNodes[name]
+			members := []interface{}{}
+			if i == 0 {
+				for _, node := range sets.List(leaves) {
+					members = append(members, map[string]interface{}{"type": "Node",
+						"selector": map[string]interface{}{"exactMatch": map[string]interface{}{"name": node}}})
+				}
+			} else {
+				for _, child := range sets.List(test.HyperNodesSetByTier[tiers[i-1]]) {
+					if childLeaves, ok := test.HyperNodes[child]; ok && leaves.IsSuperset(childLeaves) {
+						members = append(members, map[string]interface{}{"type": "HyperNode",
+							"selector": map[string]interface{}{"exactMatch": map[string]interface{}{"name": child}}})
+					}
+				}
+			}
+			out = append(out, map[string]interface{}{
+				"apiVersion": "topology.volcano.sh/v1alpha1", "kind": "HyperNode",
+				"metadata": map[string]interface{}{"name": name},
+				"spec":     map[string]interface{}{"tier": tier, "members": members},
+			})
+		}
+	}
+	return out
+}
+
 func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 	dir := os.Getenv("SCHEDCHECK_DUMP_DIR")
 	if dir == "" {
@@ -169,13 +209,24 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 		hyperNames = append(hyperNames, name)
 	}
 	sort.Strings(hyperNames)
+	var renamed []string
 	for _, name := range hyperNames {
 		if info := test.HyperNodesMap[name]; info != nil && info.HyperNode != nil {
-			objects = append(objects, schedcheckObject(info.HyperNode, "topology.volcano.sh/v1alpha1", "HyperNode"))
+			object := schedcheckObject(info.HyperNode, "topology.volcano.sh/v1alpha1", "HyperNode")
+			// the session knows a hypernode by its map key; a test whose object says otherwise means the key
+			if metadata, ok := object["metadata"].(map[string]interface{}); ok && metadata["name"] != name {
+				renamed = append(renamed, fmt.Sprintf("%v as %s", metadata["name"], name))
+				metadata["name"] = name
+			}
+			objects = append(objects, object)
 			hyperNodes++
 		}
 	}
-	if hyperNodes == 0 && (len(test.HyperNodesSetByTier) > 0 || len(test.HyperNodes) > 0) {
+	var synthesized bool
+	if hyperNodes == 0 && len(test.HyperNodesSetByTier) > 0 && len(test.HyperNodes) > 0 {
+		objects = append(objects, schedcheckSynthesizeHyperNodes(test)...)
+		synthesized = true
+	} else if hyperNodes == 0 && (len(test.HyperNodesSetByTier) > 0 || len(test.HyperNodes) > 0) {
 		unsupported = append(unsupported, "hypernode tiers given without HyperNode objects")
 	}
 	if len(test.PVs)+len(test.PVCs)+len(test.SCs) > 0 {
@@ -261,6 +312,12 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 	}
 	if len(unbuilt) > 0 {
 		annotations["schedcheck.io/upstream-unbuilt-plugins"] = strings.Join(unbuilt, ",")
+	}
+	if len(renamed) > 0 {
+		annotations["schedcheck.io/upstream-renamed-hypernodes"] = strings.Join(renamed, ", ")
+	}
+	if synthesized {
+		annotations["schedcheck.io/upstream-synthesized"] = "HyperNode objects built from HyperNodesSetByTier and HyperNodes"
 	}
 	if len(test.ExpectBindNumsInHyperNode) > 0 {
 		annotations["schedcheck.io/upstream-unchecked"] = fmt.Sprintf("ExpectBindNumsInHyperNode %v", test.ExpectBindNumsInHyperNode)

@@ -145,11 +145,33 @@ class AffinityFilterState:
         self.anti: dict[tuple[str, str], int] = {}
         self.existing_anti: dict[tuple[str, str], int] = {}
 
+    def clone(self) -> AffinityFilterState:
+        """preFilterState.Clone: the counts copied, the pod and its terms shared."""
+        other = AffinityFilterState.__new__(AffinityFilterState)
+        other.pod, other.affinity_terms, other.anti_terms = self.pod, self.affinity_terms, self.anti_terms
+        other.affinity, other.anti, other.existing_anti = dict(self.affinity), dict(self.anti), dict(self.existing_anti)
+        return other
 
-def _count(counts: dict[tuple[str, str], int], key: str, labels: dict[str, str]) -> None:
+
+def _count(counts: dict[tuple[str, str], int], key: str, labels: dict[str, str], by: int = 1) -> None:
     if key in labels:
         pair = (key, labels[key])
-        counts[pair] = counts.get(pair, 0) + 1
+        counts[pair] = counts.get(pair, 0) + by
+
+
+def update_with_pod(state: AffinityFilterState, existing: Pod, labels: dict[str, str], multiplier: int) -> None:
+    """preFilterState.updateWithPod: a pod added to (+1) or removed from (-1) a node with these labels, as
+    AddPod / RemovePod apply it to the counts during preemption's dry runs."""
+    anti = existing.pod_anti_affinity.required if existing.pod_anti_affinity is not None else []
+    for term in anti:
+        if term_matches(term, existing, state.pod, False):
+            _count(state.existing_anti, term.topology_key, labels, multiplier)
+    if state.affinity_terms and all(term_matches(t, state.pod, existing, True) for t in state.affinity_terms):
+        for term in state.affinity_terms:
+            _count(state.affinity, term.topology_key, labels, multiplier)
+    for term in state.anti_terms:
+        if term_matches(term, state.pod, existing, True):
+            _count(state.anti, term.topology_key, labels, multiplier)
 
 
 def pre_filter(pod: Pod, all_nodes: Iterable[MirrorNode]) -> AffinityFilterState | None:
@@ -182,7 +204,11 @@ def pre_filter(pod: Pod, all_nodes: Iterable[MirrorNode]) -> AffinityFilterState
 def filter_node(state: AffinityFilterState, node: MirrorNode) -> tuple[bool, str] | None:
     """Filter: None passes, else (unresolvable, reason): affinity first (UnschedulableAndUnresolvable),
     then the pod's anti-affinity and the existing pods' (Unschedulable)."""
-    labels = node.node.labels if node.node is not None else {}
+    return filter_labels(state, node.node.labels if node.node is not None else {})
+
+
+def filter_labels(state: AffinityFilterState, labels: dict[str, str]) -> tuple[bool, str] | None:
+    """Filter on a node known by its labels (the counts hold everything else)."""
     pods_exist = True
     for term in state.affinity_terms:
         if term.topology_key not in labels:

@@ -17,6 +17,10 @@ PrePredicateFn runs upstream's PreFilters: the sidecar rule (dead: SidecarContai
 k8s 1.36) and NodeAffinity's PreFilter, which rejects a pod whose required terms all pin
 `metadata.name` to disjoint sets.
 
+Topology-aware preemption's dry runs ask SimulateAddTask, SimulateRemoveTask and SimulatePredicate:
+InterPodAffinity's AddPod / RemovePod on the dry run's copy of the preemptor's PreFilter counts, and its
+Filter against them (upstream's device check there is not modelled).
+
 Event handlers keep the shared k8s mirror current (allocate/pipeline/unevict add the pod,
 evict/unallocate/unpipeline remove it). Upstream runs the VolumeBinding and DRA Reserve plugins first,
 and they fail when the task's cycle state has no PreFilter data, i.e. when PrePredicate did not run for
@@ -29,6 +33,8 @@ score 0 for pods without volumes or claims).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.task_info import TaskInfo
@@ -44,7 +50,7 @@ from schedcheck.reference.framework.plugin import Plugin, register_plugin_builde
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.k8s import Node, Pod, Taint
 from schedcheck.reference.plugins import pod_topology_spread
-from schedcheck.reference.plugins.interpod_affinity import filter_node, pre_filter
+from schedcheck.reference.plugins.interpod_affinity import filter_labels, filter_node, pre_filter, update_with_pod
 from schedcheck.reference.plugins.k8s_mirror import (
     MirrorNode,
     RequiredNodeAffinity,
@@ -160,6 +166,9 @@ class PredicatesPlugin(Plugin):
         ssn.add_event_handler(EventHandler(self.on_allocate, self.on_deallocate))
         ssn.add_fn("pre_predicate", self.name, self.pre_predicate)
         ssn.add_fn("predicate", self.name, self.predicate)
+        ssn.add_fn("simulate_add_task", self.name, self.simulate_add_task)
+        ssn.add_fn("simulate_remove_task", self.name, self.simulate_remove_task)
+        ssn.add_fn("simulate_predicate", self.name, self.simulate_predicate)
 
     # -- event handlers -----------------------------------------------------------------
 
@@ -238,6 +247,43 @@ class PredicatesPlugin(Plugin):
                         code = StatusCode.UnschedulableAndUnresolvable if failed[0] else StatusCode.Unschedulable
                         statuses.append(Status(code, failed[1]))
         return FitError(task.key, node.name, statuses) if statuses else None
+
+    # -- topology-aware preemption's dry runs (InterPodAffinity only, as upstream) --------
+
+    def simulate_add_task(self, state: dict[str, Any], task_to_schedule: TaskInfo, task_to_add: TaskInfo,
+                          node: NodeInfo) -> Exception | None:
+        return self._simulate_update(state, task_to_add, node, +1)
+
+    def simulate_remove_task(self, state: dict[str, Any], task_to_schedule: TaskInfo, task_to_remove: TaskInfo,
+                             node: NodeInfo) -> Exception | None:
+        return self._simulate_update(state, task_to_remove, node, -1)
+
+    def _simulate_update(self, state: dict[str, Any], task: TaskInfo, node: NodeInfo, multiplier: int
+                         ) -> Exception | None:
+        """InterPodAffinity's AddPod / RemovePod on the dry run's copy of the preemptor's counts."""
+        if not self.pod_affinity_enable:
+            return None
+        affinity = state.get(AFFINITY_STATE)
+        if affinity is SKIP:
+            return None
+        if affinity is None:
+            return Exception(f'failed to {"add pod to" if multiplier > 0 else "remove pod from"} node '
+                             f'{node.name}: reading "{AFFINITY_STATE}" from cycleState: not found')
+        update_with_pod(affinity, task.pod, node.node.labels if node.node is not None else {}, multiplier)
+        return None
+
+    def simulate_predicate(self, state: dict[str, Any], task: TaskInfo, node: NodeInfo) -> Exception | None:
+        """SimulatePredicate: InterPodAffinity's Filter against the dry run's counts (device checks: not modelled)."""
+        if not self.pod_affinity_enable:
+            return None
+        affinity = state.get(AFFINITY_STATE)
+        if affinity is SKIP:
+            return None
+        if affinity is None:
+            return Exception(f'failed to filter pod on node {node.name}: reading "{AFFINITY_STATE}" from '
+                             f'cycleState: not found')
+        failed = filter_labels(affinity, node.node.labels if node.node is not None else {})
+        return None if failed is None else Exception(f"failed to filter pod on node {node.name}: {failed[1]}")
 
     def _cached_stable_filters(self, task: TaskInfo, node: NodeInfo) -> Status | None:
         """predicate.CacheEnable: the verdict per (node, template uid) is reused for the session."""
