@@ -176,6 +176,28 @@ def _pdb_not_asked(ctx: CheckContext, violation: Violation) -> bool:
                for op in ctx.ssn.operations)
 
 
+def _veto_passed_on(ctx: CheckContext, violation: Violation) -> bool:
+    """F8: Preemptable and Reclaimable go tier by tier, and a plugin that refuses every candidate ends its
+    tier with no decision, so the next tier decides alone: pdb's refusal in its tier, then a later tier that
+    has a plugin for the same point."""
+    keys = set(_named(violation, "task"))
+    by_key = _tasks_by_key(ctx)
+    for action in {op.action for op in ctx.ssn.operations if op.op == "evict" and op.task in keys}:
+        if action not in ("preempt", "reclaim"):
+            continue
+        tiers = ctx.ssn.registered("preemptable" if action == "preempt" else "reclaimable")
+        pdb_tier = next((i for i, tier in enumerate(tiers) if any(name == "pdb" for name, _ in tier)), None)
+        if pdb_tier is None or not any(tiers[pdb_tier + 1:]):
+            continue
+        pdb_fn = next(fn for name, fn in tiers[pdb_tier] if name == "pdb")
+        victims = [by_key[key] for key in keys if key in by_key]
+        # the pdb plugin must itself refuse these pods (it ignores the preemptor); had it let one through,
+        # its tier decided, and the budget was broken some other way
+        if victims and all(not pdb_fn(None, [victim])[0] for victim in victims):
+            return True
+    return False
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.pod-limit",
                  "backfill over a node's pod limit after a discarded reclaim or preemption",
@@ -220,6 +242,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "gangpreempt and gangreclaim never ask the pdb plugin (it registers no UnifiedEvictableFn), so they "
                  "evict pods a PodDisruptionBudget protects",
                  "docs/findings.md #17", _pdb_not_asked),
+    KnownFinding("F8", "victim.pdb-respected",
+                 "a tier whose plugin refuses every candidate decides nothing, so a later tier's plugin alone picks "
+                 "the victims: the pdb plugin's refusal is overridden by, say, proportion in the next tier",
+                 "docs/findings.md #18", _veto_passed_on),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

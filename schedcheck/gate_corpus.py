@@ -47,6 +47,15 @@ def corpus() -> tuple[CorpusEntry, ...]:
     return tuple(CorpusEntry(path, path.stem) for folder in CORPUS_DIRS for path in sorted(folder.glob("*.yaml")))
 
 
+@lru_cache(maxsize=1)
+def corpus_documents() -> tuple[dict[str, Any], ...]:
+    """Every corpus scenario's document, in corpus() order (read once per process: the replay and the
+    corpus mutations share them)."""
+    from schedcheck.scenario.loader import load_scenario
+
+    return tuple(load_scenario(entry.path).document for entry in corpus())
+
+
 @dataclass
 class CorpusOutcome:
     scenarios: int = 0
@@ -61,15 +70,16 @@ def replay_corpus(*, worker: int = 0, workers: int = 1, exclude: Iterable[str] =
     """Run this worker's share of the corpus (every `workers`-th scenario) until the first failure."""
     from schedcheck.invariants.engine import InvariantEngine
     from schedcheck.runner import run_scenario
-    from schedcheck.scenario.loader import load_scenario
+    from schedcheck.scenario.loader import scenario_from_document
 
     skip = set(exclude)
     outcome = CorpusOutcome()
     started = time.perf_counter()
+    documents = corpus_documents()
     for index, entry in enumerate(corpus()):
         if index % max(1, workers) != worker or entry.name in skip:
             continue
-        scenario = load_scenario(entry.path)
+        scenario = scenario_from_document(documents[index], str(entry.path))
         engine = InvariantEngine(only=only, stop_at_first=True, fail_on_known=tuple(fail_on_known))
         outcome.scenarios += 1
         try:

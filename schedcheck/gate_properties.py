@@ -207,6 +207,9 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
                 store.forget(doc)  # passes under the whole catalog: the bug is gone
         return False
 
+    # batches take turns: generated scenarios, the stateful machine, edits of corpus scenarios
+    kinds = ["generated"] + (["machine"] if cfg.machine else []) + (["corpus-mutations"] if cfg.corpus else [])
+    mutations = None
     with _mutant_context(cfg.mutant):
         batch = 0
         if cfg.corpus:
@@ -221,13 +224,17 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
                 break
             examples = cfg.max_examples if cfg.max_examples is not None else BATCH_EXAMPLES
             batch_seed = cfg.seed * 7919 + cfg.worker * 104729 + batch
-            if batch % 2 and cfg.machine:
+            kind = kinds[batch % len(kinds)]
+            if kind == "machine":
                 machine_failure = _machine_batch(cfg, stats, batch_seed, max(5, examples // 4), started)
                 if machine_failure is not None:
                     last_failure[:] = [machine_failure]
                     break
             else:
-                test = _batch_test(body, strategy, examples, batch_seed)
+                if kind == "corpus-mutations" and mutations is None:
+                    mutations = _corpus_mutations(cfg)
+                chosen = mutations if kind == "corpus-mutations" else strategy
+                test = _batch_test(body, chosen, examples, batch_seed)
                 try:
                     test()
                 except (CounterexampleFound, ShrinkBudgetSpent):
@@ -250,6 +257,16 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
                          "foundAfter": round(failure.found_after, 2)}
     _write_stats(cfg, stats)
     return stats, failure
+
+
+def _corpus_mutations(cfg: WorkerConfig):
+    """Edits of the corpus scenarios (generators/corpus_mutations.py), the withheld ones left out."""
+    from schedcheck.gate_corpus import corpus, corpus_documents
+    from schedcheck.generators.corpus_mutations import corpus_mutations
+
+    withheld = set(cfg.corpus_exclude)
+    docs = [doc for entry, doc in zip(corpus(), corpus_documents()) if entry.name not in withheld]
+    return corpus_mutations(docs)
 
 
 def _replay_corpus(cfg: WorkerConfig, stats: WorkerStats, started: float) -> Failure | None:

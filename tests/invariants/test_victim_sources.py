@@ -114,6 +114,26 @@ def test_gangreclaim_ignoring_a_budget_is_the_known_finding_f7():
     assert [v["id"] for v in strict.violations] == [RULE]
 
 
+def test_a_pdb_refusal_a_later_tier_overrides_is_the_known_finding_f8():
+    path = SCENARIOS / "pdb-refusal-overridden-by-a-later-tier.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.violations == [] and len(result.evicted) == 1
+    assert (RULE, "F8") in [(f["id"], f.get("known")) for f in result.findings]
+    strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F8"}))
+    assert [v["id"] for v in strict.violations] == [RULE]
+
+
+def test_f8_needs_a_later_tier_that_decides():
+    """With proportion in pdb's own tier, the tier's intersection is empty and no tier follows: nothing is
+    evicted, so there is nothing for the rule (or F8) to say."""
+    doc = yaml.safe_load((SCENARIOS / "pdb-refusal-overridden-by-a-later-tier.yaml").read_text())
+    doc.pop("expect")
+    tiers = doc["schedulerConf"]["tiers"]
+    doc["schedulerConf"]["tiers"] = [{"plugins": tiers[0]["plugins"] + tiers[1]["plugins"]}]
+    result = run_scenario(scenario_from_document(doc, "one-tier"), seed=0)
+    assert result.evicted == [] and not [f for f in result.findings if f["id"] == RULE]
+
+
 def test_pdb_respected_follows_the_plugins_enable_flags():
     """enablePreemptable: false keeps the pdb filter out of preempt, so preempt's victims are not judged by it."""
     def off(doc):
