@@ -198,6 +198,19 @@ def _veto_passed_on(ctx: CheckContext, violation: Violation) -> bool:
     return False
 
 
+def _mixed_pod_indexes(ctx: CheckContext, violation: Violation) -> bool:
+    """F9: no plugin tells the tasks apart, and upstream's default order compares pod-name indexes only
+    between two pods that both have one: some of the named pods have an index, some do not."""
+    from schedcheck.reference.framework.session import pod_index
+
+    by_key = _tasks_by_key(ctx)
+    tasks = [by_key[key] for key in _named(violation, "task") if key in by_key]
+    if len(tasks) < 3 or any(ctx.ssn.task_compare_fns(a, b) != 0 for a in tasks for b in tasks if a is not b):
+        return False
+    indexed = [pod_index(t.name) is not None for t in tasks]
+    return any(indexed) and not all(indexed)
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.pod-limit",
                  "backfill over a node's pod limit after a discarded reclaim or preemption",
@@ -246,6 +259,11 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "a tier whose plugin refuses every candidate decides nothing, so a later tier's plugin alone picks "
                  "the victims: the pdb plugin's refusal is overridden by, say, proportion in the next tier",
                  "docs/findings.md #18", _veto_passed_on),
+    KnownFinding("F9", "order.task",
+                 "upstream's default task order (CompareTask: pod-name index when both pods have one, else creation "
+                 "time, else UID) is not a strict weak order once some of a job's pods end in an index and some "
+                 "do not, so the order allocate takes them in depends on the heap's history",
+                 "docs/findings.md #19", _mixed_pod_indexes),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

@@ -60,7 +60,7 @@ def capacity_allocated(ctx: CheckContext) -> Iterator[Violation]:
            "task that takes its queue, or any ancestor of it, past realCapability on a dimension the task requests",
            "queue",
            "capacity.go Allocatable (queueAllocatable for the leaf and every ancestor); semantics §9.5",
-           (OPERATION,), requires=("capacity",))
+           (OPERATION,), requires=("capacity:enabledAllocatable",))
 def capacity_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     if op is None or not ((op.op == "allocate" and ctx.action == "allocate")

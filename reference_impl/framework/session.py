@@ -671,7 +671,7 @@ class Session:
 
 def compare_task(left: TaskInfo, right: TaskInfo) -> bool:
     """Upstream's default task order: pod-name index, then creation time, then UID."""
-    li, ri = _pod_index(left.name), _pod_index(right.name)
+    li, ri = pod_index(left.name), pod_index(right.name)
     if li is None or ri is None or li == ri:
         if left.creation_timestamp == right.creation_timestamp:
             return left.uid < right.uid
@@ -679,7 +679,8 @@ def compare_task(left: TaskInfo, right: TaskInfo) -> bool:
     return li < ri
 
 
-def _pod_index(name: str) -> int | None:
+def pod_index(name: str) -> int | None:
+    """GetPodIndexUnderTask: the number after a pod name's last dash, in a name of three parts or more."""
     parts = name.split("-")
     if len(parts) < 3:
         return None

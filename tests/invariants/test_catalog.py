@@ -413,3 +413,31 @@ def test_every_catalogued_invariant_has_both_cases():
 
 def test_cluster_fixture_kinds_build():
     assert cluster("basic").nodes and cluster("preempt").pods
+
+
+def test_a_rule_that_needs_an_enable_flag_runs_only_with_it_on():
+    """requires=("gang:enableJobReady",): in a unit test's tier an unset flag is off, and allocate then
+    commits a gang without asking JobReady, which gang.commit-ready must not judge (found by
+    `schedcheck upstream-tests` on capacity_test.go)."""
+    from pathlib import Path
+
+    import yaml
+
+    from schedcheck.invariants.engine import InvariantEngine
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import scenario_from_document
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "gang-discard.yaml"
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc.pop("expect", None)
+
+    def checks(flag: bool) -> int:
+        for tier in doc["schedulerConf"]["tiers"]:
+            for plugin in tier["plugins"]:
+                if plugin["name"] == "gang":
+                    plugin["enableJobReady"] = flag
+        engine = InvariantEngine(only=["gang.commit-ready", "gang.session-atomic"])
+        run_scenario(scenario_from_document(doc, "flags"), seed=0, engine=engine)
+        return sum(engine.checks.values())
+
+    assert checks(True) > 0 and checks(False) == 0

@@ -125,3 +125,35 @@ def test_the_predicates_view_keeps_used_ports_as_a_set():
     mirror.add_pod("n", second)
     mirror.remove_pod("n", second)  # UsedPorts.Remove: the port goes, though `a` still holds it
     assert not host_ports_conflict(second, node)
+
+
+def test_a_task_order_cycle_from_mixed_pod_names_is_the_known_finding_f9():
+    from pathlib import Path
+
+    from schedcheck.invariants.engine import InvariantEngine
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "task-order-cycle-from-mixed-pod-names.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.violations == [] and {f.get("known") for f in result.findings if f["id"] == "order.task"} == {"F9"}
+    strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(only=["order.task"], fail_on_known={"F9"}))
+    assert {v["id"] for v in strict.violations} == {"order.task"}
+
+
+def test_f9_needs_names_with_and_without_an_index():
+    """The same ages with every name indexed: the index decides every pair, a strict weak order."""
+    from pathlib import Path
+
+    import yaml
+
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import scenario_from_document
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "task-order-cycle-from-mixed-pod-names.yaml"
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for obj in doc["objects"]:
+        if obj["kind"] == "Pod" and obj["metadata"]["name"] == "launcher":
+            obj["metadata"]["name"] = "train-launcher-0"
+    result = run_scenario(scenario_from_document(doc, "indexed"), seed=0)
+    assert not [f for f in result.findings if f["id"] == "order.task"] and result.violations == []
