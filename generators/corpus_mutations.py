@@ -150,10 +150,17 @@ def clone_pod(doc: Doc, which: int, param: int) -> None:
     if pod is None or not isinstance(pod.get("metadata"), dict):
         return
     twin = copy.deepcopy(pod)
-    suffix = f"-copy{param}-{len(doc['objects'])}"
-    twin["metadata"]["name"] = f"{pod['metadata'].get('name', 'pod')}{suffix}"
+    name = str(pod["metadata"].get("name", "pod"))
+    serial = 100 + len(doc["objects"]) + param
+    parts = name.split("-")
+    # an indexed name (job-task-3) gets a fresh index, an unindexed one stays unindexed: a clone never
+    # mixes the two kinds of name by itself (that mix is known finding F9, reached without it)
+    if len(parts) >= 3 and parts[-1].isdigit():
+        twin["metadata"]["name"] = "-".join(parts[:-1] + [str(serial)])
+    else:
+        twin["metadata"]["name"] = f"{name}x{serial}"
     if "uid" in twin["metadata"]:
-        twin["metadata"]["uid"] = f"{twin['metadata']['uid']}{suffix}"
+        twin["metadata"]["uid"] = f"{twin['metadata']['uid']}-clone{serial}"
     if isinstance(twin.get("spec"), dict):
         twin["spec"].pop("nodeName", None)
     twin["status"] = {"phase": "Pending"}
