@@ -65,8 +65,8 @@ def _job_of(violation: Violation) -> str:
 
 def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
     """F3: the hard-mode job's PodGroup carries no job-allocated-hypernode annotation, and every task it held
-    before this session belongs to a subgroup policy without a network topology of its own, which
-    recoverAllocatedHyperNode skips: the job's allocated hypernode stays empty, so allocate places the new
+    before this session belongs to a subgroup policy without a network topology of its own, or runs on a
+    node outside every HyperNode, both of which recoverAllocatedHyperNode skips: the job's allocated hypernode stays empty, so allocate places the new
     tasks in any allowed hypernode, wherever the held ones run. The new tasks alone fit one."""
     from schedcheck.invariants.catalog.topology import placed_tasks, sub_groups
 
@@ -84,7 +84,13 @@ def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
                         for task in tasks
                         if next((p for p in job.pod_group.sub_group_policy if p.name == policy)).network_topology
                         is None}
-    if any(t.uid not in without_topology for t in held):
+    # a held task on a node outside every HyperNode names no hypernode to recover either
+    from schedcheck.invariants.catalog.topology import CLUSTER_TOP, topology_tree
+
+    tree = topology_tree(ctx)
+    inside = set().union(*(m for name, m in tree[0].items() if name != CLUSTER_TOP)) if tree else set()
+    placed_now = {op.task_uid for op in ctx.ssn.operations if op.op in ("allocate", "pipeline")}  # F4's, say
+    if any(t.uid not in without_topology and (t.node_name in inside or t.uid in placed_now) for t in held):
         return False
     return _new_tasks_fit(ctx, job, placed, new)
 
@@ -241,7 +247,7 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F3", "topology.hard-within-hypernode",
                  "allocate places a hard-mode job's new tasks in another hypernode than the ones it already runs: "
                  "without the job-allocated-hypernode annotation, the session recovers the job's hypernode only "
-                 "from subgroups with a network topology of their own",
+                 "from subgroups with a network topology of their own, and only from nodes some HyperNode holds",
                  "docs/findings.md #13", _forgotten_hyper_node),
     KnownFinding("F4", "topology.hard-within-hypernode",
                  "reclaim pipelines a hard-mode job's task onto any node, ignoring its network topology, and allocate "

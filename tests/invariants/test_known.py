@@ -157,3 +157,15 @@ def test_f9_needs_names_with_and_without_an_index():
             obj["metadata"]["name"] = "train-launcher-0"
     result = run_scenario(scenario_from_document(doc, "indexed"), seed=0)
     assert not [f for f in result.findings if f["id"] == "order.task"] and result.violations == []
+
+
+def test_a_hard_job_held_on_a_node_outside_every_hypernode_is_f3_too():
+    from pathlib import Path
+
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "topology-hard-job-held-on-a-node-outside-every-hypernode.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.ok and result.violations == []
+    assert ("topology.hard-within-hypernode", "F3") in [(f["id"], f.get("known")) for f in result.findings]
