@@ -151,14 +151,18 @@ def clone_pod(doc: Doc, which: int, param: int) -> None:
         return
     twin = copy.deepcopy(pod)
     name = str(pod["metadata"].get("name", "pod"))
-    serial = 100 + len(doc["objects"]) + param
     parts = name.split("-")
+    taken = {str((o.get("metadata") or {}).get("name")) for o in _objects(doc, "Pod") if isinstance(o.get("metadata"), dict)}
+    serial = 100 + param
     # an indexed name (job-task-3) gets a fresh index, an unindexed one stays unindexed: a clone never
     # mixes the two kinds of name by itself (that mix is known finding F9, reached without it)
-    if len(parts) >= 3 and parts[-1].isdigit():
-        twin["metadata"]["name"] = "-".join(parts[:-1] + [str(serial)])
-    else:
-        twin["metadata"]["name"] = f"{name}x{serial}"
+    indexed = len(parts) >= 3 and parts[-1].isdigit()
+    while True:
+        candidate = "-".join(parts[:-1] + [str(serial)]) if indexed else f"{name}x{serial}"
+        if candidate not in taken:
+            break
+        serial += 1
+    twin["metadata"]["name"] = candidate
     if "uid" in twin["metadata"]:
         twin["metadata"]["uid"] = f"{twin['metadata']['uid']}-clone{serial}"
     if isinstance(twin.get("spec"), dict):

@@ -26,6 +26,7 @@ from hypothesis.errors import FlakyFailure
 from schedcheck.gate_database import FailureStore, open_database
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.runner import RunResult, run_scenario
+from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.loader import scenario_from_document
 
 BATCH_EXAMPLES = 40
@@ -102,7 +103,10 @@ def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str]
 
     An exception out of the reference is a failure too (`reference.crash`), never a harness error.
     """
-    scenario = scenario_from_document(doc, "<generated>")
+    try:
+        scenario = scenario_from_document(doc, "<generated>")
+    except ScenarioError:
+        return None, None  # an edit made the document unreadable: nothing to judge (never a generated one)
     engine = InvariantEngine(only=only, stop_at_first=True, fail_on_known=fail_on_known or ())
     try:
         result = run_scenario(scenario, seed=seed, engine=engine)
@@ -173,6 +177,8 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
             run_started = time.perf_counter()
             result, failure = check_document(doc, failing_seed, cfg.strict, cfg.only, cfg.fail_on_known, stats)
             stats.run_seconds += time.perf_counter() - run_started
+            if result is None and failure is None:
+                return  # unreadable after its edits: skipped
             if result is not None:
                 stats.cycles += result.cycles
                 stats.invariant_checks += result.invariant_checks

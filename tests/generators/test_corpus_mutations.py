@@ -69,3 +69,11 @@ def test_the_strategy_draws_loadable_documents_and_never_edits_its_input():
 def test_an_empty_corpus_is_refused():
     with pytest.raises(ValueError):
         cm.corpus_mutations([])
+
+
+def test_clones_of_one_pod_get_distinct_names():
+    out = cm._apply(BASE, [("clone-pod", 0, 1), ("clone-pod", 0, 0), ("clone-pod", 0, 1)])
+    names = [o["metadata"]["name"] for o in out["objects"] if o["kind"] == "Pod"]
+    assert len(names) == len(set(names)) == len(_kinds(BASE)) - _kinds(BASE).count("Pod") * 0 - len(
+        [k for k in _kinds(BASE) if k != "Pod"]) + 3
+    scenario_from_document(out, "<clones>")
