@@ -33,6 +33,7 @@ from schedcheck.counterexample.file import EXPECTATION, expectation_record
 PACKAGE = Path(__file__).resolve().parent
 CORPUS_DIRS = (PACKAGE / "corpus", PACKAGE / "corpus" / "upstream", PACKAGE / "mutant_scenarios")
 SEED = 0  # the tie-breaking seed every corpus expectation was derived at
+CRASH = "reference.crash"  # the failure id of an exception out of the scheduler under test (the gate's too)
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,6 @@ def replay_corpus(*, worker: int = 0, workers: int = 1, exclude: Iterable[str] =
         try:
             result = run_scenario(scenario, seed=SEED, engine=engine)
         except Exception as exc:  # noqa: BLE001 - a crash of the scheduler under test is a finding
-            from schedcheck.gate_properties import CRASH
-
             outcome.failure = {"id": CRASH, "message": f"corpus scenario {entry.name}: {type(exc).__name__}: {exc}",
                                "cycle": -1, "action": "", "scenario": entry.name}
         else:

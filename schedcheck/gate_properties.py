@@ -23,6 +23,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis.control import currently_in_test_context
 from hypothesis.errors import FlakyFailure
 
+from schedcheck.gate_corpus import CRASH
 from schedcheck.gate_database import FailureStore, open_database
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.runner import RunResult, run_scenario
@@ -92,7 +93,6 @@ class ShrinkBudgetSpent(BaseException):
     Hypothesis replays the smallest failing example found so far."""
 
 
-CRASH = "reference.crash"
 SEEDS_PER_DOCUMENT = 3  # tie-breaking seeds tried on a drawn scenario whose runs break ties
 
 

@@ -11,6 +11,7 @@ from schedcheck.reference.actions.preempt_topology import (
     Candidate,
     TopologySettings,
     calculate_num_candidates,
+    clone_cycle_state,
     select_candidate,
     select_victims_on_node,
 )
@@ -394,7 +395,8 @@ def test_select_victims_on_node_reprieves_an_unneeded_victim():
     task = next(iter(job.tasks.values()))
     ssn.pre_predicate_fn(task)
     node_copy = ssn.nodes["n1"].clone()
-    victims = select_victims_on_node(ssn, {}, task, ssn.queues["default"], node_copy,
+    state = clone_cycle_state(ssn.get_cycle_state(task.uid))
+    victims = select_victims_on_node(ssn, state, task, ssn.queues["default"], node_copy,
                                      between_jobs_filter(ssn, job, task))
     assert [v.name for v in victims] == ["big"]
     assert ssn.nodes["n1"].idle.milli_cpu == 0  # the session's node is untouched
@@ -478,6 +480,18 @@ def test_a_dry_run_that_needs_no_eviction_is_not_a_candidate():
     ssn = open_only(objects)
     job = ssn.jobs["default/high"]
     task = next(iter(job.tasks.values()))
-    victims = select_victims_on_node(ssn, {}, task, ssn.queues["default"], ssn.nodes["n1"].clone(),
+    ssn.pre_predicate_fn(task)  # the preemptor's cycle state, which the dry run's simulate functions read
+    state = clone_cycle_state(ssn.get_cycle_state(task.uid))
+    victims = select_victims_on_node(ssn, state, task, ssn.queues["default"], ssn.nodes["n1"].clone(),
                                      between_jobs_filter(ssn, job, task))
     assert victims == []
+
+
+def test_a_dry_run_without_the_preemptors_cycle_state_finds_no_candidate():
+    """Upstream's InterPodAffinity RemovePod fails when PreFilter never wrote its state: the node is no
+    candidate (the predicates plugin's SimulateRemoveTask passes that error on)."""
+    ssn = open_only(_reprieve_cluster())
+    job = ssn.jobs["default/high"]
+    task = next(iter(job.tasks.values()))
+    assert select_victims_on_node(ssn, {}, task, ssn.queues["default"], ssn.nodes["n1"].clone(),
+                                  between_jobs_filter(ssn, job, task)) is None
