@@ -64,20 +64,27 @@ def _job_of(violation: Violation) -> str:
 
 
 def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
-    """F3: the hard-mode job's PodGroup carries no job-allocated-hypernode annotation, and every task it held
-    before this session belongs to a subgroup policy without a network topology of its own, or runs on a
-    node outside every HyperNode, both of which recoverAllocatedHyperNode skips: the job's allocated hypernode stays empty, so allocate places the new
-    tasks in any allowed hypernode, wherever the held ones run. The new tasks alone fit one."""
-    from schedcheck.invariants.catalog.topology import placed_tasks, sub_groups
+    """F3: the session cannot recover where the hard-mode job runs, so allocate places its new tasks in any
+    allowed hypernode, wherever the held ones run (the new tasks alone fit one). recoverAllocatedHyperNode
+    skips subgroups without a network topology of their own and nodes no HyperNode holds, and stops at a
+    task whose node the session does not have (the subjob's hypernode stays empty, annotation or not);
+    otherwise the job-allocated-hypernode annotation, when it names a HyperNode that exists, says where."""
+    from schedcheck.invariants.catalog.topology import CLUSTER_TOP, placed_tasks, sub_groups, topology_tree
 
     job = ctx.ssn.jobs.get(_job_of(violation))
     if job is None or job.pod_group is None:
         return False
-    if "volcano.sh/job-allocated-hypernode" in job.pod_group.annotations:
-        return False
+    tree = topology_tree(ctx)
+    annotated = job.pod_group.annotations.get("volcano.sh/job-allocated-hypernode")
     new = {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
     placed = placed_tasks(job.tasks.values())
     held = [t for t in placed if t.uid not in new]
+    if any(t.node_name not in ctx.ssn.nodes for t in held):
+        # recoverAllocatedHyperNode stops at a task whose node no hypernode holds (a node the session does not
+        # have holds none) and leaves the subjob's hypernode empty, annotation or not
+        return bool(held) and _new_tasks_fit(ctx, job, placed, new)
+    if annotated and tree is not None and annotated in tree[0]:
+        return False  # an annotation naming a hypernode that exists: the session knows where the job is
     if not held:
         return False
     without_topology = {task.uid for (policy, _), tasks in sub_groups(job).items()
@@ -85,9 +92,6 @@ def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
                         if next((p for p in job.pod_group.sub_group_policy if p.name == policy)).network_topology
                         is None}
     # a held task on a node outside every HyperNode names no hypernode to recover either
-    from schedcheck.invariants.catalog.topology import CLUSTER_TOP, topology_tree
-
-    tree = topology_tree(ctx)
     inside = set().union(*(m for name, m in tree[0].items() if name != CLUSTER_TOP)) if tree else set()
     placed_now = {op.task_uid for op in ctx.ssn.operations if op.op in ("allocate", "pipeline")}  # F4's, say
     if any(t.uid not in without_topology and (t.node_name in inside or t.uid in placed_now) for t in held):
@@ -247,7 +251,8 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F3", "topology.hard-within-hypernode",
                  "allocate places a hard-mode job's new tasks in another hypernode than the ones it already runs: "
                  "without the job-allocated-hypernode annotation, the session recovers the job's hypernode only "
-                 "from subgroups with a network topology of their own, and only from nodes some HyperNode holds",
+                 "from subgroups with a network topology of their own, and only from nodes some HyperNode holds "
+                 "(an annotation naming a HyperNode that no longer exists counts as none)",
                  "docs/findings.md #13", _forgotten_hyper_node),
     KnownFinding("F4", "topology.hard-within-hypernode",
                  "reclaim pipelines a hard-mode job's task onto any node, ignoring its network topology, and allocate "

@@ -155,7 +155,7 @@ def sub_group_within_hypernode(ctx: CheckContext) -> Iterator[Violation]:
             if nt is None or nt.mode != "hard" or not any(t.uid in new for t in tasks):
                 continue  # only a subgroup allocate placed tasks of (backfill, say, knows no topology)
             highest = nt.highest_tier_allowed if nt.highest_tier_allowed is not None else names.get(nt.highest_tier_name)
-            nodes = {t.node_name for t in placed_tasks(tasks)}
+            nodes = {t.node_name for t in placed_tasks(tasks) if t.node_name in ssn.nodes}  # as hard-within
             if highest is None or not nodes:
                 continue
             if not any(tiers[h] <= highest and nodes <= members for h, members in leaves.items()):

@@ -53,10 +53,11 @@ class Cause:
     operation: str
     roles: tuple[str, ...]
     plugins: tuple[PluginState, ...]
+    known: str = ""  # the known upstream finding it is (docs/findings.md), or "": a new failure stays new
 
     def to_json(self) -> dict[str, Any]:
         return {"invariant": self.invariant, "action": self.action, "checkpoint": self.checkpoint,
-                "operation": self.operation, "roles": list(self.roles),
+                "operation": self.operation, "roles": list(self.roles), "known": self.known or None,
                 "plugins": {name: (None if flags is None else dict(flags)) for name, flags in self.plugins}}
 
 
@@ -87,4 +88,4 @@ def cause_of(violation: dict[str, Any], conf: Any) -> Cause:
     return Cause(invariant=invariant, action=str(violation.get("action") or ""),
                  checkpoint=str(violation.get("checkpoint") or ""),
                  operation=operation.split(" ", 1)[0] if operation else "", roles=roles,
-                 plugins=plugin_states(conf, guarded_plugins(invariant)))
+                 plugins=plugin_states(conf, guarded_plugins(invariant)), known=str(violation.get("known") or ""))

@@ -169,3 +169,15 @@ def test_a_hard_job_held_on_a_node_outside_every_hypernode_is_f3_too():
     result = run_scenario(load_scenario(path), seed=0)
     assert result.ok and result.violations == []
     assert ("topology.hard-within-hypernode", "F3") in [(f["id"], f.get("known")) for f in result.findings]
+
+
+def test_a_hard_job_held_on_a_node_the_session_lacks_is_f3_too():
+    from pathlib import Path
+
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "topology-hard-job-held-on-a-node-the-session-lacks.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.ok and result.violations == []
+    assert ("topology.hard-within-hypernode", "F3") in [(f["id"], f.get("known")) for f in result.findings]
