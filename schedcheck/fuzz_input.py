@@ -140,10 +140,15 @@ def _corrupt_scenario(rng: random.Random, text: str) -> str:
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
 
 
+class CaseTimeout(BaseException):
+    """The case's time is up. Not an Exception, so no handler on the way (the commands turn a scheduler's
+    exception into one line) can swallow it and let the case run on unbounded."""
+
+
 @contextmanager
 def _time_limit(seconds: int) -> Iterator[None]:
     def expired(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
+        raise CaseTimeout(f"still running after {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.alarm(seconds)
@@ -200,7 +205,7 @@ def try_case(text: str, name: str, workdir: Path) -> tuple[str, str | None]:
                         sys.stdout, sys.stderr = saved
                 if code not in (0, 1, 2):
                     return "problem", f"`schedcheck {argv[0]}` exited {code}"
-    except TimeoutError as err:
+    except CaseTimeout as err:
         return "problem", f"hang: {err}"
     except Exception as exc:  # noqa: BLE001 - any exception out of the harness is the finding
         frame = traceback.extract_tb(exc.__traceback__)[-1]

@@ -68,3 +68,23 @@ def test_conform_names_a_scenario_without_metadata(tmp_path, capsys):
                  "--budget", "5", "--report", str(tmp_path / "reports")])
     out = capsys.readouterr()
     assert code == 0, out.out + out.err
+
+
+def test_a_case_out_of_time_is_a_hang_even_through_a_command_that_turns_exceptions_into_one_line(tmp_path,
+                                                                                                  monkeypatch):
+    """The time limit is not an Exception: `run` and `check` turn a scheduler's exception into one line and
+    would otherwise swallow it and let the case run on unbounded."""
+    import schedcheck.fuzz_input as fuzz
+    import schedcheck.runner as runner
+
+    def slow(*args, **kwargs):
+        import time
+
+        while True:
+            time.sleep(0.05)
+    monkeypatch.setattr(fuzz, "CASE_SECONDS", 1)
+    monkeypatch.setattr(runner, "run_scenario", slow)
+    monkeypatch.setattr("schedcheck.commands.run.run_scenario", slow, raising=False)
+    text = (Path(__file__).parent / "scenarios" / "gang-discard.yaml").read_text(encoding="utf-8")
+    verdict, what = fuzz.try_case(text, "slow.yaml", tmp_path)
+    assert verdict == "problem" and what.startswith("hang")
