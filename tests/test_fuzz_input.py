@@ -88,3 +88,14 @@ def test_a_case_out_of_time_is_a_hang_even_through_a_command_that_turns_exceptio
     text = (Path(__file__).parent / "scenarios" / "gang-discard.yaml").read_text(encoding="utf-8")
     verdict, what = fuzz.try_case(text, "slow.yaml", tmp_path)
     assert verdict == "problem" and what.startswith("hang")
+
+
+def test_an_absurd_cycle_count_is_a_one_line_rejection_not_a_hang(tmp_path, capsys):
+    from schedcheck.cli import main
+
+    text = (Path(__file__).parent / "scenarios" / "gang-discard.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "many.yaml"
+    path.write_text(text + "\ncycles: 1000000000000000000000000000000\n", encoding="utf-8")
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cycles" in err[0] and "at most 10000" in err[0] and str(path) in err[0]

@@ -38,6 +38,7 @@ INTERNAL_ERROR = "unreadable input (loader bug)"
 _SCENARIO_KEYS = {"apiVersion", "kind", "metadata", "schedulerConf", "schedulerOptions", "objects", "cycles", "now",
                   "expect"}
 _TASK_STATUSES = set("Pending Allocated Pipelined Binding Bound Running Releasing Succeeded Failed Unknown".split())
+MAX_CYCLES = 10_000  # sessions one scenario may ask for (the stateful machine runs longer programs)
 _EXPECT_KEYS = {"binds", "bindsInclude", "evicted", "pipelined", "podGroupPhases", "taskStatusCounts", "bindCount", "evictCount"}
 
 
@@ -216,6 +217,8 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     name = f.string(metadata.get("name"), "metadata.name") or Path(source).stem or source
     annotations = f.str_map(metadata.get("annotations"), "metadata.annotations")
     cycles = f.integer(doc.get("cycles"), "cycles", default=1, minimum=1, bits=None)
+    if cycles > MAX_CYCLES:  # a mistyped count would run for hours: one line, not a hang
+        f.fail("cycles", f"at most {MAX_CYCLES} sessions, got {cycles}")
     now = f.timestamp(doc.get("now"), "now")
     expect = _expectations(f, doc.get("expect"))
     objects = ObjectsReader(source, warnings).read(_object_items(f, doc.get("objects")))
