@@ -99,6 +99,35 @@ def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
     return _new_tasks_fit(ctx, job, placed, new)
 
 
+def _forgotten_sub_group_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
+    """F3 for a subgroup: recoverAllocatedHyperNode walks the subgroup's placed tasks and stops at one whose
+    node no HyperNode holds (or the session does not have), so the subgroup's hypernode stays empty and
+    allocate places its new tasks in any allowed hypernode; they alone fit one."""
+    from schedcheck.invariants.catalog.topology import CLUSTER_TOP, placed_tasks, sub_groups, topology_tree
+
+    job = ctx.ssn.jobs.get(_job_of(violation))
+    tree = topology_tree(ctx)
+    if job is None or job.pod_group is None or tree is None:
+        return False
+    leaves, tiers, names = tree
+    inside = set().union(*(m for name, m in leaves.items() if name != CLUSTER_TOP))
+    new = {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
+    policies = {p.name: p for p in job.pod_group.sub_group_policy}
+    for (name, _), tasks in sub_groups(job).items():
+        nt = policies[name].network_topology
+        if nt is None or nt.mode != "hard":
+            continue
+        placed = placed_tasks(tasks)
+        held = [t for t in placed if t.uid not in new]
+        fresh = {t.node_name for t in placed if t.uid in new}
+        highest = nt.highest_tier_allowed if nt.highest_tier_allowed is not None else names.get(nt.highest_tier_name)
+        if not fresh or highest is None or not any(t.node_name not in inside for t in held):
+            continue
+        if any(tiers[h] <= highest and fresh <= members for h, members in leaves.items()):
+            return True
+    return False
+
+
 def _new_tasks_fit(ctx: CheckContext, job, placed: list, new: set[str]) -> bool:
     """The tasks allocate placed this session lie, by themselves, in one hypernode of an allowed tier."""
     from schedcheck.invariants.catalog.topology import highest_tier, topology_tree
@@ -254,6 +283,11 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "from subgroups with a network topology of their own, and only from nodes some HyperNode holds "
                  "(an annotation naming a HyperNode that no longer exists counts as none)",
                  "docs/findings.md #13", _forgotten_hyper_node),
+    KnownFinding("F3", "topology.sub-group-within-hypernode",
+                 "allocate places a hard-topology subgroup's new tasks away from the ones it already runs when one "
+                 "of those runs on a node no HyperNode holds (or the session lacks): the session cannot recover "
+                 "the subgroup's hypernode",
+                 "docs/findings.md #13", _forgotten_sub_group_hyper_node),
     KnownFinding("F4", "topology.hard-within-hypernode",
                  "reclaim pipelines a hard-mode job's task onto any node, ignoring its network topology, and allocate "
                  "then places the job's other tasks by the hypernode search, which does not see that task",

@@ -181,3 +181,18 @@ def test_a_hard_job_held_on_a_node_the_session_lacks_is_f3_too():
     result = run_scenario(load_scenario(path), seed=0)
     assert result.ok and result.violations == []
     assert ("topology.hard-within-hypernode", "F3") in [(f["id"], f.get("known")) for f in result.findings]
+
+
+def test_a_hard_subgroup_that_cannot_be_recovered_is_f3_for_the_subgroup_rule():
+    from pathlib import Path
+
+    from schedcheck.invariants.engine import InvariantEngine
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+
+    path = Path(__file__).resolve().parents[1] / "data" / "subgroup-held-on-a-missing-node-placed-elsewhere.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.violations == []
+    assert ("topology.sub-group-within-hypernode", "F3") in [(f["id"], f.get("known")) for f in result.findings]
+    strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F3"}))
+    assert "topology.sub-group-within-hypernode" in {v["id"] for v in strict.violations}
