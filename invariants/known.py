@@ -63,20 +63,32 @@ def _job_of(violation: Violation) -> str:
     return next(iter(_named(violation, "job")), "")
 
 
+def _allocated_now(ctx: CheckContext) -> set[str]:
+    """The tasks allocate placed (allocated or pipelined) this session."""
+    return {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
+
+
+def _in_some_hyper_node(leaves: dict[str, set[str]]) -> set[str]:
+    """The nodes a real HyperNode holds (the virtual cluster-top one holds every node)."""
+    from schedcheck.invariants.catalog.topology import CLUSTER_TOP
+
+    return set().union(*(members for name, members in leaves.items() if name != CLUSTER_TOP))
+
+
 def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
     """F3: the session cannot recover where the hard-mode job runs, so allocate places its new tasks in any
     allowed hypernode, wherever the held ones run (the new tasks alone fit one). recoverAllocatedHyperNode
     skips subgroups without a network topology of their own and nodes no HyperNode holds, and stops at a
     task whose node the session does not have (the subjob's hypernode stays empty, annotation or not);
     otherwise the job-allocated-hypernode annotation, when it names a HyperNode that exists, says where."""
-    from schedcheck.invariants.catalog.topology import CLUSTER_TOP, placed_tasks, sub_groups, topology_tree
+    from schedcheck.invariants.catalog.topology import placed_tasks, sub_groups, topology_tree
 
     job = ctx.ssn.jobs.get(_job_of(violation))
     if job is None or job.pod_group is None:
         return False
     tree = topology_tree(ctx)
     annotated = job.pod_group.annotations.get("volcano.sh/job-allocated-hypernode")
-    new = {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
+    new = _allocated_now(ctx)
     placed = placed_tasks(job.tasks.values())
     held = [t for t in placed if t.uid not in new]
     if any(t.node_name not in ctx.ssn.nodes for t in held):
@@ -92,7 +104,7 @@ def _forgotten_hyper_node(ctx: CheckContext, violation: Violation) -> bool:
                         if next((p for p in job.pod_group.sub_group_policy if p.name == policy)).network_topology
                         is None}
     # a held task on a node outside every HyperNode names no hypernode to recover either
-    inside = set().union(*(m for name, m in tree[0].items() if name != CLUSTER_TOP)) if tree else set()
+    inside = _in_some_hyper_node(tree[0]) if tree else set()
     placed_now = {op.task_uid for op in ctx.ssn.operations if op.op in ("allocate", "pipeline")}  # F4's, say
     if any(t.uid not in without_topology and (t.node_name in inside or t.uid in placed_now) for t in held):
         return False
@@ -103,15 +115,15 @@ def _forgotten_sub_group_hyper_node(ctx: CheckContext, violation: Violation) -> 
     """F3 for a subgroup: recoverAllocatedHyperNode walks the subgroup's placed tasks and stops at one whose
     node no HyperNode holds (or the session does not have), so the subgroup's hypernode stays empty and
     allocate places its new tasks in any allowed hypernode; they alone fit one."""
-    from schedcheck.invariants.catalog.topology import CLUSTER_TOP, placed_tasks, sub_groups, topology_tree
+    from schedcheck.invariants.catalog.topology import placed_tasks, sub_groups, topology_tree
 
     job = ctx.ssn.jobs.get(_job_of(violation))
     tree = topology_tree(ctx)
     if job is None or job.pod_group is None or tree is None:
         return False
     leaves, tiers, names = tree
-    inside = set().union(*(m for name, m in leaves.items() if name != CLUSTER_TOP))
-    new = {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
+    inside = _in_some_hyper_node(leaves)
+    new = _allocated_now(ctx)
     policies = {p.name: p for p in job.pod_group.sub_group_policy}
     for (name, _), tasks in sub_groups(job).items():
         nt = policies[name].network_topology
@@ -150,7 +162,7 @@ def _placed_by_reclaim(ctx: CheckContext, violation: Violation) -> bool:
     job = ctx.ssn.jobs.get(_job_of(violation))
     if job is None:
         return False
-    new = {op.task_uid for op in ctx.ssn.operations if op.action == "allocate" and op.op in ("allocate", "pipeline")}
+    new = _allocated_now(ctx)
     reclaimed = {op.task_uid for op in ctx.ssn.operations if op.action == "reclaim" and op.op == "pipeline"}
     placed = placed_tasks(job.tasks.values())
     if not any(t.uid in reclaimed and t.uid not in new for t in placed):

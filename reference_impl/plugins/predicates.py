@@ -261,29 +261,31 @@ class PredicatesPlugin(Plugin):
     def _simulate_update(self, state: dict[str, Any], task: TaskInfo, node: NodeInfo, multiplier: int
                          ) -> Exception | None:
         """InterPodAffinity's AddPod / RemovePod on the dry run's copy of the preemptor's counts."""
-        if not self.pod_affinity_enable:
-            return None
-        affinity = state.get(AFFINITY_STATE)
-        if affinity is SKIP:
-            return None
-        if affinity is None:
-            return Exception(f'failed to {"add pod to" if multiplier > 0 else "remove pod from"} node '
-                             f'{node.name}: reading "{AFFINITY_STATE}" from cycleState: not found')
-        update_with_pod(affinity, task.pod, node.node.labels if node.node is not None else {}, multiplier)
-        return None
+        verb = "add pod to" if multiplier > 0 else "remove pod from"
+        affinity, err = self._dry_run_affinity(state, f"failed to {verb} node {node.name}")
+        if affinity is not None:
+            update_with_pod(affinity, task.pod, node.node.labels if node.node is not None else {}, multiplier)
+        return err
 
     def simulate_predicate(self, state: dict[str, Any], task: TaskInfo, node: NodeInfo) -> Exception | None:
         """SimulatePredicate: InterPodAffinity's Filter against the dry run's counts (device checks: not modelled)."""
-        if not self.pod_affinity_enable:
-            return None
-        affinity = state.get(AFFINITY_STATE)
-        if affinity is SKIP:
-            return None
+        affinity, err = self._dry_run_affinity(state, f"failed to filter pod on node {node.name}")
         if affinity is None:
-            return Exception(f'failed to filter pod on node {node.name}: reading "{AFFINITY_STATE}" from '
-                             f'cycleState: not found')
+            return err
         failed = filter_labels(affinity, node.node.labels if node.node is not None else {})
         return None if failed is None else Exception(f"failed to filter pod on node {node.name}: {failed[1]}")
+
+    def _dry_run_affinity(self, state: dict[str, Any], context: str) -> tuple[Any, Exception | None]:
+        """The InterPodAffinity counts of a dry run's cycle state: (counts, None) to use; (None, None) when the
+        filter is off or PreFilter skipped; (None, error) when PreFilter never wrote them."""
+        if not self.pod_affinity_enable:
+            return None, None
+        affinity = state.get(AFFINITY_STATE)
+        if affinity is SKIP:
+            return None, None
+        if affinity is None:
+            return None, Exception(f'{context}: reading "{AFFINITY_STATE}" from cycleState: not found')
+        return affinity, None
 
     def _cached_stable_filters(self, task: TaskInfo, node: NodeInfo) -> Status | None:
         """predicate.CacheEnable: the verdict per (node, template uid) is reused for the session."""
