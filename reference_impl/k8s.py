@@ -166,6 +166,7 @@ class PodCondition:
     status: str
     reason: str = ""
     message: str = ""
+    last_transition_time: str = ""  # RFC 3339, "" when not given (the cdp plugin reads PodScheduled's)
 
 
 @dataclass
@@ -257,6 +258,22 @@ class PodGroup:
 
 
 @dataclass
+class NodeGroupTerms:
+    """Queue spec.affinity.nodeGroupAffinity or .nodeGroupAntiAffinity: nodegroup names (the nodegroup plugin)."""
+
+    required: list[str] = field(default_factory=list)  # requiredDuringSchedulingIgnoredDuringExecution
+    preferred: list[str] = field(default_factory=list)  # preferredDuringSchedulingIgnoredDuringExecution
+
+
+@dataclass
+class QueueAffinity:
+    """Queue spec.affinity. An empty one ({}) differs from none: it is the queue's own, so nothing is inherited."""
+
+    node_group_affinity: NodeGroupTerms | None = None
+    node_group_anti_affinity: NodeGroupTerms | None = None
+
+
+@dataclass
 class Queue:
     name: str
     uid: str
@@ -270,6 +287,7 @@ class Queue:
     priority: int = 0
     parent: str = ""
     state: str = "Open"  # status.state: Open | Closed | Closing | Unknown
+    affinity: QueueAffinity | None = None  # spec.affinity
 
 
 @dataclass

@@ -148,7 +148,9 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
         status["startTime"] = pod.start_time
     if pod.conditions:
         status["conditions"] = [{"type": c.type, "status": c.status, **({"reason": c.reason} if c.reason else {}),
-                                 **({"message": c.message} if c.message else {})} for c in pod.conditions]
+                                 **({"message": c.message} if c.message else {}),
+                                 **({"lastTransitionTime": c.last_transition_time} if c.last_transition_time else {})}
+                                for c in pod.conditions]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
 
 
@@ -225,8 +227,21 @@ def queue_document(queue: k8s.Queue) -> dict[str, Any]:
         spec["priority"] = queue.priority
     if queue.parent:
         spec["parent"] = queue.parent
+    if queue.affinity is not None:
+        spec["affinity"] = _queue_affinity(queue.affinity)
     return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": _meta(queue, False),
             "spec": spec, "status": {"state": queue.state}}
+
+
+def _queue_affinity(affinity: k8s.QueueAffinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, terms in (("nodeGroupAffinity", affinity.node_group_affinity),
+                       ("nodeGroupAntiAffinity", affinity.node_group_anti_affinity)):
+        if terms is not None:
+            out[key] = {name: list(groups) for name, groups in (
+                ("requiredDuringSchedulingIgnoredDuringExecution", terms.required),
+                ("preferredDuringSchedulingIgnoredDuringExecution", terms.preferred)) if groups}
+    return out
 
 
 def priority_class_document(pc: k8s.PriorityClass) -> dict[str, Any]:

@@ -118,6 +118,9 @@ _SCHEMAS: dict[str, Schema] = {
         "spec": {
             **dict.fromkeys(["weight", "capability", "deserved", "reclaimable", "priority", "parent"]),
             "guarantee": {"resource": LEAF},
+            "affinity": dict.fromkeys(["nodeGroupAffinity", "nodeGroupAntiAffinity"],
+                                      dict.fromkeys(["requiredDuringSchedulingIgnoredDuringExecution",
+                                                     "preferredDuringSchedulingIgnoredDuringExecution"])),
         },
         "status": {"state": LEAF},
     },
@@ -312,6 +315,7 @@ def _condition(f: Fields, value: Any, field: str) -> k8s.PodCondition:
         status=f.string(cond.get("status"), f"{field}.status", required=True),
         reason=f.string(cond.get("reason"), f"{field}.reason"),
         message=f.string(cond.get("message"), f"{field}.message"),
+        last_transition_time=f.timestamp(cond.get("lastTransitionTime"), f"{field}.lastTransitionTime") or "",
     )
 
 
@@ -678,8 +682,30 @@ def _read_queue(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, uid: str
             state=f.choice(
                 status.get("state"), "status.state", {"Open", "Closed", "Closing", "Unknown"}, default="Open"
             ),
+            affinity=_queue_affinity(f, spec.get("affinity")),
         )
     )
+
+
+def _queue_affinity(f: Fields, value: Any) -> k8s.QueueAffinity | None:
+    """spec.affinity: absent (or null) stays None, as a nil pointer upstream; {} is an affinity of its own."""
+    if value is None:
+        return None
+    doc = f.mapping(value, "spec.affinity")
+    return k8s.QueueAffinity(_node_group_terms(f, doc.get("nodeGroupAffinity"), "spec.affinity.nodeGroupAffinity"),
+                             _node_group_terms(f, doc.get("nodeGroupAntiAffinity"),
+                                               "spec.affinity.nodeGroupAntiAffinity"))
+
+
+def _node_group_terms(f: Fields, value: Any, field: str) -> k8s.NodeGroupTerms | None:
+    if value is None:
+        return None
+    doc = f.mapping(value, field)
+    lists = []
+    for key in ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"):
+        path = f"{field}.{key}"
+        lists.append([f.string(v, f"{path}[{i}]") for i, v in enumerate(f.sequence(doc.get(key), path))])
+    return k8s.NodeGroupTerms(required=lists[0], preferred=lists[1])
 
 
 def _read_priority_class(
