@@ -15,16 +15,13 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"volcano.sh/volcano/pkg/scheduler/metrics"
-
 	// Register upstream's actions and plugins, as cmd/scheduler does.
 	_ "volcano.sh/volcano/pkg/scheduler/actions"
 	_ "volcano.sh/volcano/pkg/scheduler/plugins"
 )
 
 func main() {
-	// The kube-scheduler plugins that predicates wraps record metrics; upstream's tests initialise them too.
-	metrics.InitKubeSchedulerRelatedMetrics()
+	initKubeSchedulerMetrics()
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	_ = klogFlags.Set("logtostderr", "true")

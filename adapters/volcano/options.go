@@ -16,14 +16,8 @@ func applyOptions(given map[string]any) {
 	opts := options.ServerOpts
 	for key, value := range given {
 		switch key {
-		case "shardingMode":
-			if s, ok := value.(string); ok {
-				opts.ShardingMode = s
-			}
-		case "shardName":
-			if s, ok := value.(string); ok {
-				opts.ShardName = s
-			}
+		case "shardingMode", "shardName":
+			applyShardOption(opts, key, value)
 		case "minNodesToFind":
 			if n, ok := value.(float64); ok {
 				opts.MinNodesToFind = int32(n)

@@ -11,7 +11,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
-	nodeshardv1alpha1 "volcano.sh/apis/pkg/apis/shard/v1alpha1"
 	"volcano.sh/volcano/pkg/scheduler/api"
 )
 
@@ -88,6 +87,3 @@ func (s *statusSink) snapshot() map[string]string {
 
 func (*statusSink) UpdatePodGroup(pg *api.PodGroup) (*api.PodGroup, error) { return pg, nil }
 func (*statusSink) UpdateQueueStatus(*api.QueueInfo) error                 { return nil }
-func (*statusSink) UpdateNodeShardStatus(ns *nodeshardv1alpha1.NodeShard) (*nodeshardv1alpha1.NodeShard, error) {
-	return ns, nil
-}

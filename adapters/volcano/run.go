@@ -15,14 +15,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	listerv1 "k8s.io/client-go/listers/core/v1"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
 	schedulingscheme "volcano.sh/apis/pkg/apis/scheduling/scheme"
 	vcbeta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
-	topologyv1alpha1 "volcano.sh/apis/pkg/apis/topology/v1alpha1"
 
+	"volcano.sh/volcano/cmd/scheduler/app/options"
 	"volcano.sh/volcano/pkg/scheduler"
 	"volcano.sh/volcano/pkg/scheduler/api"
 	"volcano.sh/volcano/pkg/scheduler/cache"
@@ -113,7 +111,12 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	evictor := &recordingEvictor{}
 	// A FakeRecorder without a channel drops events, so large scenarios never block on it.
 	status := &statusSink{}
-	c := cache.NewCustomMockSchedulerCache(defaultSchedulerName, binder, evictor, status, nil, &record.FakeRecorder{})
+	if options.ServerOpts == nil {
+		// Upstream's mock cache sets the default options once itself since v1.14; earlier releases leave
+		// them nil, and the predicates plugin's volume binding reads them.
+		options.Default()
+	}
+	c := newMockCache(binder, evictor, status, &record.FakeRecorder{})
 	stop := make(chan struct{})
 	defer close(stop)
 	c.Run(stop)
@@ -344,6 +347,10 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 		move(&p.CreationTimestamp)
 		move(p.DeletionTimestamp)
 		move(p.Status.StartTime)
+		for i := range p.Status.Conditions { // cdp's cooldown starts at the PodScheduled condition's time
+			move(&p.Status.Conditions[i].LastTransitionTime)
+			move(&p.Status.Conditions[i].LastProbeTime)
+		}
 		c.AddPod(p)
 	}
 	for _, pg := range w.PodGroups {
@@ -511,26 +518,4 @@ func resolvePriorities(w *World) {
 			}
 		}
 	}
-}
-
-// fillHyperNodes builds the cache's HyperNode view as the HyperNode informer's handler does: upstream's
-// own HyperNodesInfo, one UpdateHyperNode per object (in name order, as a List returns them), with a node
-// lister over the world's nodes for the regex and label selectors.
-func (w *World) fillHyperNodes(c *cache.SchedulerCache) {
-	if len(w.HyperNodes) == 0 {
-		return
-	}
-	indexer := toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, toolscache.Indexers{})
-	for _, n := range w.Nodes {
-		_ = indexer.Add(n.DeepCopy())
-	}
-	info := api.NewHyperNodesInfo(listerv1.NewNodeLister(indexer))
-	hyperNodes := append([]*topologyv1alpha1.HyperNode(nil), w.HyperNodes...)
-	sort.Slice(hyperNodes, func(i, j int) bool { return hyperNodes[i].Name < hyperNodes[j].Name })
-	for _, hn := range hyperNodes {
-		if err := info.UpdateHyperNode(hn.DeepCopy()); err != nil {
-			fmt.Fprintf(os.Stderr, "warning: HyperNode %s: %v\n", hn.Name, err)
-		}
-	}
-	c.HyperNodesInfo = info
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // applyNodeShards hands the NodeShard objects to the cache as its NodeShard informer does (AddNodeShard,
-// which refreshes the nodes of this scheduler's shard). Built when upstream has NodeShards (master; the
+// which refreshes the nodes of this scheduler's shard). Built when upstream has NodeShards (v1.14 and later; the
 // build adds the tag when the checkout has pkg/scheduler/cache/shard_coordinator.go).
 func applyNodeShards(c *cache.SchedulerCache, raws []json.RawMessage) {
 	for _, raw := range raws {

@@ -60,7 +60,7 @@ def run_upstream(command: list[str], path: Path, seed: int = 0) -> dict[str, Any
 def differences(ref: dict[str, Any], up: dict[str, Any]) -> dict[str, Any]:
     """Where two answers differ, field by field (evictions as a multiset), for a human to read."""
     diffs: dict[str, Any] = {}
-    for field in ("binds", "pipelined", "podGroupPhases"):
+    for field in ("binds", "pipelined", "podGroupPhases", "taskStatusCounts"):
         a, b = ref.get(field, {}), up.get(field, {})
         keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
         if keys:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,8 +33,11 @@ class AdapterError(RuntimeError):
     """The adapter cannot be had; the message is one line."""
 
 
-def adapter_command() -> list[str]:
-    """The argv of the Volcano adapter (the scenario path is appended by the caller)."""
+def adapter_command(src: Path | None = None) -> list[str]:
+    """The argv of the Volcano adapter (the scenario path is appended by the caller): built from the checkout
+    `src` when given, else as the environment says (a prebuilt binary, SCHEDCHECK_VOLCANO_SRC, or the pin)."""
+    if src is not None:
+        return [str(build_adapter(src))]
     prebuilt = os.environ.get("SCHEDCHECK_VOLCANO_ADAPTER")
     if prebuilt:
         path = Path(prebuilt).expanduser()
@@ -51,6 +55,33 @@ def cache_root() -> Path:
 
 
 NODE_SHARDS_MARKER = "pkg/scheduler/cache/shard_coordinator.go"  # upstream has NodeShards (after v1.14)
+PINNED_VERSION_TAGS = ("volcano_hypernodes", "volcano_shardstatus", "volcano_nodeshards", "volcano_kubemetrics")  # what v1.14.1 (the pin) has
+
+
+def version_tags(src: Path | None) -> list[str]:
+    """The adapter's per-version shims (build tags) a Volcano checkout needs: which upstream APIs it has."""
+    if src is None:
+        return list(PINNED_VERSION_TAGS)
+    tags = []
+    if _mentions(src / "pkg/scheduler/api", "func NewHyperNodesInfo("):
+        tags.append("volcano_hypernodes")
+    if _mentions(src / "pkg/scheduler/cache", "UpdateNodeShardStatus("):
+        tags.append("volcano_shardstatus")
+    if (src / NODE_SHARDS_MARKER).is_file():
+        tags.append("volcano_nodeshards")
+    if _mentions(src / "pkg/scheduler/metrics", "func InitKubeSchedulerRelatedMetrics("):
+        tags.append("volcano_kubemetrics")
+    if re.search(r"func NewCustomMockSchedulerCache\([^)]*VolumeBinder", _read(src / "pkg/scheduler/cache/cache_mock.go")):
+        tags.append("volcano_volumebinder")
+    return tags
+
+
+def _read(path: Path) -> str:
+    return path.read_text(errors="replace") if path.is_file() else ""
+
+
+def _mentions(folder: Path, text: str) -> bool:
+    return any(text in f.read_text(errors="replace") for f in folder.glob("*.go") if not f.name.endswith("_test.go"))
 
 
 def volcano_source() -> Path | None:
@@ -62,9 +93,28 @@ def volcano_source() -> Path | None:
     go_mod = src / "go.mod"
     if not go_mod.is_file() or "module volcano.sh/volcano" not in go_mod.read_text(errors="replace"):
         raise AdapterError(f"SCHEDCHECK_VOLCANO_SRC={value}: not a Volcano checkout (no go.mod of volcano.sh/volcano)")
-    if not (src / APIS_STAGING / "go.mod").is_file():
-        raise AdapterError(f"SCHEDCHECK_VOLCANO_SRC={value}: no {APIS_STAGING}/go.mod")
+    if not (src / APIS_STAGING / "go.mod").is_file() and required_apis_version(go_mod) is None:
+        raise AdapterError(f"SCHEDCHECK_VOLCANO_SRC={value}: no {APIS_STAGING}/go.mod and no volcano.sh/apis version "
+                           "required in go.mod")
     return src
+
+
+def required_apis_version(go_mod: Path) -> str | None:
+    """The published volcano.sh/apis version a checkout requires (releases before v1.14 have no staging copy)."""
+    match = re.search(r"^\s*(?:require\s+)?volcano\.sh/apis\s+(v\S+)", go_mod.read_text(errors="replace"), re.M)
+    return match.group(1) if match and match.group(1) != "v0.0.0" else None
+
+
+COMMIT_FILE = ".schedcheck-commit"  # written by `schedcheck rediscover` into a tree exported without .git
+
+
+def source_commit(src: Path) -> str:
+    """The commit a checkout was made from: git's HEAD, else the exporter's marker file, else ''."""
+    head = _git_head(src)
+    if head:
+        return head
+    marker = src / COMMIT_FILE
+    return marker.read_text().strip() if marker.is_file() else ""
 
 
 def source_files() -> list[Path]:
@@ -84,8 +134,7 @@ def source_hash(src: Path | None) -> str:
         for rel in ("go.mod", "go.sum", str(APIS_STAGING / "go.mod")):
             p = src / rel
             digest.update(p.read_bytes() if p.is_file() else b"")
-        head = _git_head(src)
-        digest.update(head.encode())
+        digest.update(source_commit(src).encode())
     return digest.hexdigest()[:16]
 
 
@@ -97,12 +146,13 @@ def _git_head(src: Path) -> str:
     return out.stdout.strip() if out.returncode == 0 else ""
 
 
-def build_adapter() -> Path:
-    """Build the adapter unless the cache already holds this version; return the binary."""
+def build_adapter(src: Path | None = None) -> Path:
+    """Build the adapter (from the checkout `src`, else SCHEDCHECK_VOLCANO_SRC's, else the pinned release)
+    unless the cache already holds this version; return the binary."""
     go = shutil.which("go")
     if go is None:
         raise AdapterError("go not found on PATH (install Go >= 1.26, or set SCHEDCHECK_VOLCANO_ADAPTER)")
-    src = volcano_source()
+    src = src if src is not None else volcano_source()
     target_dir = cache_root() / "volcano-adapter" / source_hash(src)
     binary = target_dir / BINARY_NAME
     if binary.is_file():
@@ -138,6 +188,46 @@ def module_replaces(go_mod: Path) -> list[tuple[str, str]]:
     return out
 
 
+def _require_lines(go_mod_text: str) -> list[str]:
+    """The `module version` lines of a go.mod's require directives (single and block forms)."""
+    out: list[str] = []
+    in_block = False
+    for raw in go_mod_text.splitlines():
+        line = raw.split("//", 1)[0].strip()
+        if line.startswith("require ("):
+            in_block = True
+        elif in_block and line == ")":
+            in_block = False
+        elif in_block and line:
+            out.append(line)
+        elif line.startswith("require "):
+            out.append(line[len("require "):].strip())
+    return out
+
+
+def checkout_go_mod(src: Path) -> str:
+    """The adapter's go.mod for a Volcano checkout: the checkout's requires and version pins, Volcano itself
+    from the checkout, volcano.sh/apis from its staging directory (v1.14 and later) or the published version
+    it requires (earlier releases)."""
+    text = (src / "go.mod").read_text(errors="replace")
+    go_line = re.search(r"^go\s+(\S+)", (ADAPTER_DIR / "go.mod").read_text(), re.M)  # the adapter's language
+    staging = src / APIS_STAGING
+    apis = str(staging) if (staging / "go.mod").is_file() else f"volcano.sh/apis {required_apis_version(src / 'go.mod')}"
+    requires = [line for line in _require_lines(text) if not line.startswith("volcano.sh/apis ")]
+    adapter_direct = {line.split()[0] for line in _require_lines((ADAPTER_DIR / "go.mod").read_text())}
+    present = {line.split()[0] for line in requires}
+    for line in _require_lines((ADAPTER_DIR / "go.mod").read_text()):  # the adapter's own imports, when missing
+        name = line.split()[0]
+        if name in adapter_direct and name not in present and not name.startswith("volcano.sh/"):
+            requires.append(line.replace("// indirect", "").strip())
+    lines = ["module schedcheck.dev/adapters/volcano", "", f"go {go_line.group(1) if go_line else '1.26.0'}", "",
+             "require (", "\tvolcano.sh/volcano v0.0.0", "\tvolcano.sh/apis v0.0.0",
+             *(f"\t{line}" for line in requires), ")", "",
+             f"replace volcano.sh/volcano => {src}", f"replace volcano.sh/apis => {apis}"]
+    lines += [f"replace {old} => {new.replace('@', ' ')}" for old, new in module_replaces(src / "go.mod")]
+    return "\n".join(lines) + "\n"
+
+
 def _build(go: str, src: Path | None, target_dir: Path, binary: Path) -> None:
     work = target_dir / "src"
     shutil.rmtree(work, ignore_errors=True)
@@ -147,19 +237,17 @@ def _build(go: str, src: Path | None, target_dir: Path, binary: Path) -> None:
     env = {**os.environ, "GOFLAGS": (os.environ.get("GOFLAGS", "") + " -mod=mod").strip()}
     steps = []
     if src is not None:
-        # The checkout's own version pins (k8s.io/* of its Kubernetes release) replace
-        # the pinned release's, so a checkout of master builds against master's Kubernetes.
-        pins = [f"-replace={old}={new}" for old, new in module_replaces(src / "go.mod")]
-        steps.append([go, "mod", "edit", *pins, f"-replace=volcano.sh/volcano={src}",
-                      f"-replace=volcano.sh/apis={src / APIS_STAGING}"])
+        # Build against the checkout's own dependency versions (its Kubernetes release, whatever its age):
+        # the adapter's go.mod gives way to one made from the checkout's requires and version pins.
+        (work / "go.mod").write_text(checkout_go_mod(src))
+        sums = (src / "go.sum").read_text(errors="replace") if (src / "go.sum").is_file() else ""
+        (work / "go.sum").write_text(sums + (ADAPTER_DIR / "go.sum").read_text())
     partial = target_dir / (BINARY_NAME + ".partial")
-    tags = []
-    if src is not None and (src / NODE_SHARDS_MARKER).is_file():
-        tags = ["-tags", "volcano_nodeshards"]  # the per-version shim: NodeShards exist upstream
+    flags = ["-tags", ",".join(version_tags(src))]
     if src is not None:
-        head = _git_head(src)
-        tags += ["-ldflags", f"-X main.upstreamSource={head[:12] if head else 'local-tree:' + src.name}"]
-    steps.append([go, "build", "-trimpath", *tags, "-o", str(partial), "."])
+        head = source_commit(src)
+        flags += ["-ldflags", f"-X main.upstreamSource={head[:12] if head else 'local-tree:' + src.name}"]
+    steps.append([go, "build", "-trimpath", *flags, "-o", str(partial), "."])
     for argv in steps:
         try:
             done = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True)

@@ -90,3 +90,70 @@ def test_module_replaces_keeps_versioned_replaces_only(tmp_path):
         ("k8s.io/api", "k8s.io/api@v0.36.1"),
         ("k8s.io/kube-scheduler", "k8s.io/kube-scheduler@v0.36.1"),
     ]
+
+
+def _checkout(tmp_path, go_mod: str, files: dict[str, str]):
+    src = tmp_path / "volcano"
+    (src / "pkg" / "scheduler" / "api").mkdir(parents=True)
+    (src / "pkg" / "scheduler" / "cache").mkdir(parents=True)
+    (src / "pkg" / "scheduler" / "metrics").mkdir(parents=True)
+    (src / "go.mod").write_text(go_mod)
+    for rel, text in files.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text)
+    return src
+
+
+OLD_GO_MOD = ("module volcano.sh/volcano\n\ngo 1.22.0\n\nrequire (\n\tk8s.io/api v0.30.2\n"
+              "\tk8s.io/kubernetes v1.30.2\n\tvolcano.sh/apis v1.10.0\n)\n\n"
+              "replace k8s.io/api => k8s.io/api v0.30.2\n")
+
+
+def test_an_old_release_builds_against_its_own_dependencies_and_published_apis(tmp_path, monkeypatch):
+    src = _checkout(tmp_path, OLD_GO_MOD, {"pkg/scheduler/cache/cache_mock.go":
+                                           "func NewCustomMockSchedulerCache(n string,\n\tv VolumeBinder,\n) {}\n"})
+    monkeypatch.setenv("SCHEDCHECK_VOLCANO_SRC", str(src))
+    assert volcano.volcano_source() == src.resolve()  # no staging directory: the published apis it requires
+    text = volcano.checkout_go_mod(src)
+    assert "\tk8s.io/kubernetes v1.30.2\n" in text and "k8s.io/kubernetes v1.34" not in text
+    assert f"replace volcano.sh/volcano => {src}\n" in text
+    assert "replace volcano.sh/apis => volcano.sh/apis v1.10.0\n" in text
+    assert "replace k8s.io/api => k8s.io/api v0.30.2\n" in text
+    assert "sigs.k8s.io/yaml" in text  # the adapter's own import, which this checkout does not require
+    assert volcano.version_tags(src) == ["volcano_volumebinder"]
+
+
+def test_version_tags_follow_what_the_checkout_has(tmp_path):
+    src = _checkout(tmp_path, OLD_GO_MOD.replace("volcano.sh/apis v1.10.0", "volcano.sh/apis v0.0.0"), {
+        "staging/src/volcano.sh/apis/go.mod": "module volcano.sh/apis\n",
+        "pkg/scheduler/api/hyper_node_info.go": "func NewHyperNodesInfo(lister any) {}\n",
+        "pkg/scheduler/cache/interface.go": "UpdateNodeShardStatus(ns any)\n",
+        "pkg/scheduler/cache/shard_coordinator.go": "package cache\n",
+        "pkg/scheduler/metrics/metrics.go": "func InitKubeSchedulerRelatedMetrics() {}\n",
+    })
+    assert volcano.version_tags(src) == ["volcano_hypernodes", "volcano_shardstatus", "volcano_nodeshards",
+                                         "volcano_kubemetrics"]
+    assert f"replace volcano.sh/apis => {src / volcano.APIS_STAGING}\n" in volcano.checkout_go_mod(src)
+    assert volcano.version_tags(None) == list(volcano.PINNED_VERSION_TAGS)
+
+
+def test_every_build_tag_has_both_shims():
+    """Each per-version tag selects one of two files, so every version compiles exactly one of them."""
+    import re
+
+    constraints = [re.match(r"//go:build (\S+)", f.read_text()) for f in volcano.ADAPTER_DIR.glob("*.go")]
+    tags = [m.group(1) for m in constraints if m]
+    for tag in {t.lstrip("!") for t in tags}:
+        assert tag in tags and "!" + tag in tags, tag
+
+
+def test_a_checkout_without_staging_or_apis_version_is_refused(tmp_path, monkeypatch):
+    src = _checkout(tmp_path, "module volcano.sh/volcano\n\ngo 1.22.0\n", {})
+    monkeypatch.setenv("SCHEDCHECK_VOLCANO_SRC", str(src))
+    with pytest.raises(volcano.AdapterError, match="no volcano.sh/apis version"):
+        volcano.volcano_source()
+
+
+def test_an_exported_tree_names_its_commit(tmp_path):
+    src = _checkout(tmp_path, OLD_GO_MOD, {volcano.COMMIT_FILE: "0123456789abcdef\n"})
+    assert volcano.source_commit(src) == "0123456789abcdef"
