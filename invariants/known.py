@@ -262,10 +262,21 @@ def _mixed_pod_indexes(ctx: CheckContext, violation: Violation) -> bool:
     return any(indexed) and not all(indexed)
 
 
+def _bound_task_pipelined_again(ctx: CheckContext, violation: Violation) -> bool:
+    """F10: a hypernode search replays saved task copies, which leaves each placed task listed Pending in its
+    subjob's own status index; gangpreempt and gangreclaim read that index, so they pipeline (or try to) a task
+    allocate bound this session. The violation names such a task, by key or uid, or its job."""
+    ops = ctx.ssn.operations
+    bound = {op.task for op in ops if op.op == "bind"}
+    again = [op for op in ops if op.action in ("gangpreempt", "gangreclaim") and op.op in ("pipeline", "unpipeline")
+             and op.task in bound]
+    names = {name for op in again for name in (op.task, op.task_uid)}
+    jobs = {op.job for op in again}
+    return any(name in names for name in _named(violation, "task")) or any(
+        job in jobs for job in _named(violation, "job"))
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
-    KnownFinding("F1", "node.pod-limit",
-                 "backfill over a node's pod limit after a discarded reclaim or preemption",
-                 "docs/findings.md #1", _discarded_eviction_on_node),
     KnownFinding("F1", "node.predicates-pod-view",
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
                  "docs/findings.md #1", _discarded_eviction_on_node),
@@ -321,6 +332,21 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "time, else UID) is not a strict weak order once some of a job's pods end in an index and some "
                  "do not, so the order allocate takes them in depends on the heap's history",
                  "docs/findings.md #19", _mixed_pod_indexes),
+    KnownFinding("F10", "gang.session-atomic",
+                 "gangreclaim or gangpreempt pipelines a task allocate bound this session (its subjob's index still "
+                 "lists it Pending) and, discarding, leaves it Pending in its job: the bound gang counts short",
+                 "docs/findings.md #20", _bound_task_pipelined_again),
+    KnownFinding("F10", "task.single-node",
+                 "gangreclaim or gangpreempt pipelines a task allocate bound this session onto a second node",
+                 "docs/findings.md #20", _bound_task_pipelined_again),
+    KnownFinding("F10", "statement.discard-restores",
+                 "discarding a gangreclaim or gangpreempt pipeline of a task allocate bound this session leaves it "
+                 "Pending and off its node",
+                 "docs/findings.md #20", _bound_task_pipelined_again),
+    KnownFinding("F10", "statement.discard-no-trace",
+                 "discarding a gangreclaim or gangpreempt pipeline of a task allocate bound this session leaves it "
+                 "Pending",
+                 "docs/findings.md #20", _bound_task_pipelined_again),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

@@ -95,3 +95,10 @@ def label_selector_matches(selector, labels: dict[str, str]) -> bool:
               "NotIn": lambda r: r.key not in labels or labels[r.key] not in r.values,
               "Exists": lambda r: r.key in labels, "DoesNotExist": lambda r: r.key not in labels}
     return all(checks[r.operator](r) for r in selector.match_expressions)
+
+
+def volume_excludes(terms: list[NodeSelectorTerm] | None, node: Node) -> bool:
+    """A PersistentVolume's required node affinity clearly excludes the node. The volume binder matches it
+    against the node's labels alone, so matchFields are not judged; neither is a list without a readable term."""
+    readable = [t for t in terms or () if t.match_expressions]
+    return bool(readable) and all(any(_clearly_fails(r, node.labels) for r in t.match_expressions) for t in readable)

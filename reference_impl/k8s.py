@@ -170,6 +170,14 @@ class PodCondition:
 
 
 @dataclass
+class PodVolume:
+    """A spec.volumes[] entry backed by a claim (persistentVolumeClaim.claimName); other sources are not kept."""
+
+    name: str
+    claim_name: str
+
+
+@dataclass
 class Pod:
     name: str
     namespace: str
@@ -197,6 +205,7 @@ class Pod:
     nominated_node_name: str = ""
     start_time: str = ""  # status.startTime (RFC 3339), "" if the pod has not started
     conditions: list[PodCondition] = field(default_factory=list)
+    volumes: list[PodVolume] = field(default_factory=list)  # spec.volumes[] with a persistentVolumeClaim
 
     @property
     def key(self) -> str:
@@ -347,6 +356,101 @@ class NodeShard:
 
 
 @dataclass
+class ClaimReference:
+    """A PersistentVolume's spec.claimRef: the claim it is bound or pre-bound to ("" uid: any claim so named)."""
+
+    namespace: str
+    name: str
+    uid: str = ""
+
+
+@dataclass
+class PersistentVolume:
+    """v1 PersistentVolume: what volume binding, VolumeZone and the CSI counting read. `resource_version`
+    stands for metadata.resourceVersion: every API write bumps it (the assume caches compare it)."""
+
+    name: str
+    uid: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    deletion_timestamp: str | None = None
+    capacity: Quantity | None = None  # spec.capacity.storage
+    access_modes: list[str] = field(default_factory=list)
+    volume_mode: str = "Filesystem"
+    storage_class_name: str = ""
+    volume_attributes_class_name: str = ""
+    claim_ref: ClaimReference | None = None
+    node_affinity: list[NodeSelectorTerm] | None = None  # spec.nodeAffinity.required terms; None: no affinity
+    csi_driver: str = ""  # spec.csi.driver; "" for every other volume source
+    csi_volume_handle: str = ""
+    phase: str = "Available"  # status.phase: Pending | Available | Bound | Released | Failed
+    resource_version: int = 1
+
+
+@dataclass
+class PersistentVolumeClaim:
+    name: str
+    namespace: str
+    uid: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+    deletion_timestamp: str | None = None
+    access_modes: list[str] = field(default_factory=list)
+    request: Quantity | None = None  # spec.resources.requests.storage
+    storage_class_name: str | None = None  # None: unset (not the same as "")
+    volume_attributes_class_name: str = ""
+    volume_name: str = ""
+    volume_mode: str = "Filesystem"
+    selector: LabelSelector | None = None
+    phase: str = "Pending"  # status.phase: Pending | Bound | Lost
+    resource_version: int = 1
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass
+class TopologySelectorRequirement:
+    key: str
+    values: list[str] = field(default_factory=list)
+
+
+@dataclass
+class StorageClass:
+    name: str
+    provisioner: str = ""
+    volume_binding_mode: str = "Immediate"  # Immediate | WaitForFirstConsumer (the API server's default)
+    allowed_topologies: list[list[TopologySelectorRequirement]] = field(default_factory=list)  # terms, ORed
+    parameters: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class CSINodeDriver:
+    name: str
+    allocatable_count: int | None = None  # spec.drivers[].allocatable.count; None: no limit reported
+
+
+@dataclass
+class CSINode:
+    """storage.k8s.io/v1 CSINode (named as its node): the CSI drivers on the node and their volume limits."""
+
+    name: str
+    annotations: dict[str, str] = field(default_factory=dict)
+    drivers: list[CSINodeDriver] = field(default_factory=list)
+
+
+@dataclass
+class VolumeAttachment:
+    """storage.k8s.io/v1 VolumeAttachment: a PersistentVolume attached (or being attached) to a node."""
+
+    name: str
+    attacher: str
+    node_name: str
+    persistent_volume_name: str = ""
+
+
+@dataclass
 class ClusterObjects:
     """Every object of a scenario, by kind, in document order."""
 
@@ -359,3 +463,8 @@ class ClusterObjects:
     pod_disruption_budgets: list[PodDisruptionBudget] = field(default_factory=list)
     node_shards: list[NodeShard] = field(default_factory=list)
     hyper_nodes: list[HyperNode] = field(default_factory=list)
+    persistent_volumes: list[PersistentVolume] = field(default_factory=list)
+    persistent_volume_claims: list[PersistentVolumeClaim] = field(default_factory=list)
+    storage_classes: list[StorageClass] = field(default_factory=list)
+    csi_nodes: list[CSINode] = field(default_factory=list)
+    volume_attachments: list[VolumeAttachment] = field(default_factory=list)

@@ -49,6 +49,9 @@ class Scheduler:
         hooks = self.hooks_factory() if self.hooks_factory else None
         ssn = open_session(self.cache, self.conf, self.cycle, self.seed, hooks)
         ssn.tie_chooser = self.tie_chooser
+        observe = getattr(self.tie_chooser, "observe", None)  # a guided replay follows every placement
+        if observe is not None:
+            ssn.hooks.on_operation.append(observe)
         report = CycleReport(self.cycle, ssn)
         try:
             for name in self.conf.actions:

@@ -66,7 +66,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
         result.findings.extend(v.to_json() for v in engine.findings)
         result.invariants, result.invariant_checks = len(engine.invariants), engine.checks_run
     log = scheduler.cache.log
-    result.binds = {record.task: record.node for record in log.binds}
+    result.binds = {record.task: record.node for record in log.binds if not record.pre_bind}  # binder reached
     result.evicted = [record.task for record in log.evictions]
     result.pod_group_phases = scheduler.cache.pod_group_phases()
     if last is not None:
@@ -98,7 +98,8 @@ def _collect_trace(result: RunResult, report: CycleReport) -> None:
         result.trace.append({"cycle": report.cycle, "action": op.action, "op": op.op, "task": op.task, "node": op.node})
     for tie in ssn.ties:
         result.ties.append({"cycle": report.cycle, "action": tie.action, "task": tie.task,
-                            "candidates": tie.candidates, "chosen": tie.chosen, "score": tie.score})
+                            "candidates": tie.candidates, "chosen": tie.chosen, "score": tie.score,
+                            "kind": tie.kind})
 
 
 def _collect_session_state(result: RunResult, report: CycleReport) -> None:

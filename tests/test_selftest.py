@@ -78,7 +78,7 @@ PACKAGED = {
     "gang-job-order-reversed": "order.priority-decides",
     "no-allocate-events": "statement.events-balanced",
     "overcommit-ignores-inqueue": "enqueue.overcommit",
-    "predicates-allocate-missed": "node.pod-limit",
+    "predicates-allocate-missed": "node.predicates-pod-view",
     "priority-job-order-reversed": "order.priority-decides",
     "priority-task-order-reversed": "order.priority-decides",
     "proportion-allocatable-forgets-request": "victim.reclaim-over-deserved",

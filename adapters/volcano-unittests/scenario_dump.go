@@ -229,14 +229,17 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 	} else if hyperNodes == 0 && (len(test.HyperNodesSetByTier) > 0 || len(test.HyperNodes) > 0) {
 		unsupported = append(unsupported, "hypernode tiers given without HyperNode objects")
 	}
-	if len(test.PVs)+len(test.PVCs)+len(test.SCs) > 0 {
-		unsupported = append(unsupported, "volumes")
+	for _, o := range test.SCs {
+		objects = append(objects, schedcheckObject(o, "storage.k8s.io/v1", "StorageClass"))
+	}
+	for _, o := range test.PVs {
+		objects = append(objects, schedcheckObject(o, "v1", "PersistentVolume"))
+	}
+	for _, o := range test.PVCs {
+		objects = append(objects, schedcheckObject(o, "v1", "PersistentVolumeClaim"))
 	}
 	if len(test.ResourceSlices)+len(test.DeviceClasses)+len(test.ResourceClaims) > 0 {
 		unsupported = append(unsupported, "dynamic resource allocation")
-	}
-	if len(test.IgnoreProvisioners) > 0 {
-		unsupported = append(unsupported, "ignored provisioners")
 	}
 
 	doc := map[string]interface{}{
@@ -244,6 +247,11 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 		"kind":          "Scenario",
 		"schedulerConf": schedulerConf,
 		"objects":       objects,
+	}
+	options := map[string]interface{}{}
+	if len(test.IgnoreProvisioners) > 0 {
+		// the mock cache ignores exactly these; a real scheduler adds its defaults to the flag's list
+		options["ignoredProvisioners"] = sets.List(test.IgnoreProvisioners)
 	}
 	if test.ShardingMode != "" || len(test.NodesInShard) > 0 {
 		shard := test.ShardName
@@ -254,7 +262,7 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 		if mode == "" {
 			mode = "none"
 		}
-		doc["schedulerOptions"] = map[string]interface{}{"shardingMode": mode, "shardName": shard}
+		options["shardingMode"], options["shardName"] = mode, shard
 		objects = append(objects, map[string]interface{}{
 			"apiVersion": "shard.volcano.sh/v1alpha1", "kind": "NodeShard",
 			"metadata": map[string]interface{}{"name": shard},
@@ -262,6 +270,9 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 			"status":   map[string]interface{}{"nodesInUse": test.NodesInShard},
 		})
 		doc["objects"] = objects
+	}
+	if len(options) > 0 {
+		doc["schedulerOptions"] = options
 	}
 
 	expect := map[string]interface{}{}

@@ -12,7 +12,8 @@ import (
 )
 
 // newMockCache is upstream's mock cache with the recorders (before v1.12 the constructor also takes a
-// volume binder, which allocate calls for every placement: one that binds nothing, as no scenario has volumes).
+// volume binder, which allocate calls for every placement: one that binds nothing; volumes_none.go drops the
+// scenario's storage objects).
 func newMockCache(b cache.Binder, e cache.Evictor, s cache.StatusUpdater, r record.EventRecorder) *cache.SchedulerCache {
 	return cache.NewCustomMockSchedulerCache(defaultSchedulerName, b, e, s, nil, noVolumes{}, r)
 }

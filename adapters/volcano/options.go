@@ -30,6 +30,14 @@ func applyOptions(given map[string]any) {
 			if n, ok := value.(float64); ok {
 				opts.PercentageOfNodesToFind = int32(n)
 			}
+		case "ignoredProvisioners": // --ignored-provisioners (volumes.go adds upstream's defaults)
+			list, _ := value.([]any)
+			opts.IgnoredCSIProvisioners = nil
+			for _, p := range list {
+				if s, ok := p.(string); ok {
+					opts.IgnoredCSIProvisioners = append(opts.IgnoredCSIProvisioners, s)
+				}
+			}
 		default:
 			fmt.Fprintf(os.Stderr, "warning: schedulerOptions.%s is not passed to upstream\n", key)
 		}

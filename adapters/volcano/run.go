@@ -89,7 +89,12 @@ func Run(sc *Scenario) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.World.advance(out, clock)
+		released := sc.World.advance(out, clock)
+		if cycle < sc.Cycles-1 { // a bind released between sessions reaches the binder before the next one
+			for task, node := range released {
+				res.Binds[task] = node
+			}
+		}
 		clock = clock.Add(schedulePeriod)
 	}
 	for _, pg := range sc.World.PodGroups {
@@ -103,6 +108,7 @@ type cycleOutcome struct {
 	evicted   []string
 	groups    map[string]*api.JobInfo // ns/name -> the job as the session's close left it
 	nominated map[string]string       // ns/name -> the nominated node the session's close wrote
+	waiting   map[string]string       // ns/name -> node: binds waiting in PreBind for the PV controller
 }
 
 func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Action, tiers []conf.Tier,
@@ -117,6 +123,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 		options.Default()
 	}
 	c := newMockCache(binder, evictor, status, &record.FakeRecorder{})
+	volumes := sc.World.startVolumes(c) // before Run, so that the informers list them
 	stop := make(chan struct{})
 	defer close(stop)
 	c.Run(stop)
@@ -135,6 +142,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	}
 	start := time.Now()
 	ssn := framework.OpenSession(c, tiers, configurations)
+	sc.World.syncVolumeCaches(c)
 	tracer := &tracer{cycle: cycle, last: map[string]TraceEntry{}}
 	ssn.AddEventHandler(tracer.handler())
 	for _, a := range actions {
@@ -170,18 +178,39 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	res.Timings.TotalSeconds += elapsed
 	res.Trace = append(res.Trace, tracer.entries...)
 
-	wantBinds, wantEvicts := pendingOutcalls(c)
+	// Wait for the binds and evictions the session dispatched, except binds waiting in PreBind for claims
+	// that only the PV controller binds (between sessions, in advance).
+	binding, wantEvicts := pendingOutcalls(c)
+	waiting := map[string]string{}
 	deadline := time.Now().Add(60 * time.Second)
-	for len(binder.snapshot()) < wantBinds || len(evictor.snapshot()) < wantEvicts {
+	for {
+		bound := map[string]bool{}
+		for _, b := range binder.snapshot() {
+			bound[b.Task] = true
+		}
+		left := 0
+		for task, p := range binding {
+			if bound[task] {
+				delete(waiting, task)
+			} else if volumes.waiting(p.claims) {
+				waiting[task] = p.node
+			} else {
+				left++
+			}
+		}
+		if left == 0 && len(evictor.snapshot()) >= wantEvicts {
+			break
+		}
 		if time.Now().After(deadline) {
 			fmt.Fprintf(os.Stderr, "warning: cycle %d: waited 60s for %d binds and %d evictions, got %d and %d\n",
-				cycle, wantBinds, wantEvicts, len(binder.snapshot()), len(evictor.snapshot()))
+				cycle, len(binding)-len(waiting), wantEvicts, len(bound), len(evictor.snapshot()))
 			break
 		}
 		time.Sleep(time.Millisecond)
 	}
+	sc.World.readVolumes(c)
 	out := &cycleOutcome{binds: binder.snapshot(), evicted: evictor.snapshot(), groups: map[string]*api.JobInfo{},
-		nominated: status.snapshot()}
+		nominated: status.snapshot(), waiting: waiting}
 	for _, job := range jobs {
 		out.groups[job.Namespace+"/"+job.Name] = job
 	}
@@ -192,16 +221,22 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	return out, nil
 }
 
-// pendingOutcalls counts the binds and evictions the session handed to the
-// cache: tasks left Binding, and tasks Releasing whose pod is not being deleted.
-func pendingOutcalls(c *cache.SchedulerCache) (binds, evicts int) {
+type pendingBind struct {
+	node   string
+	claims []string // the pod's claims, ns/name
+}
+
+// pendingOutcalls: the binds and evictions the session handed to the cache: tasks left Binding (by
+// ns/name), and the number of tasks Releasing whose pod is not being deleted.
+func pendingOutcalls(c *cache.SchedulerCache) (binds map[string]pendingBind, evicts int) {
 	c.Mutex.Lock()
 	defer c.Mutex.Unlock()
+	binds = map[string]pendingBind{}
 	for _, job := range c.Jobs {
 		for _, t := range job.Tasks {
 			switch {
 			case t.Status == api.Binding:
-				binds++
+				binds[t.Namespace+"/"+t.Name] = pendingBind{node: t.NodeName, claims: podClaims(t.Pod)}
 			case t.Status == api.Releasing && t.Pod != nil && t.Pod.DeletionTimestamp == nil:
 				evicts++
 			}
@@ -323,10 +358,11 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 			t.Time = t.Add(shift)
 		}
 	}
+	w.fillVolumes(c)
 	for _, n := range w.Nodes {
 		n = n.DeepCopy()
 		move(&n.CreationTimestamp)
-		c.AddOrUpdateNode(n)
+		addNode(c, n)
 		setUsage(c, n, shift)
 	}
 	w.fillHyperNodes(c)
@@ -351,6 +387,7 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 			move(&p.Status.Conditions[i].LastTransitionTime)
 			move(&p.Status.Conditions[i].LastProbeTime)
 		}
+		storePod(c, p)
 		c.AddPod(p)
 	}
 	for _, pg := range w.PodGroups {
@@ -404,13 +441,20 @@ func setUsage(c *cache.SchedulerCache, n *v1.Node, shift time.Duration) {
 }
 
 // advance lets the world move on after a session, as the reference's cache does:
-// bound pods run on their node, an evicted pod starts terminating, a pod that was
-// terminating is gone, and PodGroups keep the status the session's close gave them.
-func (w *World) advance(out *cycleOutcome, clock time.Time) {
+// the PV controller binds claims and the binds waiting for it go through, bound pods
+// run on their node, an evicted pod starts terminating, a pod that was terminating is
+// gone, and PodGroups keep the status the session's close gave them. It returns the
+// binds released from their wait.
+func (w *World) advance(out *cycleOutcome, clock time.Time) map[string]string {
 	now := metav1.NewTime(clock)
 	bound := map[string]string{}
 	for _, b := range out.binds {
 		bound[b.Task] = b.Node
+	}
+	w.syncClaims()
+	released := w.releaseVolumeWaits(out.waiting)
+	for task, node := range released {
+		bound[task] = node
 	}
 	evicted := map[string]bool{}
 	for _, e := range out.evicted {
@@ -458,6 +502,7 @@ func (w *World) advance(out *cycleOutcome, clock time.Time) {
 			pg.Status = status.Status
 		}
 	}
+	return released
 }
 
 func (w *World) latestCreation() time.Time {

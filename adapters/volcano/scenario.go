@@ -17,6 +17,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -52,6 +53,12 @@ type World struct {
 	HyperNodes      []json.RawMessage // decoded only by builds whose upstream has HyperNodes (hypernodes_*.go)
 	PDBs            []*policyv1.PodDisruptionBudget
 	NodeShards      []json.RawMessage // decoded only by builds whose upstream has NodeShards (shard_*.go)
+	// Storage (volumes*.go): fed to upstream's fake API client and informers where upstream reads volumes.
+	PVs               []*v1.PersistentVolume
+	PVCs              []*v1.PersistentVolumeClaim
+	StorageClasses    []*storagev1.StorageClass
+	CSINodes          []*storagev1.CSINode
+	VolumeAttachments []*storagev1.VolumeAttachment
 }
 
 type inputError struct{ msg string }
@@ -316,6 +323,56 @@ func (w *World) add(obj map[string]any) error {
 			pdb.Namespace = "default"
 		}
 		w.PDBs = append(w.PDBs, pdb)
+	case "PersistentVolume":
+		pv := &v1.PersistentVolume{}
+		if err := decode(pv); err != nil {
+			return err
+		}
+		if pv.UID == "" {
+			pv.UID = types.UID("persistentvolume-" + pv.Name)
+		}
+		if pv.Spec.ClaimRef != nil && pv.Spec.ClaimRef.Namespace == "" {
+			pv.Spec.ClaimRef.Namespace = "default"
+		}
+		if pv.Status.Phase == "" { // as the reference's loader: a PV given without a status is Available
+			pv.Status.Phase = v1.VolumeAvailable
+		}
+		defaultVersion(&pv.ObjectMeta)
+		w.PVs = append(w.PVs, pv)
+	case "PersistentVolumeClaim":
+		pvc := &v1.PersistentVolumeClaim{}
+		if err := decode(pvc); err != nil {
+			return err
+		}
+		defaultNamespaced(&pvc.ObjectMeta, "persistentvolumeclaim")
+		if pvc.Status.Phase == "" {
+			pvc.Status.Phase = v1.ClaimPending
+		}
+		defaultVersion(&pvc.ObjectMeta)
+		w.PVCs = append(w.PVCs, pvc)
+	case "StorageClass":
+		sc := &storagev1.StorageClass{}
+		if err := decode(sc); err != nil {
+			return err
+		}
+		if sc.VolumeBindingMode == nil { // the API server's default
+			mode := storagev1.VolumeBindingImmediate
+			sc.VolumeBindingMode = &mode
+		}
+		defaultVersion(&sc.ObjectMeta)
+		w.StorageClasses = append(w.StorageClasses, sc)
+	case "CSINode":
+		csi := &storagev1.CSINode{}
+		if err := decode(csi); err != nil {
+			return err
+		}
+		w.CSINodes = append(w.CSINodes, csi)
+	case "VolumeAttachment":
+		va := &storagev1.VolumeAttachment{}
+		if err := decode(va); err != nil {
+			return err
+		}
+		w.VolumeAttachments = append(w.VolumeAttachments, va)
 	case "ResourceQuota":
 		rq := &v1.ResourceQuota{}
 		if err := decode(rq); err != nil {
@@ -341,6 +398,14 @@ func defaultNamespaced(md *metav1.ObjectMeta, prefix string) {
 		} else {
 			md.UID = types.UID(prefix + "-" + md.Namespace + "-" + md.Name)
 		}
+	}
+}
+
+// defaultVersion gives an object the resource version an API server would: volume binding's assume
+// caches compare versions as integers and refuse an object without one.
+func defaultVersion(md *metav1.ObjectMeta) {
+	if md.ResourceVersion == "" {
+		md.ResourceVersion = "1"
 	}
 }
 

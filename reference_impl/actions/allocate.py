@@ -29,6 +29,7 @@ path, scheduling-gate removal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cmp_to_key
 
@@ -48,7 +49,13 @@ from schedcheck.reference.api.unschedule_info import (
 )
 from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.session import Session
-from schedcheck.reference.framework.statement import Statement, StatementError, recover_operations, save_operations
+from schedcheck.reference.framework.statement import (
+    Statement,
+    StatementError,
+    StatementOp,
+    recover_operations,
+    save_operations,
+)
 from schedcheck.reference.util.priority_queue import PriorityQueue
 from schedcheck.reference.util.scheduler_helper import (
     PredicateHelper,
@@ -79,6 +86,43 @@ class JobWorksheet:
     def replace_with(self, other: JobWorksheet) -> None:
         """ShallowCopyFrom: inherit what a dry run left."""
         self.sub_jobs, self.tasks = other.sub_jobs, other.tasks
+
+
+def organize_worksheet(ssn: Session, job: JobInfo, keep: Callable[[TaskInfo], bool]) -> JobWorksheet:
+    """The subjobs with pending work, those needed to reach a policy's minSubGroups first, then in
+    subjob order; each with the Pending tasks of its own index that `keep` accepts, in task order."""
+    counts: dict[str, int] = {}
+    waiting = []
+    for sub in job.sub_jobs.values():
+        if ssn.sub_job_ready(job, sub):
+            counts[sub.gid] = counts.get(sub.gid, 0) + 1
+        else:
+            waiting.append(sub)
+    waiting.sort(key=cmp_to_key(lambda l, r: -1 if ssn.sub_job_order_fn(l, r) else 1))
+    required: set[str] = set()
+    for sub in waiting:
+        if counts.get(sub.gid, 0) < job.min_sub_jobs.get(sub.gid, 0):
+            required.add(sub.uid)
+            counts[sub.gid] = counts.get(sub.gid, 0) + 1
+
+    def less(left, right) -> bool:
+        if (left.uid in required) != (right.uid in required):
+            return left.uid in required
+        return ssn.sub_job_order_fn(left, right)
+
+    worksheet = JobWorksheet(PriorityQueue(less), {})
+    for sub in job.sub_jobs.values():
+        tasks: PriorityQueue = PriorityQueue(ssn.task_order_fn, [t for t in sub.tasks_with_status(TaskStatus.Pending)
+                                                                 if keep(t)])
+        if not tasks.empty():
+            worksheet.sub_jobs.push(sub)
+            worksheet.tasks[sub.uid] = tasks
+    return worksheet
+
+
+def _placed(saved: dict[str, list[StatementOp]], names: list[str]) -> list[TaskInfo]:
+    """The tasks the saved dry runs of these hypernodes placed."""
+    return [op.task for name in names for op in saved[name]]
 
 
 class Allocate(Action):
@@ -151,41 +195,10 @@ class Allocate(Action):
         return queues, jobs_by_queue, worksheets
 
     def _organize_job_worksheet(self, job: JobInfo) -> JobWorksheet:
-        """organizeJobWorksheet: the subjobs with pending work, those needed to reach a policy's
-        minSubGroups first, then in subjob order; each with its pending tasks in task order."""
-        ssn = self.ssn
-        counts: dict[str, int] = {}
-        waiting = []
-        for sub in job.sub_jobs.values():
-            if ssn.sub_job_ready(job, sub):
-                counts[sub.gid] = counts.get(sub.gid, 0) + 1
-            else:
-                waiting.append(sub)
-        waiting.sort(key=cmp_to_key(lambda l, r: -1 if ssn.sub_job_order_fn(l, r) else 1))
-        required: set[str] = set()
-        for sub in waiting:
-            if counts.get(sub.gid, 0) < job.min_sub_jobs.get(sub.gid, 0):
-                required.add(sub.uid)
-                counts[sub.gid] = counts.get(sub.gid, 0) + 1
-
-        def less(left, right) -> bool:
-            if (left.uid in required) != (right.uid in required):
-                return left.uid in required
-            return ssn.sub_job_order_fn(left, right)
-
-        worksheet = JobWorksheet(PriorityQueue(less), {})
-        for sub in job.sub_jobs.values():
-            tasks: PriorityQueue = PriorityQueue(ssn.task_order_fn)
-            for task in sub.tasks_with_status(TaskStatus.Pending):
-                if task.sch_gated and task.is_sch_gated_by_others():
-                    continue
-                if task.resreq.is_empty():
-                    continue  # BestEffort: left to backfill
-                tasks.push(task)
-            if not tasks.empty():
-                worksheet.sub_jobs.push(sub)
-                worksheet.tasks[sub.uid] = tasks
-        return worksheet
+        """organizeJobWorksheet: BestEffort tasks are left to backfill, and a task gated by anyone but
+        Volcano waits."""
+        return organize_worksheet(self.ssn, job, lambda task: not task.resreq.is_empty() and not (
+            task.sch_gated and task.is_sch_gated_by_others()))
 
     # -- main loop ----------------------------------------------------------------------
 
@@ -258,7 +271,7 @@ class Allocate(Action):
                     stmt.discard()
             if not scores:
                 continue
-            best = self._best_of(job, scores)
+            best = self._best_of(job, scores, saved)
             final = Statement(ssn)
             if not recover_operations(final, saved[best]):
                 return None, ("", {})
@@ -294,7 +307,7 @@ class Allocate(Action):
             for name in candidates:
                 grouped.setdefault(totals[name], []).append(name)
             best_score = max(grouped)
-            best = self._pick(job, grouped[best_score], best_score, sub.tasks())
+            best = self._pick(sub.uid, grouped[best_score], best_score, _placed(saved, grouped[best_score]))
             final = Statement(ssn)
             if not recover_operations(final, saved[best]):
                 return None, 0.0
@@ -303,23 +316,25 @@ class Allocate(Action):
             return final, best_score
         return None, 0.0
 
-    def _best_of(self, job: JobInfo, scores: dict[str, float]) -> str:
+    def _best_of(self, job: JobInfo, scores: dict[str, float], saved: dict[str, list[StatementOp]]) -> str:
         """selectBestHyperNodeForJob: the highest summed score (upstream keeps the first it meets in
         map order, so equal scores are a seeded choice here)."""
         best_score = max(scores.values())
-        return self._pick(job, sorted(name for name, score in scores.items() if score == best_score), best_score)
+        tied = [name for name, score in scores.items() if score == best_score]
+        return self._pick(job.uid, tied, best_score, _placed(saved, tied))
 
-    def _pick(self, job: JobInfo, names: list[str], score: float, tasks: list | None = None) -> str:
+    def _pick(self, owner: str, names: list[str], score: float, tasks: list[TaskInfo]) -> str:
+        """One of equally scored hypernodes for a job or subjob (`owner`), recorded as a tie: the seeded
+        generator's, or, in a replay guided by another implementation (conform), the one holding the
+        nodes it gave the tasks the tied dry runs placed."""
+        names = sorted(names)
         if len(names) == 1:
             return names[0]
-        # a replay guided by another implementation's decisions (conform) may name its hypernode
-        guide = getattr(getattr(self.ssn, "tie_chooser", None), "choose_hyper_node", None)
-        guided = guide(self.ssn, tasks if tasks is not None else list(job.tasks.values()), sorted(names)) \
-            if guide is not None else None
-        chosen = guided if guided in names else sorted(names)[self.ssn.rng.randrange(len(names))]
-        record = getattr(self.ssn, "record_hyper_node_tie", None)
-        if record is not None:
-            record(job, sorted(names), chosen, score)
+        ssn = self.ssn
+        guide = getattr(ssn.tie_chooser, "choose_hyper_node", None)
+        guided = guide(ssn, tasks, names) if guide is not None else None
+        chosen = guided if guided in names else names[ssn.rng.randrange(len(names))]
+        ssn.record_hyper_node_tie(owner, names, chosen, score)
         return chosen
 
     def _update_decision_to_job(self, job: JobInfo, decision: tuple[str, dict[str, str]]) -> None:

@@ -4,8 +4,9 @@ the nomination plan in actions/utils/simulate.py, where upstream keeps them (act
 
 For every queue (in queue order), every starving job of it (job order; a job is considered when it
 is not Pending, passes JobValid and its queue exists) gets one statement:
-1. pending = the job's Pending tasks that are neither scheduling-gated nor best-effort, in task
-   order; need = Σ InitResreq. Nothing pending: the statement stays empty.
+1. pending = the Pending tasks, neither scheduling-gated nor best-effort, of the job's subjobs as
+   their own indexes list them (subjob order, then task order; a job already ready asks only for its
+   first such subjob's); need = Σ InitResreq. Nothing pending: the statement stays empty.
 2. Candidates in the domain: tasks that are Bound or Running and preemptable, of jobs in the SAME
    queue with a strictly lower job priority, whose PodGroup does not opt out of preemption
    (`volcano.sh/preemptable` annotation or label; unset means allowed). Per victim job the
@@ -20,22 +21,25 @@ is not Pending, passes JobValid and its queue exists) gets one statement:
    bundle survives only if all its tasks are allowed; the survivors are sorted again, and whole
    bundles are dropped when `allowWholeBundle` is false.
 4. Bundles are added cumulatively. Once need <= Σ(Idle + Releasing) of the domain + Σ the selected
-   victims' requests, a nomination plan is dry-run: evict all selected victims, then pipeline
-   every pending task (allocatable check, PrePredicate, the predicates in preempt mode after a
-   FutureIdle check, allocate's idle-then-future-idle node choice, a final FutureIdle fit) with
-   EvictionOccurred = "there are victims"; the plan holds if JobReady or JobPipelined holds after
-   the pipelines and JobPipelined holds. The dry run is undone (statements discarded in reverse,
-   which leaves last-transaction contexts on the tasks, as upstream) and the plan, saved as task
-   clones, is replayed into the job's statement. A failed plan, or a failed replay (whose replayed
-   part stays in the statement), moves on to the next bundle.
+   victims' requests, a nomination plan is dry-run: evict all selected victims, then, subjob by
+   subjob, pipeline its pending tasks in a trial statement (allocatable check, PrePredicate, the
+   predicates in preempt mode after a FutureIdle check, allocate's idle-then-future-idle node choice,
+   a final FutureIdle fit) with EvictionOccurred = "there are victims", kept if the subjob is then
+   ready or pipelined; a subjob no trial places fails the plan, and the walk stops once the job was
+   ready before the plan or is pipelined now. The plan holds if JobPipelined holds. The dry run is
+   undone (statements discarded in reverse, which leaves last-transaction contexts on the tasks, as
+   upstream) and the plan, saved as task clones, is replayed into the job's statement. A failed plan,
+   or a failed replay (whose replayed part stays in the statement), moves on to the next bundle.
 5. The statement is committed if JobPipelined holds for the job, else discarded.
 
-Hypernodes. Upstream picks up to `maxDomains` (default 8) candidate hypernode domains from the
-HyperNodeGradientForJob plugins and searches per sub-job within gradients; on commit it records
-each sub-job's nominated hypernode for the next allocate. The scenario format has no hypernodes or
-subgroup policies, so here there is exactly one domain, upstream's virtual cluster-top hypernode
-holding every node in session node order, and one sub-job holding every task (its readiness is the
-job's). `maxDomains` is parsed and validated but cannot matter, and no nomination is recorded.
+Hypernodes. The domains are up to `maxDomains` (default 8) hypernodes from the job's evict gradients
+(HyperNodeGradientForJobFn), or the virtual cluster top for a job without a hard topology when there is
+none; each domain is searched with its own nodes. Inside a domain the plan goes subjob by subjob (the
+worksheet allocate would build, read from the subjobs' own status indexes): a hard-topology job tries
+each subjob on the hypernodes of the subjob's evict gradients in the domain, first success wins; any
+other job on the domain's nodes. Not modelled: the nominated hypernode upstream records per subjob on
+commit (only a later allocate of the same session reads it), and the subjob-group surplus of the
+bundles (minSubGroups).
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ from schedcheck.reference.actions.utils.bundle import (
 )
 from schedcheck.reference.actions.utils.simulate import (
     build_nomination_plan,
+    candidate_domains,
     collect_pending_tasks,
 )
 from schedcheck.reference.api.job_info import JobInfo
@@ -176,25 +181,27 @@ class GangEvictionAction(Action):
         if not pending or not self.admits(queue, pending):
             return
         need = sum_init_resreq(pending)
-        for domain in [CLUSTER_TOP_HYPER_NODE]:  # upstream: up to maxDomains hypernode domains
-            nodes = list(ssn.node_list)
+        for domain in candidate_domains(ssn, job, self.settings.max_domains):
+            nodes = list(ssn.real_nodes_list.get(domain, []))
             if not nodes:
                 continue
             bundles = self.select_domain_bundles(job, pending, need, domain, nodes)
-            if bundles and self._try_bundles(stmt, queue, job, need, bundles, nodes):
+            if bundles and self._try_bundles(stmt, queue, job, need, bundles, domain, nodes):
                 return
 
     def _try_bundles(self, stmt: Statement, queue: QueueInfo, job: JobInfo, need: Resource,
-                     bundles: list[Bundle], nodes: list[NodeInfo]) -> bool:
+                     bundles: list[Bundle], domain: str, nodes: list[NodeInfo]) -> bool:
+        ssn = self.ssn
         idle = sum_idle_and_releasing(nodes)
+        hyper_node = ssn.hyper_nodes.get(domain) or ssn.hyper_nodes[CLUSTER_TOP_HYPER_NODE]
         selected: list[TaskInfo] = []
         for bundle in bundles:
             selected.extend(bundle.tasks)
             if not need.less_equal(idle.clone().add(sum_resreq(selected)), Zero):
                 continue
-            plan = build_nomination_plan(self.ssn, queue, job, list(selected), self.reason,
-                                         self.settings.enable_predicate_error_cache)
-            if plan is not None and recover_operations(stmt, plan):
+            found = build_nomination_plan(ssn, queue, job, hyper_node, list(selected), self.reason,
+                                          self.settings.enable_predicate_error_cache)
+            if found is not None and recover_operations(stmt, found[0]):
                 return True
         return False
 

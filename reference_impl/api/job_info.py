@@ -73,7 +73,7 @@ class JobInfo:
         if old is None or old.sub_group_policy != pod_group.sub_group_policy:
             self.sub_jobs, self.task_to_sub_job = {}, {}
             for task in self.tasks.values():
-                self._add_task_to_sub_job(task)
+                self._sub_job_for(task).add_task(task)
             self.min_sub_jobs = {sub_job_gid(self.uid, p.name): p.min_sub_groups or 0
                                  for p in pod_group.sub_group_policy}
 
@@ -94,7 +94,11 @@ class JobInfo:
                                                          self.network_topology)
         return found
 
-    def _add_task_to_sub_job(self, task: TaskInfo) -> None:
+    def _sub_job_for(self, task: TaskInfo) -> SubJobInfo:
+        """The task's subjob, found once (by policy match, else the default one) and remembered."""
+        known = self.sub_jobs.get(self.task_to_sub_job.get(task.uid, ""))
+        if known is not None:
+            return known
         target = None
         for policy in self.pod_group.sub_group_policy if self.pod_group is not None else ():
             values = sub_job_match_values(policy, task.pod)
@@ -108,8 +112,8 @@ class JobInfo:
                 break
         if target is None:
             target = self.sub_job
-        target.task_uids.add(task.uid)
         self.task_to_sub_job[task.uid] = target.uid
+        return target
 
     def contains_sub_job_policy(self) -> bool:
         return self.pod_group is not None and bool(self.pod_group.sub_group_policy)
@@ -141,8 +145,7 @@ class JobInfo:
         return all(counts.get(gid, 0) >= n for gid, n in self.min_sub_jobs.items())
 
     def add_task_info(self, task: TaskInfo) -> None:
-        if task.uid not in self.task_to_sub_job:
-            self._add_task_to_sub_job(task)
+        self._sub_job_for(task).add_task(task)
         self.tasks[task.uid] = task
         self.task_status_index.setdefault(task.status, {})[task.uid] = task
         self.total_request.add(task.resreq)
@@ -162,6 +165,9 @@ class JobInfo:
             bucket.pop(stored.uid, None)
             if not bucket:
                 del self.task_status_index[stored.status]
+        sub = self.sub_jobs.get(self.task_to_sub_job.get(task.uid, ""))
+        if sub is not None:
+            sub.delete_task(task)  # the passed object, not the stored one: upstream's subjob index can go stale
 
     def update_task_status(self, task: TaskInfo, status: TaskStatus) -> None:
         """Delete (if present), set the status, add: the passed object replaces the stored one."""

@@ -6,8 +6,11 @@ job's default subjob. A subjob of a policy needs subGroupSize pods (1 when unset
 job without policies needs the job's minMember, of a job with policies 1. Each subjob carries its own copy
 of a network topology (the policy's, or the job's for the default subjob) and its allocated hypernode.
 
-Counters are read from the job's current task objects (the job replaces a task object on every status
-change), so a subjob keeps only the uids of its tasks.
+A subjob keeps its own status index, written the way upstream writes it: a task leaves the bucket of the
+status the task object *passed in* carries, not the one the job holds. A statement replaying a saved copy
+(RecoverOperations) passes a copy whose status differs from the job's record, so the record stays behind
+in its old bucket: after a hypernode search, say, an allocated task is still listed Pending. Counters,
+worksheets and the subjob's minimum resources read that index, stale entries included.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ _READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.A
 
 class SubJobInfo:
     __slots__ = ("gid", "uid", "job", "min_available", "match_index", "network_topology", "allocated_hyper_node",
-                 "task_uids")
+                 "task_uids", "status_index")
 
     def __init__(self, gid: str, uid: str, job: JobInfo, min_available: int = 1,
                  network_topology: NetworkTopology | None = None, match_values: list[str] | None = None) -> None:
@@ -39,37 +42,53 @@ class SubJobInfo:
         self.match_index = _atoi(match_values[0]) if match_values else 0
         self.allocated_hyper_node = ""
         self.task_uids: set[str] = set()
+        self.status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
 
     def clone_for(self, job: JobInfo) -> SubJobInfo:
+        """An empty copy: the job's clone adds every task again, so the copy's index starts clean."""
         c = SubJobInfo.__new__(SubJobInfo)
         c.gid, c.uid, c.job, c.min_available = self.gid, self.uid, job, self.min_available
         c.network_topology = copy.copy(self.network_topology)
         c.match_index, c.allocated_hyper_node = self.match_index, self.allocated_hyper_node
-        c.task_uids = set(self.task_uids)
+        c.task_uids, c.status_index = set(), {}
         return c
+
+    def add_task(self, task: TaskInfo) -> None:
+        self.task_uids.add(task.uid)
+        self.status_index.setdefault(task.status, {})[task.uid] = task
+
+    def delete_task(self, task: TaskInfo) -> None:
+        """Leaves the bucket of the passed object's status (see the module docstring)."""
+        self.task_uids.discard(task.uid)
+        bucket = self.status_index.get(task.status)
+        if bucket is not None:
+            bucket.pop(task.uid, None)
+            if not bucket:
+                del self.status_index[task.status]
 
     def tasks(self) -> list[TaskInfo]:
         tasks = self.job.tasks
         return [tasks[uid] for uid in sorted(self.task_uids) if uid in tasks]
 
-    def _each(self):
-        tasks = self.job.tasks
-        return (tasks[uid] for uid in self.task_uids if uid in tasks)
+    def _count(self, statuses) -> int:
+        return sum(len(self.status_index.get(s, ())) for s in statuses)
 
     def tasks_with_status(self, status: TaskStatus) -> list[TaskInfo]:
-        return [t for t in self.tasks() if t.status == status]
+        """The index's bucket (the objects as indexed, stale ones included), by uid."""
+        bucket = self.status_index.get(status, {})
+        return [bucket[uid] for uid in sorted(bucket)]
 
     def ready_task_num(self) -> int:
-        return sum(1 for t in self._each() if t.status in _READY)
+        return self._count(_READY)
 
     def pending_best_effort_task_num(self) -> int:
-        return sum(1 for t in self._each() if t.status == TaskStatus.Pending and t.best_effort)
+        return sum(1 for t in self.status_index.get(TaskStatus.Pending, {}).values() if t.best_effort)
 
     def waiting_task_num(self) -> int:
-        return sum(1 for t in self._each() if t.status == TaskStatus.Pipelined)
+        return self._count((TaskStatus.Pipelined,))
 
     def allocated_task_num(self) -> int:
-        return sum(1 for t in self._each() if allocated_status(t.status))
+        return sum(len(bucket) for status, bucket in self.status_index.items() if allocated_status(status))
 
     def is_ready(self) -> bool:
         return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
@@ -81,7 +100,7 @@ class SubJobInfo:
     def min_resources(self) -> Resource:
         """GetMinResources: the pending tasks' requests (a subjob is scheduled as a whole)."""
         total = Resource()
-        for task in self.tasks_with_status(TaskStatus.Pending):
+        for task in self.status_index.get(TaskStatus.Pending, {}).values():
             total.add(task.init_resreq)
         return total
 

@@ -10,6 +10,14 @@ Between sessions `advance()` lets the world move on (world.py: the API server
 and kubelets, deterministic, with injectable faults), then rebuilds the view;
 pipelined decisions are not kept (upstream behaviour).
 
+Volumes (volumes.py): the storage objects are read as upstream's informers hold them; a pod's claim counts
+as a request of `attachable-volumes-csi-<driver>`, the driver being its bound PV's CSI driver or, unbound,
+its class's provisioner (unless --ignored-provisioners names it), and a node offers that resource only for
+the drivers its CSINode lists. Plugins registered as binders run
+their PreBind on each bind: a bind whose claims the PV controller must still bind is accepted but waits
+(its BindRecord says "waiting") until the world has bound them between sessions; only then does it reach
+the binder.
+
 With `persistent` on (conf pipelinePersistence: persistent, the unmerged PR #4552 design, seed 004)
 the session's pipelined decisions are written to the pod's annotations at close, restored as
 Pipelined tasks on their node by the next snapshot, and cleared on bind; a decision whose node or
@@ -19,7 +27,9 @@ pod has gone, or whose pod another scheduler bound, is released and logged (`log
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from schedcheck.reference.api.job_info import JobInfo, task_scheduling_reason
 from schedcheck.reference.api.node_info import NodeError, NodeInfo
@@ -39,10 +49,18 @@ from schedcheck.reference.cache.log import (
     EvictRecord,
     ReleaseRecord,
 )
+from schedcheck.reference.cache.volumes import (
+    DEFAULT_IGNORED_PROVISIONERS,
+    VolumeCaches,
+    VolumeWait,
+    csi_node_resources,
+    pod_csi_volumes,
+)
 from schedcheck.reference.cache.world import World
 from schedcheck.reference.k8s import (
     DEFAULT_SCHEDULER_NAME,
     ClusterObjects,
+    Node,
     Pod,
     Queue,
     ResourceQuota,
@@ -53,6 +71,14 @@ from schedcheck.reference.util.timestamps import parse_timestamp
 
 DEFAULT_QUEUE = "default"
 ROOT_QUEUE = "root"
+
+
+@dataclass
+class BindContext:
+    """What a bind carries to the PreBinds: the task, and each plugin's extension (its cycle state)."""
+
+    task: TaskInfo
+    extensions: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass
@@ -91,6 +117,10 @@ class SchedulerCache:
         self.log = CacheLog()
         self.cycle = 0
         self.persistent = False  # pipelined decisions kept across sessions (set_pipeline_persistence)
+        # The storage informers and the volume binder's assume caches, which outlast sessions (volumes.py).
+        self.volumes = VolumeCaches(self.world)
+        self.ignored_provisioners = DEFAULT_IGNORED_PROVISIONERS | set(self.server_options.ignored_provisioners)
+        self.binders: dict[str, Any] = {}  # binderRegistry: plugins with PreBind, by name
         self._ensure_default_queues()
         self.image_states = ImageStates()
         self._rebuild()
@@ -151,10 +181,11 @@ class SchedulerCache:
     def _rebuild(self) -> None:
         self.nodes: dict[str, NodeInfo] = {}
         self.node_list: list[str] = []
+        self.volumes.refresh()
         self.image_states.refresh(self.world.nodes)
         summaries = self.image_states.summaries
         for node in self.world.nodes:
-            info = self.nodes[node.name] = NodeInfo(node)
+            info = self.nodes[node.name] = NodeInfo(self._with_csi_resources(node))
             info.image_states = summaries.get(node.name, NO_IMAGES)
             self.node_list.append(node.name)
         self.queues = {q.name: QueueInfo(q) for q in self.world.queues}
@@ -169,6 +200,14 @@ class SchedulerCache:
             for job in self.jobs.values():
                 job.pipelined_ready = True  # the PR counts Pipelined tasks as ready (semantics §11)
 
+    def _with_csi_resources(self, node: Node) -> Node:
+        """syncNode: a node with a CSINode gets each driver's volume limit as an allocatable resource."""
+        extra = csi_node_resources(self.volumes.objects.csi_node(node.name))
+        if not extra:
+            return node
+        return dataclasses.replace(node, allocatable={**node.allocatable, **extra},
+                                   capacity={**node.capacity, **extra})
+
     def _add_pod(self, pod: Pod) -> None:
         if pod.priority is None and pod.priority_class_name:
             # The Priority admission plugin resolves the class into spec.priority ...
@@ -179,6 +218,7 @@ class SchedulerCache:
         if not pod.node_name and pod.scheduler_name not in self.scheduler_names:
             return  # a pending pod of another scheduler is not this scheduler's business
         task = TaskInfo(pod)
+        self._add_csi_volumes(task)
         if self.persistent:
             self._restore_pipelined(pod, task)
         if task.node_name:
@@ -191,6 +231,18 @@ class SchedulerCache:
         if task.job:
             job = self.jobs.setdefault(task.job, JobInfo(task.job))
             job.add_task_info(task)
+
+    def _add_csi_volumes(self, task: TaskInfo) -> None:
+        """addPodCSIVolumesToTask: each CSI driver's claims become a request of its limit resource."""
+        volumes = pod_csi_volumes(self.volumes.objects, task.pod, self.ignored_provisioners)
+        for resource, count in volumes.items():
+            task.resreq.add_scalar(resource, float(count))  # resreq is init_resreq: one object
+        if volumes:
+            task.best_effort = task.init_resreq.is_empty()
+
+    def register_binder(self, name: str, binder: Any) -> None:
+        """RegisterBinder: a plugin whose pre_bind(bind_context) runs before each bind, kept across sessions."""
+        self.binders[name] = binder
 
     def _restore_pipelined(self, pod: Pod, task: TaskInfo) -> None:
         """getTaskStatus / NewTaskInfo of the PR: a kept decision makes the task Pipelined on its node."""
@@ -244,7 +296,7 @@ class SchedulerCache:
             raise CacheError(f"task {task.key} of job {task.job} is not in the cache")
         return job, job.tasks[task.uid]
 
-    def add_bind_task(self, task: TaskInfo) -> None:
+    def add_bind_task(self, task: TaskInfo, bind_context: BindContext | None = None) -> None:
         job, cached = self._find(task)
         node = self.nodes.get(task.node_name)
         if node is None:
@@ -261,8 +313,23 @@ class SchedulerCache:
         except NodeError as exc:
             job.update_task_status(cached, original)
             raise CacheError(str(exc)) from exc
-        self.cluster.bound_this_cycle[cached.key] = node.name
-        self.log.binds.append(BindRecord(self.cycle, cached.key, node.name))
+        outcome = self._pre_bind(bind_context or BindContext(task))
+        if outcome is None:
+            self.cluster.bound_this_cycle[cached.key] = node.name
+            self.log.binds.append(BindRecord(self.cycle, cached.key, node.name))
+        elif isinstance(outcome, VolumeWait):
+            self.cluster.volume_waits[cached.key] = outcome
+            self.log.binds.append(BindRecord(self.cycle, cached.key, node.name, "waiting"))
+        else:  # upstream resyncs the task: the next session finds the pod pending again
+            self.log.binds.append(BindRecord(self.cycle, cached.key, node.name, f"failed: {outcome}"))
+
+    def _pre_bind(self, bind_context: BindContext) -> VolumeWait | Exception | None:
+        """executePreBind: the registered PreBinds in turn; the first failure stops the bind."""
+        for binder in self.binders.values():
+            outcome = binder.pre_bind(bind_context)
+            if outcome is not None:
+                return outcome
+        return None
 
     def evict(self, task: TaskInfo, reason: str) -> None:
         job, cached = self._find(task)

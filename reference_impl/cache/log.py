@@ -8,9 +8,13 @@ from dataclasses import dataclass, field
 
 @dataclass
 class BindRecord:
+    """A bind the cache accepted (AddBindTask). `pre_bind` says why it has not reached the binder: "waiting"
+    (PreBind waits for the PV controller to bind the pod's claims) or "failed: <error>"; "" once it has."""
+
     cycle: int
     task: str  # ns/pod
     node: str
+    pre_bind: str = ""
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The world between sessions: the API server and kubelets around the scheduler, deterministic.
 
-A pod bound in a session is running on its node by the next one; a pod evicted in a session is
+A pod bound in a session is running on its node by the next one (a bind that waits for its volumes goes
+once the PV controller, pv_controller.py, has bound them, which it does first); a pod evicted in a session is
 terminating (Releasing) in the next one and gone in the one after. Faults a test can inject:
 `failing_binds` (the API server refuses a pod's next bind), `slow_evictions` (a pod stays
 terminating that many more sessions), `bound_elsewhere` (another scheduler binds a pending pod
@@ -11,7 +12,10 @@ from __future__ import annotations
 
 from schedcheck.reference.api.pipelined import clear_pipelined
 from schedcheck.reference.cache.log import BindOutcome, CacheLog, ReleaseRecord
+from schedcheck.reference.cache.pv_controller import sync_claims
+from schedcheck.reference.cache.volumes import VolumeWait
 from schedcheck.reference.k8s import ClusterObjects, Pod, PodCondition
+from schedcheck.reference.plugins.volume_helpers import fully_bound
 from schedcheck.reference.util.timestamps import format_timestamp
 
 SCHEDULE_PERIOD_SECONDS = 1.0  # --schedule-period
@@ -26,6 +30,7 @@ class World:
         self.failing_binds: set[str] = set()  # pod keys whose next bind the API server refuses
         self.slow_evictions: dict[str, int] = {}  # pod key -> extra sessions it stays terminating
         self.bound_elsewhere: dict[str, str] = {}  # pod key -> node another scheduler binds it to
+        self.volume_waits: dict[str, VolumeWait] = {}  # pod key -> a bind waiting for its claims to be bound
 
     def advance(self, cycle: int, persistent: bool, log: CacheLog) -> None:
         """Let the world move on: binds complete, evictions progress, terminated pods disappear.
@@ -35,6 +40,8 @@ class World:
         pod in `bound_elsewhere` is bound to that node by another scheduler first (our bind of it then
         finds it bound: to the same node, or elsewhere).
         """
+        sync_claims(self.objects)
+        self._release_volume_waits(log)
         self._apply_concurrent_binds(cycle, persistent, log)
         kept = []
         for pod in self.objects.pods:
@@ -62,6 +69,17 @@ class World:
         self.bound_this_cycle.clear()
         self.evicted_this_cycle.clear()
         self.clock += SCHEDULE_PERIOD_SECONDS
+
+    def _release_volume_waits(self, log: CacheLog) -> None:
+        """A bind waiting in PreBind goes to the binder once every claim it waits for is bound."""
+        claims = {pvc.key: pvc for pvc in self.objects.persistent_volume_claims}
+        for key, wait in list(self.volume_waits.items()):
+            if not all(name in claims and fully_bound(claims[name]) for name in wait.claims):
+                continue  # upstream would give up after volumebinding.bindTimeoutSeconds
+            del self.volume_waits[key]
+            self.bound_this_cycle[key] = wait.node
+            record = next(r for r in reversed(log.binds) if r.task == key and r.pre_bind == "waiting")
+            record.pre_bind = ""
 
     def _apply_concurrent_binds(self, cycle: int, persistent: bool, log: CacheLog) -> None:
         for pod in self.objects.pods:

@@ -26,6 +26,7 @@ from schedcheck.reference.api.unschedule_info import (
     FitError,
     FitErrors,
 )
+from schedcheck.reference.cache.cache import BindContext
 from schedcheck.reference.cache.errors import CacheError
 from schedcheck.reference.framework.conf import SchedulerConf, Tier
 from schedcheck.reference.framework.event import Event, EventHandler
@@ -90,13 +91,14 @@ class ValidateResult:
 
 @dataclass
 class TieRecord:
-    """A decision where several nodes were equally good; the seeded generator chose one."""
+    """A decision where several nodes (or hypernodes) were equally good; the seeded generator chose one."""
 
     action: str
-    task: str
+    task: str  # the task placed; for a hypernode tie, the job or subjob placed
     candidates: list[str]
     chosen: str
     score: float
+    kind: str = "node"  # or "hyperNode"
 
 
 @dataclass
@@ -595,6 +597,10 @@ class Session:
     def record_tie(self, task: TaskInfo, candidates: list[NodeInfo], chosen: NodeInfo, score: float) -> None:
         self.ties.append(TieRecord(self.current_action, task.key, [n.name for n in candidates], chosen.name, score))
 
+    def record_hyper_node_tie(self, owner: str, candidates: list[str], chosen: str, score: float) -> None:
+        """Equally scored hypernodes for a job or subjob (`owner`): allocate's choice among them."""
+        self.ties.append(TieRecord(self.current_action, owner, list(candidates), chosen, score, "hyperNode"))
+
     # -- session-level operations (no statement) ----------------------------------------
 
     def allocate(self, task: TaskInfo, node: NodeInfo) -> Exception | None:
@@ -629,12 +635,21 @@ class Session:
 
     def dispatch(self, task: TaskInfo) -> None:
         """Send an allocated task to the cache's binder; the session task becomes Binding."""
-        self.cache.add_bind_task(task)
+        self.cache.add_bind_task(task, self.create_bind_context(task))
         from_status = task.status
         job = self.jobs.get(task.job)
         if job is not None:
             job.update_task_status(task, TaskStatus.Binding)
         self.record("bind", task, task.node_name, from_status)
+
+    def create_bind_context(self, task: TaskInfo) -> BindContext:
+        """CreateBindContext: each plugin with a bind extension adds it, from the task's cycle state."""
+        context = BindContext(task)
+        for plugin in self.plugins.values():
+            setup = getattr(plugin, "setup_bind_context_extension", None)
+            if setup is not None:
+                setup(self.cycle_states.get(task.uid, {}), context)
+        return context
 
     def evict(self, task: TaskInfo, reason: str) -> Exception | None:
         """ssn.Evict (shuffle): the cache first (a refusal raises CacheError), then the session."""

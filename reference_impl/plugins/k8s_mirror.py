@@ -335,6 +335,19 @@ def _requirement_matches(labels: dict[str, str], key: str, op: str, values: froz
     return actual > number if op == "Gt" else actual < number
 
 
+def requirement_holds(labels: dict[str, str], key: str, op: str, values: list[str]) -> bool | None:
+    """labels.NewRequirement(key, op, values).Matches(labels); None when the requirement is invalid."""
+    parsed = _parse_label_requirement(key, op, values)
+    if parsed is None:
+        return None
+    return _requirement_matches(labels, *parsed)
+
+
+def node_selector_terms_match(terms: list[NodeSelectorTerm], node: Node) -> bool:
+    """MatchNodeSelectorTerms: any non-empty term matches (an empty term, or no term, matches nothing)."""
+    return any(SelectorTerm(t).matches(node) for t in terms if not _is_empty_term(t))
+
+
 def _is_empty_term(term: NodeSelectorTerm) -> bool:
     return not term.match_expressions and not term.match_fields
 

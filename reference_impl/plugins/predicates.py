@@ -9,13 +9,28 @@ PredicateFn, in upstream's order:
    is cached per (node, `volcano.sh/template-uid`) for the session, and a cached failure becomes an
    Error status "plugin equivalence cache predicates failed";
 3. NodePorts (`predicate.NodePortsEnable`), InterPodAffinity (`predicate.PodAffinityEnable`, its
-   PreFilter counts taken in PrePredicate: interpod_affinity.py) and PodTopologySpread
-   (`predicate.PodTopologySpreadEnable`, likewise: pod_topology_spread.py); volumes and DRA pass for
-   every pod the scenario format can describe, so they are not modelled.
+   PreFilter counts taken in PrePredicate: interpod_affinity.py), NodeVolumeLimits
+   (`predicate.NodeVolumeLimitsEnable`, CSI limits from CSINode objects), VolumeZone
+   (`predicate.VolumeZoneEnable`): both in volume_filters.py, PodTopologySpread
+   (`predicate.PodTopologySpreadEnable`: pod_topology_spread.py) and VolumeBinding
+   (`predicate.VolumeBindingEnable`: volume_binding.py); a status that is UnschedulableAndUnresolvable,
+   Error, Wait or Skip stops the rest.
 
-PrePredicateFn runs upstream's PreFilters: the sidecar rule (dead: SidecarContainers is locked on in
-k8s 1.36) and NodeAffinity's PreFilter, which rejects a pod whose required terms all pin
-`metadata.name` to disjoint sets.
+PrePredicateFn runs upstream's PreFilters in that order: the sidecar rule (dead: SidecarContainers is
+locked on in k8s 1.36), NodeAffinity's (a pod whose required terms all pin `metadata.name` to disjoint
+sets), then InterPodAffinity, NodeVolumeLimits, VolumeZone, PodTopologySpread and VolumeBinding; a
+failure reads "plugin <name> pre-predicates failed <reason>". A claim VolumeZone cannot resolve (missing,
+or unbound outside a WaitForFirstConsumer class) fails there, so VolumeBinding's "pod has unbound
+immediate PersistentVolumeClaims" is what a pod gets only with VolumeZone off (or for a claim pre-bound
+to a volume that is not yet bound back).
+
+Volumes beyond the filters: the allocate event runs VolumeBinding's Reserve (on `pod.spec.nodeName`,
+which a pipeline leaves unset, so a pipelined pod assumes nothing), the deallocate event its Unreserve;
+the plugin registers with the cache as a binder whose PreBind writes the chosen PVs' claimRefs and the
+provisioning claims' selected-node annotations and makes the bind wait for the PV controller (the cache's
+world runs it between sessions). Volcano's own cache counts each claim's CSI driver as a request of
+`attachable-volumes-csi-<driver>`, which only a node whose CSINode lists the driver has (cache.py,
+cache/volumes.py; `--ignored-provisioners` drivers are not counted).
 
 Topology-aware preemption's dry runs ask SimulateAddTask, SimulateRemoveTask and SimulatePredicate:
 InterPodAffinity's AddPod / RemovePod on the dry run's copy of the preemptor's PreFilter counts, and its
@@ -28,10 +43,17 @@ the task in this session. That is always the case for a victim being unevicted, 
 eviction leaves the victim OUT of the mirror; it also fails (rolls back) an allocation made without
 a prior PrePredicate, as upstream.
 
-Not modelled: shared devices (GPU share, vGPU), the PodLister, BatchNodeOrder (VolumeBinding and DRA
-score 0 for pods without volumes or claims).
+Not modelled, and why:
+- VolumeRestrictions (ReadWriteOncePod conflicts, inline disk conflicts): upstream's predicates plugin
+  does not enable it, so Volcano never checks it;
+- generic ephemeral volumes and inline or in-tree volume sources: only spec.volumes[].persistentVolumeClaim
+  is read (the others never reach these filters, or need CSI translation);
+- CSIStorageCapacity and CSIDriver objects: without them volume binding finds every node's storage
+  sufficient and NodeVolumeLimits' driver-installed check stays off (VolumeLimitScaling is off);
+- shared devices (GPU share, vGPU), the PodLister, DRA (pods with resource claims are not read);
+- BatchNodeOrder: VolumeBinding scores only with StorageCapacityScoring (alpha, off at 1.36), DRA
+  scores 0 for pods without claims.
 """
-
 from __future__ import annotations
 
 from typing import Any
@@ -47,10 +69,22 @@ from schedcheck.reference.api.unschedule_info import (
 from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.cache.cache import BindContext
+from schedcheck.reference.cache.volumes import VolumeWait
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.k8s import Node, Pod, Taint
 from schedcheck.reference.plugins import pod_topology_spread
 from schedcheck.reference.plugins.interpod_affinity import filter_labels, filter_node, pre_filter, update_with_pod
+from schedcheck.reference.plugins.volume_binding import STATE_KEY as BINDING_STATE
+from schedcheck.reference.plugins.volume_binding import BindingState, VolumeBinding
+from schedcheck.reference.plugins.volume_filters import (
+    ZONE_NAME,
+    ZONE_STATE,
+    limits_filter,
+    limits_pre_filter,
+    zone_filter,
+    zone_pre_filter,
+)
 from schedcheck.reference.plugins.k8s_mirror import (
     MirrorNode,
     RequiredNodeAffinity,
@@ -71,6 +105,10 @@ SPREAD_STATE = "PreFilterPodTopologySpread"
 SKIP = "skip"  # PreFilter said Skip: the filter does not run
 REASON_NODE_PORTS = "node(s) didn't have free ports for the requested pod ports"
 TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
+NODE_VOLUME_LIMITS_ENABLE = "predicate.NodeVolumeLimitsEnable"
+VOLUME_ZONE_ENABLE = "predicate.VolumeZoneEnable"
+VOLUME_BINDING_ENABLE = "predicate.VolumeBindingEnable"
+LIMITS_STATE = "PreFilterNodeVolumeLimits"  # only whether the filter runs: CSILimits keeps no state
 CACHE_ENABLE = "predicate.CacheEnable"
 TEMPLATE_UID_ANNOTATION = "volcano.sh/template-uid"
 
@@ -83,6 +121,7 @@ REASON_NODE_NOT_FOUND = "node info not found"
 SIDECAR_CONTAINERS_ENABLED = True  # k8s feature gate, GA and locked on since 1.33
 UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
 _HARD_EFFECTS = ("NoSchedule", "NoExecute")
+_ABORTING = (StatusCode.UnschedulableAndUnresolvable, StatusCode.Error, StatusCode.Wait, StatusCode.Skip)
 _UNSET = object()
 
 
@@ -112,6 +151,10 @@ class _PodFilter:
                 if taint.effect in _HARD_EFFECTS and not tolerations_tolerate(self.tolerations, taint):
                     return Status(StatusCode.UnschedulableAndUnresolvable, REASON_TAINTS)
         return None
+
+
+def _code(unresolvable: bool) -> StatusCode:
+    return StatusCode.UnschedulableAndUnresolvable if unresolvable else StatusCode.Unschedulable
 
 
 def ports_conflict(left: tuple[str, str, int], right: tuple[str, str, int]) -> bool:
@@ -156,6 +199,9 @@ class PredicatesPlugin(Plugin):
         self.pod_affinity_enable = args.get_bool(POD_AFFINITY_ENABLE, True)
         self.pod_topology_spread_enable = args.get_bool(POD_TOPOLOGY_SPREAD_ENABLE, True)
         self.cache_enable = args.get_bool(CACHE_ENABLE, False)
+        self.node_volume_limits_enable = args.get_bool(NODE_VOLUME_LIMITS_ENABLE, True)
+        self.volume_zone_enable = args.get_bool(VOLUME_ZONE_ENABLE, True)
+        self.volume_binding_enable = args.get_bool(VOLUME_BINDING_ENABLE, True)
         self._filters_by_task: dict[str, _PodFilter] = {}
         self._filters_by_spec: dict[tuple, _PodFilter] = {}
         self._equivalence: dict[tuple[str, str], bool] = {}  # (node, template uid) -> fit
@@ -163,6 +209,9 @@ class PredicatesPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
         self.mirror = session_mirror(ssn)
+        self.volumes = ssn.cache.volumes
+        self.binding = VolumeBinding(ssn.cache.volumes)
+        ssn.cache.register_binder(self.name, self)
         ssn.add_event_handler(EventHandler(self.on_allocate, self.on_deallocate))
         ssn.add_fn("pre_predicate", self.name, self.pre_predicate)
         ssn.add_fn("predicate", self.name, self.predicate)
@@ -182,29 +231,45 @@ class PredicatesPlugin(Plugin):
             # and returns before the pod is added to the node.
             event.err = ReserveError("not found")
             return
+        err = self._reserve(task)
+        if err is not None:
+            event.err = ReserveError(str(err))
+            return
         self.mirror.add_pod(node_name, task.pod)
 
     def on_deallocate(self, event: Event) -> None:
         task = event.task
         if task.node_name not in self.mirror.nodes or task.node_name not in self.ssn.nodes:
             return
+        self._unreserve(task)
         self.mirror.remove_pod(task.node_name, task.pod)
 
     # -- pre-predicate ------------------------------------------------------------------
 
     def pre_predicate(self, task: TaskInfo) -> Exception | None:
-        """The PreFilters that can fail for our pods; success records the task's cycle state."""
+        """The PreFilters, in upstream's order; success records the task's cycle state."""
         pod = task.pod
         if not SIDECAR_CONTAINERS_ENABLED and any(c.restart_policy == "Always" for c in pod.init_containers):
             return Exception("pod has a restartable init container and the SidecarContainers feature is disabled")
         if self.node_affinity_enable and required_terms_conflict(pod):
             return Exception(f"plugin NodeAffinity pre-predicates failed {REASON_AFFINITY_CONFLICT}")
+        state = self.ssn.cycle_states.setdefault(task.uid, {})
         if self.pod_affinity_enable:  # InterPodAffinity's PreFilter: counts over the node view as it is now
-            self.ssn.cycle_states.setdefault(task.uid, {})[AFFINITY_STATE] = (
-                pre_filter(pod, self.mirror.nodes.values()) or SKIP)
+            state[AFFINITY_STATE] = pre_filter(pod, self.mirror.nodes.values()) or SKIP
+        if self.node_volume_limits_enable:
+            state[LIMITS_STATE] = True if limits_pre_filter(pod) else SKIP
+        if self.volume_zone_enable:
+            topologies, status = zone_pre_filter(self.volumes.objects, pod)
+            if status is not None and status.code != StatusCode.Skip:
+                return Exception(f"plugin {ZONE_NAME} pre-predicates failed {status.reason}")
+            state[ZONE_STATE] = topologies if status is None else SKIP
         if self.pod_topology_spread_enable:  # PodTopologySpread's PreFilter, likewise
-            self.ssn.cycle_states.setdefault(task.uid, {})[SPREAD_STATE] = (
-                pod_topology_spread.pre_filter(pod, self.mirror.nodes.values()) or SKIP)
+            state[SPREAD_STATE] = pod_topology_spread.pre_filter(pod, self.mirror.nodes.values()) or SKIP
+        if self.volume_binding_enable:
+            binding = self.binding.pre_filter(pod)
+            if isinstance(binding, Status):
+                return Exception(f"plugin {BINDING_STATE} pre-predicates failed {binding.reason}")
+            state[BINDING_STATE] = binding
         self.mirror.prefiltered.add(task.uid)
         return None
 
@@ -223,30 +288,101 @@ class PredicatesPlugin(Plugin):
             statuses.append(Status(StatusCode.Unschedulable, NODE_POD_NUMBER_EXCEEDED, PLUGIN_NAME))
         if failed is not None:  # the stable filters abort first (UnschedulableAndUnresolvable)
             statuses.append(Status(failed.code, failed.reason))  # a fresh status per FitError
-        else:  # then the other filters, in upstream's order; an unresolvable one aborts
-            if self.node_ports_enable and host_ports_conflict(task.pod, mirror_node):
-                statuses.append(Status(StatusCode.Unschedulable, REASON_NODE_PORTS))
-            if self.pod_affinity_enable:
-                state = self.ssn.cycle_states.get(task.uid, {}).get(AFFINITY_STATE)
-                if state is None:
-                    statuses.append(Status(StatusCode.Error, f'reading "{AFFINITY_STATE}" from cycleState: not found'))
-                elif state is not SKIP:
-                    failed = filter_node(state, mirror_node)
-                    if failed is not None:
-                        code = StatusCode.UnschedulableAndUnresolvable if failed[0] else StatusCode.Unschedulable
-                        statuses.append(Status(code, failed[1]))
-            aborted = any(status.code in (StatusCode.UnschedulableAndUnresolvable, StatusCode.Error)
-                          for status in statuses)
-            if self.pod_topology_spread_enable and not aborted:
-                state = self.ssn.cycle_states.get(task.uid, {}).get(SPREAD_STATE)
-                if state is None:
-                    statuses.append(Status(StatusCode.Error, f'reading "{SPREAD_STATE}" from cycleState: not found'))
-                elif state is not SKIP:
-                    failed = pod_topology_spread.filter_node(state, task.pod, mirror_node)
-                    if failed is not None:
-                        code = StatusCode.UnschedulableAndUnresolvable if failed[0] else StatusCode.Unschedulable
-                        statuses.append(Status(code, failed[1]))
+        else:  # then the other filters, in upstream's order; an aborting one stops them
+            state = self.ssn.cycle_states.get(task.uid, {})
+            for check in (self._node_ports, self._pod_affinity, self._volume_limits, self._volume_zone,
+                          self._topology_spread, self._volume_binding):
+                status = check(task, mirror_node, state)
+                if status is not None:
+                    statuses.append(status)
+                    if status.code in _ABORTING:
+                        break
         return FitError(task.key, node.name, statuses) if statuses else None
+
+    def _node_ports(self, task: TaskInfo, node: MirrorNode, state: dict[str, Any]) -> Status | None:
+        if self.node_ports_enable and host_ports_conflict(task.pod, node):
+            return Status(StatusCode.Unschedulable, REASON_NODE_PORTS)
+        return None
+
+    def _pod_affinity(self, task: TaskInfo, node: MirrorNode, state: dict[str, Any]) -> Status | None:
+        if not self.pod_affinity_enable:
+            return None
+        affinity = state.get(AFFINITY_STATE)
+        if affinity is None:
+            return Status(StatusCode.Error, f'reading "{AFFINITY_STATE}" from cycleState: not found')
+        if affinity is SKIP:
+            return None
+        failed = filter_node(affinity, node)
+        return None if failed is None else Status(_code(failed[0]), failed[1])
+
+    def _volume_limits(self, task: TaskInfo, node: MirrorNode, state: dict[str, Any]) -> Status | None:
+        """NodeVolumeLimits (CSI): it keeps no state, so it runs unless its PreFilter said Skip."""
+        if not self.node_volume_limits_enable or state.get(LIMITS_STATE) is SKIP or not task.pod.volumes:
+            return None
+        return limits_filter(self.volumes.objects, task.pod, node.name, list(node.pod_objects.values()))
+
+    def _volume_zone(self, task: TaskInfo, node: MirrorNode, state: dict[str, Any]) -> Status | None:
+        if not self.volume_zone_enable or not task.pod.volumes or node.node is None:
+            return None
+        topologies = state.get(ZONE_STATE)
+        if topologies is SKIP:
+            return None
+        if topologies is None:  # no PreFilter state: VolumeZone works it out again
+            topologies, status = zone_pre_filter(self.volumes.objects, task.pod)
+            if status is not None and status.code != StatusCode.Skip:
+                return status
+        return zone_filter(topologies, node.node)
+
+    def _topology_spread(self, task: TaskInfo, node: MirrorNode, state: dict[str, Any]) -> Status | None:
+        if not self.pod_topology_spread_enable:
+            return None
+        spread = state.get(SPREAD_STATE)
+        if spread is None:
+            return Status(StatusCode.Error, f'reading "{SPREAD_STATE}" from cycleState: not found')
+        if spread is SKIP:
+            return None
+        failed = pod_topology_spread.filter_node(spread, task.pod, node)
+        return None if failed is None else Status(_code(failed[0]), failed[1])
+
+    def _volume_binding(self, task: TaskInfo, node: MirrorNode, state: dict[str, Any]) -> Status | None:
+        if not self.volume_binding_enable or node.node is None:
+            return None
+        binding = state.get(BINDING_STATE)
+        if binding is None:
+            return Status(StatusCode.Error, "not found")
+        return None if binding.skip else self.binding.filter(binding, node.node)
+
+    # -- volume binding at Reserve and PreBind -------------------------------------------
+
+    def _reserve(self, task: TaskInfo) -> Exception | None:
+        if not self.volume_binding_enable:
+            return None
+        binding = self.ssn.cycle_states.get(task.uid, {}).get(BINDING_STATE)
+        if binding is None:
+            return Exception("not found")
+        # upstream reserves on pod.spec.nodeName, which a pipeline does not set
+        return self.binding.reserve(binding, task.pod, task.pod.node_name)
+
+    def _unreserve(self, task: TaskInfo) -> None:
+        binding = self.ssn.cycle_states.get(task.uid, {}).get(BINDING_STATE)
+        if self.volume_binding_enable and isinstance(binding, BindingState):
+            self.binding.unreserve(binding, task.pod.node_name)
+
+    def _needs_pre_bind(self, task: TaskInfo) -> bool:
+        return self.volume_binding_enable and bool(task.pod.volumes)
+
+    def setup_bind_context_extension(self, state: dict[str, Any], context: BindContext) -> None:
+        if self._needs_pre_bind(context.task):
+            context.extensions[self.name] = state
+
+    def pre_bind(self, context: BindContext) -> VolumeWait | Exception | None:
+        """PreBind: VolumeBinding writes the claims' bindings and waits for them (DRA: nothing to do)."""
+        if not self._needs_pre_bind(context.task):
+            return None
+        binding = context.extensions.get(self.name, {}).get(BINDING_STATE)
+        if binding is None:
+            return Exception("not found")
+        return self.binding.pre_bind(binding, context.task.pod.node_name)
 
     # -- topology-aware preemption's dry runs (InterPodAffinity only, as upstream) --------
 

@@ -33,6 +33,9 @@ class ServerOptions:
     percentage_of_nodes_to_find: int = 0  # --percentage-nodes-to-find (0: adaptive)
     sharding_mode: str = NONE_SHARDING  # --scheduler-sharding-mode: none | hard | soft
     shard_name: str = "volcano"  # --scheduler-sharding-name: the NodeShard this instance uses
+    # --ignored-provisioners: claims of these provisioners are not counted against CSI volume limits
+    # (the cache adds upstream's defaults, rancher.io/local-path and hostpath.csi.k8s.io)
+    ignored_provisioners: tuple[str, ...] = ()
 
 
 def calculate_num_of_feasible_nodes_to_find(num_all_nodes: int, opts: ServerOptions) -> int:

@@ -29,11 +29,15 @@ FIELDS = ("binds", "evicted", "pipelined", "podGroupPhases")
 SUFFIXES = (".yaml", ".yml", ".json")
 
 
+ANSWER_FILES = ("answer.json", ".answers.json")  # saved answers beside scenarios (check-trace input, rediscovery)
+
+
 def scenario_files(paths: list[str]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files += sorted(f for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file())
+            files += sorted(f for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file()
+                            and not f.name.endswith(ANSWER_FILES))
         elif p.is_file():
             files.append(p)
         else:

@@ -1,14 +1,17 @@
 """Differential check against the reference, tolerant of legitimate ties.
 
-Where the reference finds several equally good nodes for a task it draws one with its seeded
-generator (util/scheduler_helper.py) and records the tie. Another implementation may break the
-same tie differently and still be right. So the reference is replayed *guided* by the
-implementation: at every tie, a chooser picks the node the implementation used for that task in
-that cycle (its next allocate/pipeline operation there, else where it finally bound or pipelined
-it), and falls back to the seeded choice when the implementation's node is not among the tied
-ones. If the guided reference then decides exactly as the implementation did, some legal
-tie-break explains every decision; otherwise the first decision none explains is reported, with
-the reference's own decision, the tie it recorded there (if any) and the node scores behind it.
+Where the reference finds several equally good nodes for a task, or equally scored hypernodes for a
+job or subjob (allocate's network-topology search), it draws one with its seeded generator and records
+the tie. Another implementation may break the same tie differently and still be right. So the
+reference is replayed *guided* by the implementation: at a node tie, a chooser picks the node of the
+implementation's next allocate/pipeline of that task in that cycle (each placement the reference makes,
+tied or not, uses up the implementation's matching one, so dry runs stay in step), else where it
+finally bound or pipelined the task; at a hypernode tie, the hypernode holding the nodes the
+implementation finally gave the tasks the tied dry runs placed. It falls back to the seeded choice
+when the implementation's choice is not among the tied ones. If the guided reference then decides
+exactly as the implementation did, some legal tie-break explains every decision; otherwise the first
+decision none explains is reported, with the reference's own decision, the tie it recorded there (if
+any) and the node scores behind it.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ class _Chooser:
 
     def choose_hyper_node(self, ssn: Any, tasks: list[Any], names: list[str]) -> str | None:
         """Among equally scored hypernodes, the one holding the nodes the implementation finally gave these
-        tasks (a job's, or a subjob's; all of them, else any); None when none does."""
+        tasks (those the tied dry runs placed; all of them, else any); None when none does."""
         placed = {self.final[t.key] for t in tasks if t.key in self.final}
         if not placed:
             return None
@@ -65,25 +68,39 @@ class _Chooser:
                 return name
         return None
 
+    def observe(self, ssn: Any, operation: Any) -> None:
+        """Each placement of the reference, tied or not, uses up the implementation's matching placement of the
+        task, so the next tie of the task is steered by the implementation's next placement (its dry runs try
+        nodes the reference places without a tie)."""
+        if operation.op not in ("allocate", "pipeline"):
+            return
+        planned = self.plan.get((ssn.cycle, operation.task), [])
+        index = _first_planned(planned, operation.action, {operation.node})
+        if index is not None:
+            del planned[index]
+
     def __call__(self, ssn: Any, task: Any, best: list[Any]) -> Any:
         by_name = {node.name: node for node in best}
         planned = self.plan.get((ssn.cycle, task.key), [])
-        # A placement the reference made without a tie leaves its entry unconsumed, so the entries of the
-        # action now running come first (a later action's dry run, say, is not steered by allocate's node).
-        action = getattr(ssn, "current_action", None)
-        for same_action_only in (True, False):
-            for index, (act, name) in enumerate(planned):
-                if same_action_only and act != action:
-                    continue
-                if name in by_name:
-                    del planned[:index + 1]
-                    self.guided += 1
-                    return by_name[name]
+        index = _first_planned(planned, getattr(ssn, "current_action", None), set(by_name))
+        if index is not None:
+            self.guided += 1
+            return by_name[planned[index][1]]
         name = self.final.get(task.key)
         if name in by_name:
             self.guided += 1
             return by_name[name]
         return None
+
+
+def _first_planned(planned: list[tuple[str, str]], action: str | None, names: set[str]) -> int | None:
+    """The first of the implementation's placements onto one of `names`, those of the running action first
+    (a later action's dry run is not steered by allocate's node)."""
+    for same_action_only in (True, False):
+        for index, (act, name) in enumerate(planned):
+            if name in names and (act == action or not same_action_only):
+                return index
+    return None
 
 
 def guided_reference(scenario: Scenario, result: dict[str, Any], seed: int = 0

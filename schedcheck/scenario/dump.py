@@ -141,6 +141,8 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
                                                   ("effect", t.effect)) if v} for t in pod.tolerations]
     if pod.scheduling_gates:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
+    if pod.volumes:
+        spec["volumes"] = [{"name": v.name, "persistentVolumeClaim": {"claimName": v.claim_name}} for v in pod.volumes]
     status: dict[str, Any] = {"phase": pod.phase}
     if pod.nominated_node_name:
         status["nominatedNodeName"] = pod.nominated_node_name
@@ -292,11 +294,84 @@ def node_shard_document(shard: k8s.NodeShard) -> dict[str, Any]:
             "spec": {"nodesDesired": list(shard.nodes_desired)}, "status": {"nodesInUse": list(shard.nodes_in_use)}}
 
 
+def _storage_meta(obj: Any, namespaced: bool) -> dict[str, Any]:
+    meta = _meta(obj, namespaced)
+    if getattr(obj, "deletion_timestamp", None):
+        meta["deletionTimestamp"] = obj.deletion_timestamp
+    return meta
+
+
+def persistent_volume_document(pv: k8s.PersistentVolume) -> dict[str, Any]:
+    spec: dict[str, Any] = {"volumeMode": pv.volume_mode}
+    if pv.capacity is not None:
+        spec["capacity"] = {"storage": str(pv.capacity)}
+    if pv.access_modes:
+        spec["accessModes"] = list(pv.access_modes)
+    if pv.storage_class_name:
+        spec["storageClassName"] = pv.storage_class_name
+    if pv.volume_attributes_class_name:
+        spec["volumeAttributesClassName"] = pv.volume_attributes_class_name
+    if pv.claim_ref is not None:
+        ref = pv.claim_ref
+        spec["claimRef"] = {"namespace": ref.namespace, "name": ref.name, **({"uid": ref.uid} if ref.uid else {})}
+    if pv.node_affinity is not None:
+        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [_term(t) for t in pv.node_affinity]}}
+    if pv.csi_driver:
+        spec["csi"] = {"driver": pv.csi_driver, "volumeHandle": pv.csi_volume_handle}
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": _storage_meta(pv, namespaced=False),
+            "spec": spec, "status": {"phase": pv.phase}}
+
+
+def persistent_volume_claim_document(pvc: k8s.PersistentVolumeClaim) -> dict[str, Any]:
+    spec: dict[str, Any] = {"volumeMode": pvc.volume_mode}
+    if pvc.access_modes:
+        spec["accessModes"] = list(pvc.access_modes)
+    if pvc.request is not None:
+        spec["resources"] = {"requests": {"storage": str(pvc.request)}}
+    if pvc.storage_class_name is not None:
+        spec["storageClassName"] = pvc.storage_class_name
+    if pvc.volume_attributes_class_name:
+        spec["volumeAttributesClassName"] = pvc.volume_attributes_class_name
+    if pvc.volume_name:
+        spec["volumeName"] = pvc.volume_name
+    if pvc.selector is not None:
+        spec["selector"] = _label_selector(pvc.selector)
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": _storage_meta(pvc, namespaced=True),
+            "spec": spec, "status": {"phase": pvc.phase}}
+
+
+def storage_class_document(sc: k8s.StorageClass) -> dict[str, Any]:
+    doc: dict[str, Any] = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": sc.name},
+                           "provisioner": sc.provisioner, "volumeBindingMode": sc.volume_binding_mode}
+    if sc.allowed_topologies:
+        doc["allowedTopologies"] = [{"matchLabelExpressions": [{"key": r.key, "values": list(r.values)} for r in term]}
+                                    for term in sc.allowed_topologies]
+    if sc.parameters:
+        doc["parameters"] = dict(sc.parameters)
+    return doc
+
+
+def csi_node_document(csi: k8s.CSINode) -> dict[str, Any]:
+    drivers = [{"name": d.name, **({"allocatable": {"count": d.allocatable_count}}
+                                   if d.allocatable_count is not None else {})} for d in csi.drivers]
+    meta: dict[str, Any] = {"name": csi.name, **({"annotations": dict(csi.annotations)} if csi.annotations else {})}
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": meta, "spec": {"drivers": drivers}}
+
+
+def volume_attachment_document(va: k8s.VolumeAttachment) -> dict[str, Any]:
+    spec: dict[str, Any] = {"attacher": va.attacher, "nodeName": va.node_name}
+    if va.persistent_volume_name:
+        spec["source"] = {"persistentVolumeName": va.persistent_volume_name}
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": va.name},
+            "spec": spec}
+
+
 def options_document(options: ServerOptions) -> dict[str, Any]:
     """The schedulerOptions block: only the options that differ from upstream's defaults."""
     default = ServerOptions()
-    return {key: getattr(options, name) for key, name in OPTION_FIELDS.items()
-            if getattr(options, name) != getattr(default, name)}
+    return {key: list(value) if isinstance(value, tuple) else value
+            for key, name in OPTION_FIELDS.items()
+            if (value := getattr(options, name)) != getattr(default, name)}
 
 
 def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
@@ -308,7 +383,12 @@ def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
             + [resource_quota_document(q) for q in objects.resource_quotas]
             + [pod_disruption_budget_document(b) for b in objects.pod_disruption_budgets]
             + [node_shard_document(s) for s in objects.node_shards]
-            + [hyper_node_document(h) for h in objects.hyper_nodes])
+            + [hyper_node_document(h) for h in objects.hyper_nodes]
+            + [storage_class_document(c) for c in objects.storage_classes]
+            + [persistent_volume_document(v) for v in objects.persistent_volumes]
+            + [persistent_volume_claim_document(c) for c in objects.persistent_volume_claims]
+            + [csi_node_document(c) for c in objects.csi_nodes]
+            + [volume_attachment_document(a) for a in objects.volume_attachments])
 
 
 def conf_document(conf: SchedulerConf) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from schedcheck.reference.framework.conf import SchedulerConf, default_scheduler_conf
+from schedcheck.reference.util.scheduler_helper import ServerOptions
 from schedcheck.scenario.conf_loader import load_yaml_documents, parse_scheduler_conf
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
@@ -31,6 +32,7 @@ from schedcheck.scenario.model import Expectations, Scenario
 from schedcheck.scenario.objects import ObjectsReader
 from schedcheck.scenario.options import OPTIONS_KEY, read_options, shard_warnings
 from schedcheck.scenario.topology import topology_warnings
+from schedcheck.scenario.volumes import volume_warnings
 from schedcheck.scenario.references import POD_GROUP_PHASES
 
 API_VERSION = "schedcheck/v1"
@@ -187,6 +189,7 @@ def _build(docs: list[Any], source: str, conf_override: tuple[str, str] | None) 
             )
     warnings: list[str] = []
     objects = ObjectsReader(source, warnings).read(located)
+    volume_warnings(objects, ServerOptions(), warnings)
     conf, conf_doc = _conf(None, source, conf_override, warnings)
     name = Path(source).stem or source
     document = {
@@ -226,6 +229,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     options = read_options(f, doc.get(OPTIONS_KEY), warnings)
     shard_warnings(options, objects, warnings)
     topology_warnings(objects, warnings)
+    volume_warnings(objects, options, warnings)
     document = copy.deepcopy(doc)
     if conf_override is not None:
         document["schedulerConf"] = conf_doc

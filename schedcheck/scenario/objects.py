@@ -1,4 +1,5 @@
-"""Read Kubernetes objects (Node, Pod, PodGroup, Queue, PriorityClass, ResourceQuota, NodeShard) into
+"""Read Kubernetes objects (Node, Pod, PodGroup, Queue, PriorityClass, ResourceQuota, NodeShard, and the
+storage kinds: PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, VolumeAttachment) into
 k8s.ClusterObjects.
 
 Each kind has a reader and a schema of the fields the scheduler reads; any
@@ -27,8 +28,13 @@ _API_VERSIONS = {
     "PriorityClass": "scheduling.k8s.io/v1",
     "NodeShard": "shard.volcano.sh/v1alpha1",
     "HyperNode": "topology.volcano.sh/v1alpha1",
+    "PersistentVolume": "v1",
+    "PersistentVolumeClaim": "v1",
+    "StorageClass": "storage.k8s.io/v1",
+    "CSINode": "storage.k8s.io/v1",
+    "VolumeAttachment": "storage.k8s.io/v1",
 }
-_NAMESPACED = {"Pod", "PodGroup", "ResourceQuota", "PodDisruptionBudget"}
+_NAMESPACED = {"Pod", "PodGroup", "ResourceQuota", "PodDisruptionBudget", "PersistentVolumeClaim"}
 
 
 # ---------------------------------------------------------------- schemas
@@ -62,9 +68,18 @@ _CONDITION: Schema = dict.fromkeys(
 )
 _REQUIREMENT: Schema = dict.fromkeys(["key", "operator", "values"])
 _TERM: Schema = {"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}
+# volumeMounts only say where a volume appears in the container: no scheduler filter reads them
 _CONTAINER: Schema = {"name": LEAF, "image": LEAF, "resources": {"requests": LEAF, "limits": LEAF},
+                      "volumeMounts": LEAF,
                       "ports": [dict.fromkeys(["containerPort", "hostPort", "protocol", "hostIP", "name"])]}
 _POD_TERM: Schema = dict.fromkeys(["labelSelector", "namespaces", "namespaceSelector", "topologyKey"])
+# Volume sources no enabled filter reads (VolumeRestrictions, which would, is not enabled upstream); others
+# (ephemeral, in-tree disks) are warned about.
+_PLAIN_VOLUME_SOURCES = ["configMap", "secret", "emptyDir", "projected", "downwardAPI", "hostPath", "nfs", "csi",
+                         "image"]
+_VOLUME: Schema = {"name": LEAF, "persistentVolumeClaim": dict.fromkeys(["claimName", "readOnly"]),
+                   **dict.fromkeys(_PLAIN_VOLUME_SOURCES)}
+_NODE_SELECTOR: Schema = {"nodeSelectorTerms": [_TERM]}
 _POD_AFFINITY: Schema = {"requiredDuringSchedulingIgnoredDuringExecution": [_POD_TERM],
                          "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": LEAF,
                                                                                "podAffinityTerm": _POD_TERM}]}
@@ -88,6 +103,7 @@ _SCHEMAS: dict[str, Schema] = {
             "nodeSelector": LEAF,
             "schedulerName": LEAF,
             "schedulingGates": [{"name": LEAF}],
+            "volumes": [_VOLUME],
             "tolerations": [dict.fromkeys(["key", "operator", "value", "effect", "tolerationSeconds"])],
             "topologySpreadConstraints": [dict.fromkeys(["maxSkew", "topologyKey", "whenUnsatisfiable",
                                                          "labelSelector", "minDomains", "nodeAffinityPolicy",
@@ -141,6 +157,34 @@ _SCHEMAS: dict[str, Schema] = {
         "type": LEAF, "selector": {"exactMatch": {"name": LEAF}, "regexMatch": {"pattern": LEAF},
                                    "labelMatch": {"matchLabels": LEAF, "matchExpressions": LEAF}}}]},
                   "status": LEAF},
+    # Fields the binder does not read but every dump carries are listed to be read without a warning.
+    "PersistentVolume": {"metadata": _META,
+                         "spec": {**dict.fromkeys(["capacity", "accessModes", "volumeMode", "storageClassName",
+                                                   "volumeAttributesClassName", "persistentVolumeReclaimPolicy",
+                                                   "mountOptions", "local", "hostPath", "nfs"]),
+                                  "claimRef": dict.fromkeys(["namespace", "name", "uid", "kind", "apiVersion",
+                                                             "resourceVersion"]),
+                                  "nodeAffinity": {"required": _NODE_SELECTOR},
+                                  "csi": dict.fromkeys(["driver", "volumeHandle", "fsType", "volumeAttributes",
+                                                        "readOnly"])},
+                         "status": dict.fromkeys(["phase", "lastPhaseTransitionTime", "reason", "message"])},
+    "PersistentVolumeClaim": {"metadata": _META,
+                              "spec": {**dict.fromkeys(["accessModes", "storageClassName", "volumeName", "volumeMode",
+                                                        "selector", "volumeAttributesClassName", "dataSource",
+                                                        "dataSourceRef"]),
+                                       "resources": {"requests": LEAF, "limits": LEAF}},
+                              "status": dict.fromkeys(["phase", "capacity", "accessModes", "conditions",
+                                                       "currentVolumeAttributesClassName", "allocatedResources",
+                                                       "allocatedResourceStatuses", "modifyVolumeStatus"])},
+    "StorageClass": {"metadata": _META, **dict.fromkeys(["provisioner", "volumeBindingMode", "parameters",
+                                                          "reclaimPolicy", "allowVolumeExpansion", "mountOptions"]),
+                     "allowedTopologies": [{"matchLabelExpressions": [dict.fromkeys(["key", "values"])]}]},
+    "CSINode": {"metadata": _META, "spec": {"drivers": [{**dict.fromkeys(["name", "nodeID", "topologyKeys"]),
+                                                         "allocatable": {"count": LEAF}}]}},
+    "VolumeAttachment": {"metadata": _META,
+                         "spec": {**dict.fromkeys(["attacher", "nodeName"]),
+                                  "source": {"persistentVolumeName": LEAF}},
+                         "status": LEAF},
     "NodeShard": {"metadata": _META, "spec": {"nodesDesired": LEAF},
                   "status": dict.fromkeys(["nodesInUse", "nodesToRemove", "nodesToAdd", "lastUpdateTime"])},
 }
@@ -560,8 +604,25 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
             _condition(f, c, f"status.conditions[{i}]")
             for i, c in enumerate(f.sequence(status.get("conditions"), "status.conditions"))
         ],
+        volumes=_pod_volumes(f, spec),
     )
     out.pods.append(pod)
+
+
+def _pod_volumes(f: Fields, spec: Mapping[str, Any]) -> list[k8s.PodVolume]:
+    """spec.volumes[] backed by a claim; the other sources are checked for a name and dropped."""
+    volumes = []
+    for i, item in enumerate(f.sequence(spec.get("volumes"), "spec.volumes")):
+        field = f"spec.volumes[{i}]"
+        doc = f.mapping(item, field)
+        name = f.string(doc.get("name"), f"{field}.name", required=True)
+        if doc.get("persistentVolumeClaim") is None:
+            continue
+        claim = f.mapping(doc["persistentVolumeClaim"], f"{field}.persistentVolumeClaim")
+        f.boolean(claim.get("readOnly"), f"{field}.persistentVolumeClaim.readOnly")
+        volumes.append(k8s.PodVolume(name, f.string(claim.get("claimName"),
+                                                    f"{field}.persistentVolumeClaim.claimName", required=True)))
+    return volumes
 
 
 def _read_pod_group(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, out: k8s.ClusterObjects) -> None:
@@ -778,6 +839,145 @@ def _read_node_shard(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _ui
                                          nodes_in_use=_names(f, status.get("nodesInUse"), "status.nodesInUse")))
 
 
+# ---------------------------------------------------------------- storage
+
+
+_ACCESS_MODES = {"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"}
+_VOLUME_MODES = {"Filesystem", "Block"}
+
+
+def _access_modes(f: Fields, value: Any, field: str) -> list[str]:
+    return [f.choice(v, f"{field}[{i}]", _ACCESS_MODES) for i, v in enumerate(f.sequence(value, field))]
+
+
+def _storage(f: Fields, value: Any, field: str) -> Any:
+    """The `storage` entry of a resource list (None when absent)."""
+    return f.resources(value, field).get("storage")
+
+
+def _read_persistent_volume(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, uid: str,
+                            out: k8s.ClusterObjects) -> None:
+    meta = f.mapping(doc.get("metadata"), "metadata")
+    spec = f.mapping(doc.get("spec"), "spec")
+    status = f.mapping(doc.get("status"), "status")
+    csi = f.mapping(spec.get("csi"), "spec.csi")
+    out.persistent_volumes.append(k8s.PersistentVolume(
+        name=name, uid=uid,
+        labels=f.str_map(meta.get("labels"), "metadata.labels"),
+        annotations=f.str_map(meta.get("annotations"), "metadata.annotations"),
+        deletion_timestamp=f.timestamp(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
+        capacity=_storage(f, spec.get("capacity"), "spec.capacity"),
+        access_modes=_access_modes(f, spec.get("accessModes"), "spec.accessModes"),
+        volume_mode=f.choice(spec.get("volumeMode"), "spec.volumeMode", _VOLUME_MODES, default="Filesystem"),
+        storage_class_name=f.string(spec.get("storageClassName"), "spec.storageClassName"),
+        volume_attributes_class_name=f.string(spec.get("volumeAttributesClassName"), "spec.volumeAttributesClassName"),
+        claim_ref=_claim_ref(f, spec.get("claimRef")),
+        node_affinity=_pv_node_affinity(f, spec.get("nodeAffinity")),
+        csi_driver=f.string(csi.get("driver"), "spec.csi.driver", required=bool(csi)),
+        csi_volume_handle=f.string(csi.get("volumeHandle"), "spec.csi.volumeHandle"),
+        # a PV the controller has not yet seen is Pending; one given without a status is taken as Available
+        phase=f.choice(status.get("phase"), "status.phase", {"Pending", "Available", "Bound", "Released", "Failed"},
+                       default="Available"),
+    ))
+
+
+def _claim_ref(f: Fields, value: Any) -> k8s.ClaimReference | None:
+    if value is None:
+        return None
+    ref = f.mapping(value, "spec.claimRef")
+    return k8s.ClaimReference(namespace=f.string(ref.get("namespace"), "spec.claimRef.namespace", default="default"),
+                              name=f.string(ref.get("name"), "spec.claimRef.name", required=True),
+                              uid=f.string(ref.get("uid"), "spec.claimRef.uid"))
+
+
+def _pv_node_affinity(f: Fields, value: Any) -> list[k8s.NodeSelectorTerm] | None:
+    """spec.nodeAffinity.required's terms; None when there is no required selector."""
+    affinity = f.mapping(value, "spec.nodeAffinity")
+    if affinity.get("required") is None:
+        return None
+    field = "spec.nodeAffinity.required"
+    required = f.mapping(affinity["required"], field)
+    return [_selector_term(f, t, f"{field}.nodeSelectorTerms[{i}]")
+            for i, t in enumerate(f.sequence(required.get("nodeSelectorTerms"), f"{field}.nodeSelectorTerms"))]
+
+
+def _read_persistent_volume_claim(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str,
+                                  out: k8s.ClusterObjects) -> None:
+    meta = f.mapping(doc.get("metadata"), "metadata")
+    spec = f.mapping(doc.get("spec"), "spec")
+    status = f.mapping(doc.get("status"), "status")
+    resources = f.mapping(spec.get("resources"), "spec.resources")
+    class_name = None  # unset differs from "" (no class at all) only for the DefaultStorageClass admission
+    if spec.get("storageClassName") is not None:
+        class_name = f.string(spec["storageClassName"], "spec.storageClassName")
+    out.persistent_volume_claims.append(k8s.PersistentVolumeClaim(
+        name=name, namespace=ns, uid=uid,
+        labels=f.str_map(meta.get("labels"), "metadata.labels"),
+        annotations=f.str_map(meta.get("annotations"), "metadata.annotations"),
+        deletion_timestamp=f.timestamp(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
+        access_modes=_access_modes(f, spec.get("accessModes"), "spec.accessModes"),
+        request=_storage(f, resources.get("requests"), "spec.resources.requests"),
+        storage_class_name=class_name,
+        volume_attributes_class_name=f.string(spec.get("volumeAttributesClassName"), "spec.volumeAttributesClassName"),
+        volume_name=f.string(spec.get("volumeName"), "spec.volumeName"),
+        volume_mode=f.choice(spec.get("volumeMode"), "spec.volumeMode", _VOLUME_MODES, default="Filesystem"),
+        selector=_label_selector(f, spec.get("selector"), "spec.selector"),
+        phase=f.choice(status.get("phase"), "status.phase", {"Pending", "Bound", "Lost"}, default="Pending"),
+    ))
+
+
+def _read_storage_class(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _uid: str,
+                        out: k8s.ClusterObjects) -> None:
+    out.storage_classes.append(k8s.StorageClass(
+        name=name,
+        provisioner=f.string(doc.get("provisioner"), "provisioner", required=True),
+        # the API server defaults an unset mode to Immediate
+        volume_binding_mode=f.choice(doc.get("volumeBindingMode"), "volumeBindingMode",
+                                     {"Immediate", "WaitForFirstConsumer"}, default="Immediate"),
+        allowed_topologies=[_topology_term(f, item, f"allowedTopologies[{i}]")
+                            for i, item in enumerate(f.sequence(doc.get("allowedTopologies"), "allowedTopologies"))],
+        parameters=f.str_map(doc.get("parameters"), "parameters"),
+    ))
+
+
+def _topology_term(f: Fields, value: Any, field: str) -> list[k8s.TopologySelectorRequirement]:
+    term = f.mapping(value, field)
+    field += ".matchLabelExpressions"
+    requirements = []
+    for i, item in enumerate(f.sequence(term.get("matchLabelExpressions"), field)):
+        req = f.mapping(item, f"{field}[{i}]")
+        values = [f.string(v, f"{field}[{i}].values[{j}]", required=True)
+                  for j, v in enumerate(f.sequence(req.get("values"), f"{field}[{i}].values"))]
+        requirements.append(k8s.TopologySelectorRequirement(
+            f.string(req.get("key"), f"{field}[{i}].key", required=True), values))
+    return requirements
+
+
+def _read_csi_node(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _uid: str, out: k8s.ClusterObjects) -> None:
+    meta = f.mapping(doc.get("metadata"), "metadata")
+    spec = f.mapping(doc.get("spec"), "spec")
+    drivers = []
+    for i, item in enumerate(f.sequence(spec.get("drivers"), "spec.drivers")):
+        field = f"spec.drivers[{i}]"
+        driver = f.mapping(item, field)
+        allocatable = f.mapping(driver.get("allocatable"), f"{field}.allocatable")
+        drivers.append(k8s.CSINodeDriver(
+            f.string(driver.get("name"), f"{field}.name", required=True),
+            f.integer(allocatable.get("count"), f"{field}.allocatable.count", minimum=0)))
+    out.csi_nodes.append(k8s.CSINode(name=name, annotations=f.str_map(meta.get("annotations"), "metadata.annotations"),
+                                     drivers=drivers))
+
+
+def _read_volume_attachment(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _uid: str,
+                            out: k8s.ClusterObjects) -> None:
+    spec = f.mapping(doc.get("spec"), "spec")
+    source = f.mapping(spec.get("source"), "spec.source")
+    out.volume_attachments.append(k8s.VolumeAttachment(
+        name=name, attacher=f.string(spec.get("attacher"), "spec.attacher", required=True),
+        node_name=f.string(spec.get("nodeName"), "spec.nodeName", required=True),
+        persistent_volume_name=f.string(source.get("persistentVolumeName"), "spec.source.persistentVolumeName")))
+
+
 _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.ClusterObjects], None]] = {
     "Node": _read_node,
     "Pod": _read_pod,
@@ -788,4 +988,9 @@ _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.Clus
     "PodDisruptionBudget": _read_pod_disruption_budget,
     "NodeShard": _read_node_shard,
     "HyperNode": _read_hyper_node,
+    "PersistentVolume": _read_persistent_volume,
+    "PersistentVolumeClaim": _read_persistent_volume_claim,
+    "StorageClass": _read_storage_class,
+    "CSINode": _read_csi_node,
+    "VolumeAttachment": _read_volume_attachment,
 }

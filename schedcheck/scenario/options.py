@@ -21,6 +21,7 @@ OPTION_FIELDS = {
     "minNodesToFind": "min_nodes_to_find",  # --minimum-feasible-nodes
     "minPercentageOfNodesToFind": "min_percentage_of_nodes_to_find",  # --minimum-percentage-nodes-to-find
     "percentageOfNodesToFind": "percentage_of_nodes_to_find",  # --percentage-nodes-to-find
+    "ignoredProvisioners": "ignored_provisioners",  # --ignored-provisioners
 }
 
 
@@ -39,6 +40,9 @@ def read_options(f: Fields, value: Any, warnings: list[str]) -> ServerOptions:
         number = f.integer(doc.get(key), f"{OPTIONS_KEY}.{key}", minimum=0)
         if number is not None:
             setattr(options, OPTION_FIELDS[key], number)
+    field = f"{OPTIONS_KEY}.ignoredProvisioners"
+    options.ignored_provisioners = tuple(f.string(item, f"{field}[{i}]", required=True)
+                                         for i, item in enumerate(f.sequence(doc.get("ignoredProvisioners"), field)))
     return options
 
 

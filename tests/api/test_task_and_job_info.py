@@ -105,3 +105,25 @@ def test_pending_phase_and_elastic_resources():
     assert job.get_elastic_resources().milli_cpu == 1000
     job.pod_group.phase = "Inqueue"
     assert not job.is_pending()
+
+
+def test_a_replayed_copy_leaves_the_subjob_index_stale_as_upstream():
+    """DeleteTaskInfo drops the job's entry of the stored task but the subjob's entry of the object passed in:
+    a saved copy replayed with another status than the job's record leaves the record in its old bucket."""
+    job = _job(1, [TaskStatus.Pending])
+    stored = next(iter(job.tasks.values()))
+    copy = stored.clone()
+    copy.status = TaskStatus.Allocated  # as SaveOperations clones a task after its allocation
+    job.update_task_status(copy, TaskStatus.Allocated)
+    assert job.tasks_with_status(TaskStatus.Pending) == []
+    sub = job.sub_job
+    assert sub.tasks_with_status(TaskStatus.Pending) == [stored]
+    assert sub.tasks_with_status(TaskStatus.Allocated) == [copy] and sub.ready_task_num() == 1
+    assert job.clone().sub_job.tasks_with_status(TaskStatus.Pending) == []  # a fresh clone starts clean
+
+
+def test_the_same_object_moves_between_subjob_buckets():
+    job = _job(1, [TaskStatus.Pending])
+    task = next(iter(job.tasks.values()))
+    job.update_task_status(task, TaskStatus.Pipelined)
+    assert job.sub_job.waiting_task_num() == 1 and job.sub_job.tasks_with_status(TaskStatus.Pending) == []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+import yaml
+
 from schedcheck.conform.check import check_answer
 from schedcheck.conform.differential import compare
 from schedcheck.conform.reference import run
@@ -185,3 +187,40 @@ def test_equally_scored_hypernodes_are_a_legal_tie():
     theirs["trace"] = [{**op, "node": other} if op["op"] in ("allocate", "bind", "unallocate") else op
                        for op in mine["trace"] if op["op"] in ("allocate", "bind", "unallocate")]
     assert compare(scenario, theirs) == []
+
+
+def _recorded(name: str) -> tuple:
+    """A scenario and upstream master's recorded answer to it (tests/conform/answers)."""
+    import json
+
+    from tests.conform.helpers import ROOT
+
+    answer = json.loads((ROOT / "tests/conform/answers" / f"{name}.json").read_text())
+    doc = yaml.safe_load((ROOT / answer["scenario"]).read_text())
+    return scenario_from_document(doc, name), answer
+
+
+def test_a_hypernode_tie_is_recorded_like_a_node_tie():
+    from tests.conform.helpers import ROOT
+
+    doc = yaml.safe_load((ROOT / "tests/scenarios/topology-hard-gang-stays-in-the-lowest-tier.yaml").read_text())
+    ties = [t for t in run(doc)["ties"] if t["kind"] == "hyperNode"]
+    assert ties and all(len(t["candidates"]) > 1 and t["chosen"] in t["candidates"] for t in ties)
+
+
+def test_dry_runs_stay_in_step_with_the_implementations_placements():
+    """Upstream dry-runs p2 on s0-n2 (after p1 took s0-n1, so no tie for the reference) before the dry run
+    where it puts p2 on s0-n1, a tie: the untied placement uses up the first entry, whatever the seed."""
+    scenario, answer = _recorded("subgroup-min-sub-groups-placed-first")
+    assert answer["binds"]["c1/p2"] == "s0-n1"
+    for seed in range(6):
+        assert compare(scenario, answer, seed=seed) == [], seed
+
+
+def test_a_hypernode_tie_is_steered_by_the_tasks_its_dry_runs_placed():
+    """One task per round: upstream put p1 in s1 and p2 in s0. Choosing p1's hypernode by all the job's
+    tasks (p2 already in s0) would pick s0."""
+    scenario, answer = _recorded("soft-topology-one-task-per-round")
+    assert answer["binds"] == {"c1/p1": "s1-n4", "c1/p2": "s0-n1"}
+    for seed in range(6):
+        assert compare(scenario, answer, seed=seed) == [], seed

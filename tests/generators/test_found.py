@@ -15,9 +15,10 @@ FOUND_DIR = Path(__file__).parent / "found"
 # file stem -> (invariant it broke when found, status): "resolved" (the rule was corrected: the scenario
 # must now run clean), "upstream" (a real upstream bug, docs/findings.md: the faithful reference must
 # keep reproducing it), "upstream-known" (the same, named in invariants/known.py: reported as a known
-# finding unless its switch makes it fail) or "upstream-finding" (the same, for a quality rule)
+# finding unless its switch makes it fail), "upstream-finding" (the same, for a quality rule) or
+# "upstream-panic" (an assertion upstream panics on, reproduced: never tolerated in generated scenarios)
 FOUND: dict[str, tuple[str, str]] = {
-    "node-pod-limit-after-discarded-reclaim": ("node.pod-limit", "upstream-known"),
+    "node-pod-limit-after-discarded-reclaim": ("node.predicates-pod-view", "upstream-known"),
     "statement-discard-restores-unevict-bound": ("statement.discard-restores", "resolved"),
     "statement-discard-restores-nested-node-statement": ("statement.discard-restores", "resolved"),
     "victim-preempt-scope-equal-priority": ("victim.preempt-scope", "resolved"),
@@ -26,6 +27,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "queue-deserved-total-guarantee-not-requested": ("queue.deserved-total", "resolved"),
     "victim-reclaim-over-deserved-gang-decides": ("victim.reclaim-over-deserved", "resolved"),
     "cross-pipelined-liveness-reclaim-first": ("cross.pipelined-liveness", "upstream-finding"),
+    "upstream-assert-task-topology-re-placed-task": ("upstream.assert", "upstream-panic"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
@@ -52,7 +54,7 @@ def test_found_scenario(stem, invariant, status):
         assert broken == [] and known and known[0], "a known upstream finding must be reported, not fail"
         strict = run_scenario(scenario, seed=0, engine=InvariantEngine(fail_on_known={known[0]}))
         assert invariant in [v["id"] for v in strict.violations], f"--fail-on-known {known[0]} must fail"
-    elif status == "upstream":
+    elif status in ("upstream", "upstream-panic"):
         assert invariant in broken, f"the reference no longer reproduces upstream's {invariant} bug"
     else:
         assert broken == [], broken

@@ -53,8 +53,8 @@ def _break_cache_idle(ssn, *_):
 
 
 def _break_pod_limit(ssn, *_):
-    for node in ssn.nodes.values():
-        node.allocatable.max_task_num = 0
+    for name in {r.node for r in ssn.cache.log.binds}:
+        ssn.cache.nodes[name].allocatable.max_task_num = 0
 
 
 def _break_single_node(ssn, *_):
@@ -365,6 +365,7 @@ DEDICATED = {
     "eviction.preempt-progress": "test_progress.py",
     "allocate.work-conserving": "test_progress.py",
     "node.placement-allowed": "test_placement_allowed.py",
+    "node.volume-affinity-respected": "test_volume_affinity.py",
     "node.host-ports-free": "test_placement_allowed.py",
     "task.status-from-pod": "test_pod_view.py",
     "task.request-from-pod": "test_pod_view.py",

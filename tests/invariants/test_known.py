@@ -26,17 +26,18 @@ def test_every_known_finding_names_a_catalog_invariant_and_a_findings_entry():
         assert finding.doc.startswith("docs/findings.md #"), finding.id
 
 
-def test_the_discarded_reclaim_pod_limit_is_the_known_finding_f1():
+def test_the_discarded_reclaim_is_the_known_finding_f1_and_the_refused_bind_fills_no_node():
+    """The predicates plugin loses the put-back victim (F1); backfill then places a pod past the node's
+    limit in the session, and the cache's bind-time check refuses it, as master's does: no node is overfull."""
     result = run_scenario(load_scenario(F1_SCENARIO), seed=0)
     assert result.violations == []
-    assert [(f["id"], f.get("known")) for f in result.findings if f["id"] == "node.pod-limit"][0] == (
-        "node.pod-limit", "F1")
+    assert {(f["id"], f.get("known")) for f in result.findings} == {("node.predicates-pod-view", "F1")}
 
 
 def test_the_switch_makes_f1_fail_again():
     for switch in ({"F1"}, {"all"}):
         result = run_scenario(load_scenario(F1_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known=switch))
-        assert {v["id"] for v in result.violations} == {"node.pod-limit", "node.predicates-pod-view"}
+        assert {v["id"] for v in result.violations} == {"node.predicates-pod-view"}
 
 
 def test_a_pod_limit_violation_without_a_discarded_eviction_still_fails():
@@ -44,10 +45,10 @@ def test_a_pod_limit_violation_without_a_discarded_eviction_still_fails():
     assert engine.violations and all(v.known == "" for v in engine.violations)
 
 
-def test_the_pod_limit_rule_needs_the_predicates_plugin():
+def test_the_pod_limit_rule_judges_the_cache_and_needs_no_plugin():
     from schedcheck.invariants.catalog import get
 
-    assert get("node.pod-limit").requires == ("predicates",)
+    assert get("node.pod-limit").requires == ()
 
 
 F2_SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "reclaim-pipelines-onto-a-taken-host-port.yaml"
@@ -196,3 +197,28 @@ def test_a_hard_subgroup_that_cannot_be_recovered_is_f3_for_the_subgroup_rule():
     assert ("topology.sub-group-within-hypernode", "F3") in [(f["id"], f.get("known")) for f in result.findings]
     strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F3"}))
     assert "topology.sub-group-within-hypernode" in {v["id"] for v in strict.violations}
+
+
+F10_SCENARIOS = [Path(__file__).resolve().parents[1] / "scenarios" / f"gangreclaim-{name}-a-bound-task.yaml"
+                 for name in ("pipelines", "evicts-for")]
+
+
+def test_gangreclaim_taking_a_bound_task_for_a_pending_one_is_the_known_finding_f10():
+    for path in F10_SCENARIOS:
+        result = run_scenario(load_scenario(path), seed=0)
+        assert result.violations == [] and {f.get("known") for f in result.findings if f.get("known")} == {"F10"}
+        strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F10"}))
+        assert "gang.session-atomic" in {v["id"] for v in strict.violations}
+
+
+def test_f10_needs_the_hypernode_search():
+    """Without a network topology allocate places the worker directly (no saved copy replayed), the subjob's
+    index stays exact, and gangreclaim finds nothing pending: nothing evicted, no F10."""
+    doc = yaml.safe_load(F10_SCENARIOS[1].read_text())
+    for obj in doc["objects"]:
+        if obj["kind"] == "PodGroup":
+            obj["spec"].pop("networkTopology", None)
+    doc.pop("expect")
+    result = run_scenario(scenario_from_document(doc, "flat"), seed=0)
+    assert result.binds == {"ml/mpi-1-worker-0": "node-0"} and result.evicted == []
+    assert not any(f.get("known") == "F10" for f in result.findings + result.violations)
