@@ -11,6 +11,10 @@ from typing import Any
 
 PROTOCOL = 1  # the conformance protocol version this result speaks (docs/protocol.md)
 
+# PodGroup annotation keys some Volcano scheduler writes during a session: allocate wrote the job's hypernode
+# in v1.12 and v1.13 (since v1.14 it lives in the cache's JobInfo and no PodGroup annotation is written).
+SCHEDULER_POD_GROUP_ANNOTATIONS = ("volcano.sh/job-allocated-hypernode",)
+
 
 @dataclass
 class RunResult:
@@ -22,6 +26,8 @@ class RunResult:
     pipelined: dict[str, str] = field(default_factory=dict)
     pipelined_groups: dict[str, str] = field(default_factory=dict)  # pipelined pod -> its PodGroup
     pod_group_phases: dict[str, str] = field(default_factory=dict)
+    pod_group_annotations: dict[str, dict[str, str]] = field(default_factory=dict)  # scheduler-written keys only
+    pod_group_conditions: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # the run's, by type
     task_status_counts: dict[str, dict[str, int]] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
     findings: list[dict[str, Any]] = field(default_factory=list)  # quality invariants (not failures)
@@ -51,6 +57,8 @@ class RunResult:
             "evicted": self.evicted,
             "pipelined": self.pipelined,
             "podGroupPhases": self.pod_group_phases,
+            "podGroupAnnotations": self.pod_group_annotations,
+            "podGroupConditions": self.pod_group_conditions,
             "taskStatusCounts": self.task_status_counts,
             "violations": self.violations,
             "findings": self.findings,

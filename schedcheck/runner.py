@@ -11,7 +11,7 @@ from schedcheck.reference.scheduler import CycleReport, Scheduler
 from schedcheck.reference.util.assertion import AssertionViolation
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.expect import judge
-from schedcheck.result import PROTOCOL, RunResult
+from schedcheck.result import PROTOCOL, SCHEDULER_POD_GROUP_ANNOTATIONS, RunResult
 from schedcheck.scenario.model import Scenario
 
 __all__ = ["PROTOCOL", "RunResult", "run_scenario"]
@@ -43,11 +43,13 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
         {p.name for tier in scenario.conf.tiers for p in tier.plugins if get_plugin_builder(p.name) is None}
     )
     last: CycleReport | None = None
+    sessions: set[str] = set()
     try:
         for index in range(scenario.cycles):
             if index:
                 scheduler.advance()
             last = scheduler.run_once()
+            sessions.add(last.session.uid)
             _collect_trace(result, last)
             if ledgers:
                 result.ledgers.append(_ledger(last))
@@ -69,6 +71,8 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     result.binds = {record.task: record.node for record in log.binds if not record.pre_bind}  # binder reached
     result.evicted = [record.task for record in log.evictions]
     result.pod_group_phases = scheduler.cache.pod_group_phases()
+    result.pod_group_annotations = _pod_group_annotations(scheduler.cache.world.pod_groups)
+    result.pod_group_conditions = _pod_group_conditions(scheduler.cache.world.pod_groups, sessions)
     if last is not None:
         _collect_session_state(result, last)
     result.expectation_failures = judge(scenario.expect, result)
@@ -113,6 +117,28 @@ def _collect_session_state(result: RunResult, report: CycleReport) -> None:
         for task in job.tasks_with_status(TaskStatus.Pipelined):
             result.pipelined[task.key] = task.node_name
             result.pipelined_groups[task.key] = job.uid
+
+
+def _pod_group_annotations(pod_groups: list[Any]) -> dict[str, dict[str, str]]:
+    """The annotations a scheduler may write, as the PodGroups carry them after the last close."""
+    out = {}
+    for pg in pod_groups:
+        written = {key: pg.annotations[key] for key in SCHEDULER_POD_GROUP_ANNOTATIONS if key in pg.annotations}
+        if written:
+            out[pg.key] = written
+    return out
+
+
+def _pod_group_conditions(pod_groups: list[Any], sessions: set[str]) -> dict[str, dict[str, dict[str, str]]]:
+    """The conditions the run's sessions wrote (gang's Scheduled and Unschedulable), by type. The message is
+    left out: upstream names in it the first task with fit errors in map order."""
+    out = {}
+    for pg in pod_groups:
+        written = {c.type: {"status": c.status, "reason": c.reason}
+                   for c in pg.conditions if c.transition_id in sessions}
+        if written:
+            out[pg.key] = written
+    return out
 
 
 def _ledger(report: CycleReport) -> dict[str, Any]:

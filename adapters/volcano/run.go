@@ -43,9 +43,14 @@ type Result struct {
 	Pipelined        map[string]string         `json:"pipelined"`
 	PodGroupPhases   map[string]string         `json:"podGroupPhases"`
 	TaskStatusCounts map[string]map[string]int `json:"taskStatusCounts"`
-	Trace            []TraceEntry              `json:"trace"`
-	Ledgers          []Ledger                  `json:"ledgers"`
-	Timings          Timings                   `json:"timings"`
+	// after the last close: the scheduler-written annotations, and the conditions the run's sessions wrote
+	PodGroupAnnotations map[string]map[string]string         `json:"podGroupAnnotations"`
+	PodGroupConditions  map[string]map[string]conditionEntry `json:"podGroupConditions"`
+	Trace               []TraceEntry                         `json:"trace"`
+	Ledgers             []Ledger                             `json:"ledgers"`
+	Timings             Timings                              `json:"timings"`
+
+	sessions map[string]bool // the UIDs of the sessions run
 }
 
 type TraceEntry struct {
@@ -77,7 +82,7 @@ func Run(sc *Scenario) (*Result, error) {
 		Protocol: 1, Scenario: sc.Name, Cycles: sc.Cycles,
 		Binds: map[string]string{}, Evicted: []string{}, Pipelined: map[string]string{},
 		PodGroupPhases: map[string]string{}, TaskStatusCounts: map[string]map[string]int{},
-		Trace: []TraceEntry{}, Ledgers: []Ledger{},
+		Trace: []TraceEntry{}, Ledgers: []Ledger{}, sessions: map[string]bool{},
 	}
 	clock := sc.Now
 	if clock.IsZero() {
@@ -100,6 +105,8 @@ func Run(sc *Scenario) (*Result, error) {
 	for _, pg := range sc.World.PodGroups {
 		res.PodGroupPhases[pg.Namespace+"/"+pg.Name] = string(pg.Status.Phase)
 	}
+	res.PodGroupAnnotations = podGroupAnnotations(sc.World.PodGroups)
+	res.PodGroupConditions = podGroupConditions(sc.World.PodGroups, res.sessions)
 	return res, nil
 }
 
@@ -142,6 +149,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	}
 	start := time.Now()
 	ssn := framework.OpenSession(c, tiers, configurations)
+	res.sessions[string(ssn.UID)] = true
 	sc.World.syncVolumeCaches(c)
 	tracer := &tracer{cycle: cycle, last: map[string]TraceEntry{}}
 	ssn.AddEventHandler(tracer.handler())
@@ -443,8 +451,8 @@ func setUsage(c *cache.SchedulerCache, n *v1.Node, shift time.Duration) {
 // advance lets the world move on after a session, as the reference's cache does:
 // the PV controller binds claims and the binds waiting for it go through, bound pods
 // run on their node, an evicted pod starts terminating, a pod that was terminating is
-// gone, and PodGroups keep the status the session's close gave them. It returns the
-// binds released from their wait.
+// gone, and PodGroups keep the status and the annotations the session's close gave
+// them. It returns the binds released from their wait.
 func (w *World) advance(out *cycleOutcome, clock time.Time) map[string]string {
 	now := metav1.NewTime(clock)
 	bound := map[string]string{}
@@ -501,6 +509,7 @@ func (w *World) advance(out *cycleOutcome, clock time.Time) map[string]string {
 		if err := schedulingscheme.Scheme.Convert(&job.PodGroup.PodGroup, status, nil); err == nil {
 			pg.Status = status.Status
 		}
+		keepSchedulerAnnotations(pg, job.PodGroup.GetAnnotations())
 	}
 	return released
 }

@@ -2,8 +2,10 @@
 
     schedcheck differential tests/scenarios examples [--json]
 
-Compares binds, evictions (as a multiset), pipelined tasks and PodGroup phases.
-A scenario agrees when all four match. When they do not, conform's tie-tolerant
+Compares binds, evictions (as a multiset), pipelined tasks, PodGroup phases, task
+status counts, and the PodGroup annotations and conditions the scheduler writes
+(those two where upstream's answer has them). A scenario agrees when all match.
+When they do not, conform's tie-tolerant
 differential (schedcheck/conform/differential.py, the one comparison of two
 answers) decides: a *tie* when the reference, guided by upstream's choices at its
 equally scored nodes and victims, makes upstream's decisions; otherwise a
@@ -24,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from schedcheck.adapters.volcano import AdapterError, adapter_command
+from schedcheck.conform.differential import COMPARED, differs, normalised
 
-FIELDS = ("binds", "evicted", "pipelined", "podGroupPhases")
+FIELDS = ("binds", "evicted", "pipelined", "podGroupPhases", "taskStatusCounts", "podGroupAnnotations",
+          "podGroupConditions")
 SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -64,8 +68,10 @@ def run_upstream(command: list[str], path: Path, seed: int = 0) -> dict[str, Any
 def differences(ref: dict[str, Any], up: dict[str, Any]) -> dict[str, Any]:
     """Where two answers differ, field by field (evictions as a multiset), for a human to read."""
     diffs: dict[str, Any] = {}
-    for field in ("binds", "pipelined", "podGroupPhases", "taskStatusCounts"):
-        a, b = ref.get(field, {}), up.get(field, {})
+    for field, _ in COMPARED:
+        if not differs(field, up, ref):
+            continue
+        a, b = normalised(field, ref.get(field)), normalised(field, up.get(field))
         keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
         if keys:
             diffs[field] = {k: {"reference": a.get(k), "upstream": b.get(k)} for k in keys}

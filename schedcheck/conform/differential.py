@@ -11,7 +11,8 @@ implementation finally gave the tasks the tied dry runs placed. It falls back to
 when the implementation's choice is not among the tied ones. If the guided reference then decides
 exactly as the implementation did, some legal tie-break explains every decision; otherwise the first
 decision none explains is reported, with the reference's own decision, the tie it recorded there (if
-any) and the node scores behind it.
+any) and the node scores behind it. What the implementation reports the scheduler wrote on PodGroups
+(podGroupAnnotations, podGroupConditions: optional fields) must match the guided reference's too.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from schedcheck.conform.findings import Finding
 from schedcheck.scenario.model import Scenario
 
 COMPARED = (("binds", "binds"), ("pipelined", "pipelined"), ("podGroupPhases", "PodGroup phases"),
-            ("taskStatusCounts", "task status counts"))
+            ("taskStatusCounts", "task status counts"), ("podGroupAnnotations", "PodGroup annotations"),
+            ("podGroupConditions", "PodGroup conditions"))
+OPTIONAL = frozenset({"podGroupAnnotations", "podGroupConditions"})  # compared only where the implementation gives them
 
 
 class _Chooser:
@@ -117,15 +120,27 @@ def guided_reference(scenario: Scenario, result: dict[str, Any], seed: int = 0
 def compare(scenario: Scenario, result: dict[str, Any], seed: int = 0) -> list[Finding]:
     """[] when some legal tie-break of the reference makes exactly the implementation's decisions."""
     reference, scores = guided_reference(scenario, result, seed)
-    same = all(_norm(result.get(key)) == _norm(reference.get(key)) for key, _ in COMPARED) \
+    same = not any(differs(key, result, reference) for key, _ in COMPARED) \
         and sorted(result["evicted"]) == sorted(reference["evicted"])
     if same:
         return []
     return [_first_divergence(result, reference, scores)]
 
 
-def _norm(value: Any) -> Any:
-    return value if value is not None else {}
+def differs(key: str, result: dict[str, Any], reference: dict[str, Any]) -> bool:
+    """Whether the answers differ in a COMPARED field; an optional one only counts where the implementation
+    gave it, and a PodGroup without entries there is the same as an absent one."""
+    if key in OPTIONAL and result.get(key) is None:
+        return False
+    return normalised(key, result.get(key)) != normalised(key, reference.get(key))
+
+
+def normalised(key: str, value: Any) -> Any:
+    if value is None:
+        return {}
+    if key in OPTIONAL:
+        return {group: entries for group, entries in value.items() if entries}
+    return value
 
 
 def _decisions(result: dict[str, Any]) -> list[tuple[int | None, str, str, str]]:
@@ -156,8 +171,8 @@ def _first_divergence(result: dict[str, Any], reference: dict[str, Any],
             continue
         return _explain(a, b, reference, scores, index)
     for key, label in COMPARED:
-        if _norm(result.get(key)) != _norm(reference.get(key)):
-            mine_v, ref_v = _norm(result.get(key)), _norm(reference.get(key))
+        if differs(key, result, reference):
+            mine_v, ref_v = normalised(key, result.get(key)), normalised(key, reference.get(key))
             keys = sorted(set(mine_v) | set(ref_v))
             first = next(k for k in keys if mine_v.get(k) != ref_v.get(k))
             return Finding("divergence", f"the decisions agree but the {label} differ: {first} is "

@@ -74,6 +74,21 @@ def test_classify_agreement_ties_and_divergences():
     assert classify(path, ref, {**copy.deepcopy(ref), "evicted": ["ml/tf-0-worker-0"]}, 0)["verdict"] == "divergence"
 
 
+def test_podgroup_writes_differ_only_where_upstream_reports_them():
+    from schedcheck.adapters.differential import differences
+
+    ref = {"binds": {}, "evicted": [], "podGroupAnnotations": {"ns/pg": {"volcano.sh/job-allocated-hypernode": "s0"}},
+           "podGroupConditions": {"ns/pg": {"Scheduled": {"status": "True", "reason": "r"}}}}
+    assert differences(ref, {"binds": {}, "evicted": []}) == {}  # an answer without the fields
+    up = {**ref, "podGroupAnnotations": {"ns/pg": {"volcano.sh/job-allocated-hypernode": "s1"}},
+          "podGroupConditions": {"ns/pg": {}}}
+    assert differences(ref, up) == {
+        "podGroupAnnotations": {"ns/pg": {"reference": {"volcano.sh/job-allocated-hypernode": "s0"},
+                                          "upstream": {"volcano.sh/job-allocated-hypernode": "s1"}}},
+        "podGroupConditions": {"ns/pg": {"reference": {"Scheduled": {"status": "True", "reason": "r"}},
+                                         "upstream": None}}}
+
+
 def test_module_replaces_keeps_versioned_replaces_only(tmp_path):
     from schedcheck.adapters.volcano import module_replaces
 

@@ -49,6 +49,10 @@ def check_shape(result: dict, name: str, cycles: int) -> None:
         for node in ledger["nodes"].values():
             assert set(node) == RESOURCE_KEYS
             assert all(isinstance(v, (int, float)) for r in node.values() for v in r.values())
+    for written in result["podGroupAnnotations"].values():
+        assert written and set(written) <= {"volcano.sh/job-allocated-hypernode"}
+    for conditions in result["podGroupConditions"].values():
+        assert all(set(c) == {"status", "reason"} for c in conditions.values())
     # Every bind appears in the trace as a bind of the same task to the same node.
     traced = {e["task"]: e["node"] for e in result["trace"] if e["op"] == "bind"}
     assert traced == result["binds"]
@@ -64,6 +68,30 @@ def test_gang_allocate_binds_the_same_tasks(volcano_adapter):
     # Ledger: after the session every bound task's request is used on its node.
     used_cpu = sum(n["used"]["cpu"] for n in up["ledgers"][0]["nodes"].values())
     assert used_cpu > 0
+
+
+def test_podgroup_annotations_and_conditions_agree_with_the_reference(volcano_adapter):
+    """The scheduler (v1.14 and later) leaves the hypernode annotation the scenario gave as it was, whichever
+    of the tied hypernodes it takes; gang writes Scheduled at close."""
+    path = Path(__file__).resolve().parents[2] / "schedcheck/corpus/upstream" / (
+        "allocate-TestAllocateWithNetWorkTopologies-hard-network-topology-constrain-and-task-in-job-rescheduled-"
+        "can-allocate-job-when-the-tier-corresponding-to-3.yaml")
+    done = run_adapter(volcano_adapter, str(path))
+    assert done.returncode == 0, done.stderr[-2000:]
+    up = json.loads(done.stdout)
+    ref = run_scenario(load_scenario(path)).to_json(with_trace=True)
+    assert up["podGroupAnnotations"] == ref["podGroupAnnotations"] == {
+        "c1/pg1": {"volcano.sh/job-allocated-hypernode": "s3"}}
+    assert up["podGroupConditions"] == ref["podGroupConditions"]
+    assert up["podGroupConditions"]["c1/pg1"]["Scheduled"]["status"] == "True"
+    from schedcheck.conform.differential import compare
+    assert compare(load_scenario(path), up) == []
+
+
+def test_an_unschedulable_gang_gets_the_condition_the_reference_writes(volcano_adapter):
+    up, ref = upstream(volcano_adapter, "gang-phase-unknown"), reference("gang-phase-unknown")
+    assert up["podGroupConditions"] == ref["podGroupConditions"] == {
+        "ml/horovod": {"Unschedulable": {"status": "True", "reason": "NotEnoughResources"}}}
 
 
 def test_preempt_agrees_with_reference(volcano_adapter):
