@@ -31,7 +31,8 @@ from typing import Any
 from schedcheck.counterexample.file import EXPECTATION, expectation_record
 
 PACKAGE = Path(__file__).resolve().parent
-CORPUS_DIRS = (PACKAGE / "corpus", PACKAGE / "corpus" / "upstream", PACKAGE / "mutant_scenarios")
+CORPUS_DIRS = (PACKAGE / "corpus", PACKAGE / "corpus" / "upstream", PACKAGE / "corpus" / "rediscovery",
+               PACKAGE / "mutant_scenarios")
 SEED = 0  # the tie-breaking seed every corpus expectation was derived at
 CRASH = "reference.crash"  # the failure id of an exception out of the scheduler under test (the gate's too)
 

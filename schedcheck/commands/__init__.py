@@ -83,6 +83,10 @@ COMMANDS: tuple[Command, ...] = (
             "extract upstream Volcano's own unit-test cases as scenarios and run them on the reference",
             "[--src DIR] [--packages PKGS] [--from DIR] [--report DIR] [--json]",
             ("every supported case agrees", "some case disagrees", "usage")),
+    Command("rediscover", "schedcheck.rediscovery.command",
+            "find fixed upstream Volcano bugs again in upstream's own code (buggy and fixed builds)",
+            "[--bug ID] [--list] [--git DIR] [--budget S] [--seed N] [--keep DIR] [--table FILE] [--report DIR] "
+            "[--json]", ("every bug found", "some bug not found", "usage")),
 )
 
 
