@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -16,9 +17,12 @@ SECONDS = 25
 def test_hypofuzz_fuzzes_the_gate_property(tmp_path: Path) -> None:
     command = shutil.which("hypothesis", path=str(Path(sys.executable).parent))
     assert command, "HypoFuzz is not installed (it is in the test extra: pip install -e '.[test]')"
+    # Its own process group: HypoFuzz's worker processes hold the output pipe too, so the final kill goes to
+    # the whole group (a worker left running when the main process stopped kept the pipe open, and the test
+    # waited for it forever). Ctrl-C goes to the main process only, which stops its workers itself.
     process = subprocess.Popen([command, "fuzz", "--no-dashboard", "-n", "1", "--", str(TARGETS),
                                 "-p", "no:cacheprovider"], cwd=tmp_path, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         out, _ = process.communicate(timeout=SECONDS)
     except subprocess.TimeoutExpired:  # it fuzzes until stopped
@@ -26,7 +30,7 @@ def test_hypofuzz_fuzzes_the_gate_property(tmp_path: Path) -> None:
         try:
             out, _ = process.communicate(timeout=20)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             out, _ = process.communicate()
     before_stop = out.split("Aborted!")[0]  # HypoFuzz's workers print their own shutdown traceback on ctrl-C
     assert re.search(r"to fuzz [12] tests?", before_stop) and "Traceback" not in before_stop, out
