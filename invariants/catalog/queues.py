@@ -61,12 +61,19 @@ def proportion_allocated(ctx: CheckContext) -> Iterator[Violation]:
                             [f"queue {name}"], want.as_dict(), attr.allocated.as_dict())
 
 
+def _mid_rollback(ctx: CheckContext) -> bool:
+    """Right after Statement undid a failed step: the failed step's allocate handlers ran, its undo ran the
+    deallocate ones, and a task that was Pipelined before is now Pending; its caller's own undo (the gang
+    actions' dry run unpipelines again) settles the accounting, and that is the state to judge."""
+    return ctx.operation is not None and ctx.operation.rollback
+
+
 @invariant("queue.drf-allocated", "drf's allocated per job equals a recomputation from the job's allocated and "
            "pipelined tasks", "queue", "drf.go event handlers; semantics §9.3", (OPERATION, ACTION, CLOSE),
            requires=("drf",))
 def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
     plugin = ctx.ssn.plugins.get("drf")
-    if plugin is None:
+    if plugin is None or _mid_rollback(ctx):
         return
     jobs = [ctx.ssn.jobs[ctx.operation.job]] if ctx.operation is not None and ctx.operation.job in ctx.ssn.jobs \
         else list(ctx.ssn.jobs.values())

@@ -114,6 +114,10 @@ class Operation:
     statement: int = 0  # the statement it belongs to (0: none, e.g. ssn.allocate or a bind at commit)
     eviction_occurred: bool = False  # pipeline only
     task_uid: str = ""
+    # the undo of a failed operation, inside Statement's rollback: the allocate handlers already ran for the
+    # failed step, so plugin accounting settles only when its caller's own undo (e.g. a dry run's UnPipeline)
+    # follows; the state right after it is not a state any scheduler decision reads
+    rollback: bool = False
 
 
 @dataclass
@@ -164,6 +168,7 @@ class Session:
         self.tie_chooser: Callable[..., Any] | None = None
         self._statement_ids = 0
         self.operations: list[Operation] = []
+        self.rolling_back = False  # Statement is undoing a failed step (Operation.rollback)
         self.hooks = SessionObserverHooks()
         self.pod_group_old_phase: dict[str, str] = {}
         self._fns: dict[str, dict[str, Callable[..., Any]]] = {point: {} for point in EXTENSION_FLAGS}
@@ -589,7 +594,7 @@ class Session:
     def record(self, op: str, task: TaskInfo, node: str, from_status: TaskStatus | None = None,
                statement: int = 0) -> None:
         operation = Operation(self.current_action, op, task.key, node, task.job, from_status, statement,
-                              task.eviction_occurred if op == "pipeline" else False, task.uid)
+                              task.eviction_occurred if op == "pipeline" else False, task.uid, self.rolling_back)
         self.operations.append(operation)
         for hook in self.hooks.on_operation:
             hook(self, operation)

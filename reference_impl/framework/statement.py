@@ -120,7 +120,11 @@ class Statement:
         if err is not None:
             errors.append(str(err))
         if errors:
-            rollback(task)
+            ssn.rolling_back = True
+            try:
+                rollback(task)
+            finally:
+                ssn.rolling_back = False
             raise StatementError(f"{name} {task.key} to {hostname} rolled back: {'; '.join(errors)}")
         self.operations.append(StatementOp(name, task))
         ssn.record(name, task, hostname, from_status, self.id)

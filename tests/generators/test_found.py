@@ -28,6 +28,8 @@ FOUND: dict[str, tuple[str, str]] = {
     "victim-reclaim-over-deserved-gang-decides": ("victim.reclaim-over-deserved", "resolved"),
     "cross-pipelined-liveness-reclaim-first": ("cross.pipelined-liveness", "upstream-finding"),
     "upstream-assert-task-topology-re-placed-task": ("upstream.assert", "upstream-panic"),
+    "queue-drf-allocated-mid-rollback-bound-task": ("queue.drf-allocated", "resolved"),
+    "queue-drf-allocated-mid-rollback-pipelined-task": ("queue.drf-allocated", "resolved"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
