@@ -9,6 +9,8 @@ turns it back into a failure, for users who want upstream's bug to break their b
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -263,17 +265,42 @@ def _mixed_pod_indexes(ctx: CheckContext, violation: Violation) -> bool:
 
 
 def _bound_task_pipelined_again(ctx: CheckContext, violation: Violation) -> bool:
-    """F10: a hypernode search replays saved task copies, which leaves each placed task listed Pending in its
-    subjob's own status index; gangpreempt and gangreclaim read that index, so they pipeline (or try to) a task
-    allocate bound this session. The violation names such a task, by key or uid, or its job."""
-    ops = ctx.ssn.operations
-    bound = {op.task for op in ops if op.op == "bind"}
-    again = [op for op in ops if op.action in ("gangpreempt", "gangreclaim") and op.op in ("pipeline", "unpipeline")
-             and op.task in bound]
+    """F10: a dry run replays saved task copies (allocate's hypernode search, the gang actions' own trials),
+    which leaves a placed task listed Pending in its subjob's own status index; gangpreempt and gangreclaim read
+    that index, so they pipeline (or try to) a task this session already bound or pipelined in an earlier
+    action. The violation names such a task, by key or uid, its job, or the job's queue."""
+    placed_before: dict[str, int] = {}  # task -> index of its first bind, or of a pipeline by another action
+    again: list[Any] = []
+    for index, op in enumerate(ctx.ssn.operations):
+        earlier = placed_before.get(op.task)
+        if op.action in GANG_ACTIONS and op.op in ("pipeline", "unpipeline") and earlier is not None \
+                and ctx.ssn.operations[earlier].action != op.action:
+            again.append(op)
+        if op.op == "bind" or (op.op == "pipeline" and op.task not in placed_before):
+            placed_before.setdefault(op.task, index)
     names = {name for op in again for name in (op.task, op.task_uid)}
     jobs = {op.job for op in again}
+    queues = _with_ancestors(ctx, {ctx.ssn.jobs[job].queue for job in jobs if job in ctx.ssn.jobs})
     return any(name in names for name in _named(violation, "task")) or any(
-        job in jobs for job in _named(violation, "job"))
+        job in jobs for job in _named(violation, "job")) or any(queue in queues for queue in _named(violation, "queue"))
+
+
+GANG_ACTIONS = ("gangpreempt", "gangreclaim")
+
+
+def _with_ancestors(ctx: CheckContext, queues: set[str]) -> set[str]:
+    """The queues and every ancestor (capacity's hierarchy charges them all, up to root)."""
+    out: set[str] = set()
+    todo = list(queues)
+    while todo:
+        name = todo.pop()
+        if name in out:
+            continue
+        out.add(name)
+        queue = ctx.ssn.queues.get(name)
+        if name != "root":
+            todo.append((queue.queue.parent if queue is not None else "") or "root")
+    return out
 
 
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
@@ -347,6 +374,12 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "discarding a gangreclaim or gangpreempt pipeline of a task allocate bound this session leaves it "
                  "Pending",
                  "docs/findings.md #20", _bound_task_pipelined_again),
+    *(KnownFinding("F10", rule,
+                   "gangreclaim or gangpreempt pipelines again a task this session already bound or pipelined "
+                   "(its subjob's index still lists it Pending): the plugins count it twice, or count it for a "
+                   "task the rollback left Pending",
+                   "docs/findings.md #20", _bound_task_pipelined_again)
+      for rule in ("queue.drf-allocated", "queue.drf-share", "queue.proportion-allocated", "queue.capacity-allocated")),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

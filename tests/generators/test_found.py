@@ -30,6 +30,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "upstream-assert-task-topology-re-placed-task": ("upstream.assert", "upstream-panic"),
     "queue-drf-allocated-mid-rollback-bound-task": ("queue.drf-allocated", "resolved"),
     "queue-drf-allocated-mid-rollback-pipelined-task": ("queue.drf-allocated", "resolved"),
+    "task-single-node-gangpreempt-repipelines-a-pipelined-task": ("task.single-node", "upstream-known"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
