@@ -31,6 +31,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "queue-drf-allocated-mid-rollback-bound-task": ("queue.drf-allocated", "resolved"),
     "queue-drf-allocated-mid-rollback-pipelined-task": ("queue.drf-allocated", "resolved"),
     "task-single-node-gangpreempt-repipelines-a-pipelined-task": ("task.single-node", "upstream-known"),
+    "node-cache-idle-negative-from-the-input": ("node.cache-idle-non-negative", "resolved"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
