@@ -214,12 +214,11 @@ def checkout_go_mod(src: Path) -> str:
     staging = src / APIS_STAGING
     apis = str(staging) if (staging / "go.mod").is_file() else f"volcano.sh/apis {required_apis_version(src / 'go.mod')}"
     requires = [line for line in _require_lines(text) if not line.startswith("volcano.sh/apis ")]
-    adapter_direct = {line.split()[0] for line in _require_lines((ADAPTER_DIR / "go.mod").read_text())}
     present = {line.split()[0] for line in requires}
-    for line in _require_lines((ADAPTER_DIR / "go.mod").read_text()):  # the adapter's own imports, when missing
+    for line in _require_lines((ADAPTER_DIR / "go.mod").read_text()):  # the adapter's own requires, when missing
         name = line.split()[0]
-        if name in adapter_direct and name not in present and not name.startswith("volcano.sh/"):
-            requires.append(line.replace("// indirect", "").strip())
+        if name not in present and not name.startswith("volcano.sh/"):
+            requires.append(line)
     lines = ["module schedcheck.dev/adapters/volcano", "", f"go {go_line.group(1) if go_line else '1.26.0'}", "",
              "require (", "\tvolcano.sh/volcano v0.0.0", "\tvolcano.sh/apis v0.0.0",
              *(f"\t{line}" for line in requires), ")", "",
