@@ -13,7 +13,10 @@ allocate), so the cache deep-copies them when it snapshots.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass, field
+from typing import Any
 
 from schedcheck.reference.quantity import Quantity
 
@@ -468,3 +471,32 @@ class ClusterObjects:
     storage_classes: list[StorageClass] = field(default_factory=list)
     csi_nodes: list[CSINode] = field(default_factory=list)
     volume_attachments: list[VolumeAttachment] = field(default_factory=list)
+
+
+# The cache deep-copies the whole world at start-up (ClusterObjects above), and the gate starts one per
+# run: copy.deepcopy's generic reduce/reconstruct path for these plain dataclasses is most of that cost.
+# Copying field by field, passing immutable values through, gives the same copy (aliases kept via memo).
+_IMMUTABLE = (str, int, float, bool, type(None), Quantity)
+
+
+def _deepcopy_fields(self: Any, memo: dict[int, Any]) -> Any:
+    cls = type(self)
+    new = cls.__new__(cls)
+    memo[id(self)] = new
+    fields = new.__dict__
+    for name, value in self.__dict__.items():
+        kind = type(value)
+        if kind in _IMMUTABLE:
+            fields[name] = value
+        elif kind is dict and all(type(v) in _IMMUTABLE for v in value.values()):
+            fields[name] = dict(value)  # labels, annotations, resource lists: keys are strings
+        elif kind is list and all(type(v) in _IMMUTABLE for v in value):
+            fields[name] = list(value)
+        else:
+            fields[name] = copy.deepcopy(value, memo)
+    return new
+
+
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and dataclasses.is_dataclass(_cls) and _cls.__module__ == __name__:
+        _cls.__deepcopy__ = _deepcopy_fields  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ rejected, since the API server never prints such a string.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -59,6 +60,12 @@ class Quantity:
         self._value = _round_to_nano(Fraction(value))
         self._format = fmt
 
+    def __copy__(self) -> Quantity:  # immutable: a copy is the same value
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Quantity:
+        return self
+
     @classmethod
     def parse(cls, text: str | int | float | Quantity) -> Quantity:
         """Parse a quantity as the API server does; raise ValueError otherwise."""
@@ -76,6 +83,10 @@ class Quantity:
 
     @classmethod
     def _parse_string(cls, text: str) -> Quantity:
+        return _parse_cached(text) if cls is Quantity else cls._parse_uncached(text)
+
+    @classmethod
+    def _parse_uncached(cls, text: str) -> Quantity:
         match = _SYNTAX.fullmatch(text)
         if not match:
             raise ValueError("expected a number with an optional suffix, such as 500m, 4Gi or 1e3")
@@ -174,3 +185,9 @@ class Quantity:
 
     def __hash__(self) -> int:
         return hash(self._value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_cached(text: str) -> Quantity:
+    """Quantities are immutable and scenarios spell the same few values again and again ("1", "2Gi")."""
+    return Quantity._parse_uncached(text)

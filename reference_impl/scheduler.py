@@ -36,11 +36,14 @@ class Scheduler:
         hooks_factory: Callable[[], SessionObserverHooks] | None = None,
         now: str | None = None,
         tie_chooser: Callable[..., object] | None = None,
+        copy_objects: bool = True,
     ) -> None:
+        """`copy_objects=False` hands `objects` to the cache, which then changes them as sessions go by
+        (for a caller that built them for this run alone; the copy is most of a small run's start-up)."""
         self.conf = conf
         self.tie_chooser = tie_chooser  # see Session.tie_chooser
         self.seed = seed
-        self.cache = SchedulerCache(objects, server_options=server_options, now=now)
+        self.cache = SchedulerCache(objects, server_options=server_options, now=now, copy_objects=copy_objects)
         self.hooks_factory = hooks_factory
         self.cache.set_pipeline_persistence(conf.persistent_pipelines)
         self.cycle = 0

@@ -19,13 +19,15 @@ __all__ = ["PROTOCOL", "RunResult", "run_scenario"]
 
 def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | None = None,
                  check_invariants: bool = True, overkill: bool = False,
-                 tie_chooser: Callable[..., Any] | None = None, ledgers: bool = False) -> RunResult:
+                 tie_chooser: Callable[..., Any] | None = None, ledgers: bool = False,
+                 consume: bool = False) -> RunResult:
     """Run every cycle of the scenario with the invariant engine observing; judge the expectations.
 
     With `overkill`, every committed preempt/reclaim eviction is compared with the Z3 optimum;
     `tie_chooser` guides the reference's choice among equally scored nodes (conformance replays);
     `ledgers` records every node's accounting after each session (the protocol's optional ledgers;
-    off by default, because the gate runs millions of sessions and never reads them).
+    off by default, because the gate runs millions of sessions and never reads them); with `consume`, the
+    scheduler takes `scenario.objects` without copying them (they change: for a scenario built for this run).
     """
     if engine is None and check_invariants:
         engine = InvariantEngine()
@@ -34,7 +36,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     if overkill:
         hooks_factory, observer = _with_overkill(hooks_factory)
     scheduler = Scheduler(scenario.objects, scenario.conf, seed=seed, now=scenario.now, server_options=scenario.options,
-                          hooks_factory=hooks_factory, tie_chooser=tie_chooser)
+                          hooks_factory=hooks_factory, tie_chooser=tie_chooser, copy_objects=not consume)
     result = RunResult(scenario=scenario.name, seed=seed, cycles=scenario.cycles)
     _out_of_sync(scheduler, result)
     from schedcheck.reference.framework.plugin import get_plugin_builder

@@ -106,8 +106,9 @@ class SchedulerCache:
         scheduler_names: tuple[str, ...] = (DEFAULT_SCHEDULER_NAME,),
         server_options: ServerOptions | None = None,
         now: str | None = None,
+        copy_objects: bool = True,
     ) -> None:
-        self.world = copy.deepcopy(objects)
+        self.world = copy.deepcopy(objects) if copy_objects else objects
         # The API server and kubelets between sessions, with the faults a test can inject (world.py).
         self.cluster = World(self.world, parse_timestamp(now) if now else _latest_timestamp(self.world))
         self.scheduler_names = scheduler_names

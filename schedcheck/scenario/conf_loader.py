@@ -51,7 +51,7 @@ _TOP_KEYS = {"actions", "tiers", "configurations", "metrics", PERSISTENCE_KEY}
 _PLUGIN_KEYS = {"name", "arguments"} | set(ENABLE_FLAGS)
 
 
-class StrictYamlLoader(yaml.SafeLoader):
+class StrictYamlLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's parser when built with it
     """PyYAML's safe loader, but a key repeated in one mapping is an error."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:

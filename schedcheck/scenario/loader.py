@@ -32,6 +32,7 @@ from schedcheck.scenario.model import Expectations, Scenario
 from schedcheck.scenario.objects import ObjectsReader
 from schedcheck.scenario.options import OPTIONS_KEY, read_options, shard_warnings
 from schedcheck.scenario.topology import topology_warnings
+from schedcheck.scenario.tree_copy import copy_document
 from schedcheck.scenario.volumes import volume_warnings
 from schedcheck.scenario.references import POD_GROUP_PHASES
 
@@ -196,7 +197,7 @@ def _build(docs: list[Any], source: str, conf_override: tuple[str, str] | None) 
         "apiVersion": API_VERSION,
         "kind": "Scenario",
         "metadata": {"name": name},
-        "objects": copy.deepcopy(docs),
+        "objects": copy_document(docs),
     }
     if conf_doc is not None:
         document["schedulerConf"] = conf_doc
@@ -230,7 +231,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     shard_warnings(options, objects, warnings)
     topology_warnings(objects, warnings)
     volume_warnings(objects, options, warnings)
-    document = copy.deepcopy(doc)
+    document = copy_document(doc)
     if conf_override is not None:
         document["schedulerConf"] = conf_doc
     return Scenario(
