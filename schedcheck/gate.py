@@ -86,12 +86,15 @@ class GateResult:
         """Checks per invariant and what the generated scenarios reached (actions, plugins, outcomes)."""
         checks: dict[str, int] = {}
         covered: dict[str, int] = {}
+        combinations: set[str] = set()
         for s in self.stats:
             for key, count in s.checks.items():
                 checks[key] = checks.get(key, 0) + count
             for key, count in s.covered.items():
                 covered[key] = covered.get(key, 0) + count
-        return {"checksPerInvariant": dict(sorted(checks.items())), "reached": dict(sorted(covered.items()))}
+            combinations.update(s.combinations)
+        return {"checksPerInvariant": dict(sorted(checks.items())), "reached": dict(sorted(covered.items())),
+                "combinations": len(combinations)}
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seed": self.seed, "budget": self.budget, "workers": self.workers,
@@ -295,7 +298,9 @@ def render_gate(result: GateResult) -> str:
              f"scenarios, {totals['cycles']} cycles ({totals['cyclesPerSecond']}/s, "
              f"{totals['cyclesPerSecondPerWorker']}/s per worker), {totals['invariantChecks']} invariant checks",
              "time: {corpus:.0%} corpus, {checking:.0%} invariants, {scheduling:.0%} scheduling, "
-             "{generationAndSearch:.0%} generation, stateful runs and Hypothesis".format(**totals["timeShare"])]
+             "{generationAndSearch:.0%} generation, stateful runs and Hypothesis".format(**totals["timeShare"]),
+             f"reached {result.coverage()['combinations']} distinct (action, plugin, outcome) combinations: an "
+             f"action that bound, pipelined or evicted with that plugin on"]
     corpus = totals["corpus"]
     if corpus["scenarios"]:
         lines.insert(1, f"corpus first: {corpus['scenarios']} packaged scenarios ({corpus['cycles']} cycles) "

@@ -78,6 +78,7 @@ class WorkerStats:
     check_seconds: float = 0.0  # of which in the invariants
     checks: dict[str, int] = field(default_factory=dict)  # invariant id -> times checked
     covered: dict[str, int] = field(default_factory=dict)  # "action:x", "plugin:x", "outcome:x" -> scenarios
+    combinations: list[str] = field(default_factory=list)  # distinct "action|plugin|outcome" reached (_cover)
     findings: int = 0  # quality findings reported (they fail only a strict gate)
     corpus_scenarios: int = 0  # packaged scenarios replayed before generation (not counted in examples)
     corpus_cycles: int = 0  # their cycles (not counted in cycles, the generated search's throughput)
@@ -94,6 +95,29 @@ class ShrinkBudgetSpent(BaseException):
 
 
 SEEDS_PER_DOCUMENT = 3  # tie-breaking seeds tried on a drawn scenario whose runs break ties
+CONF_VARIANTS = 2  # other confs a drawn cluster is also checked under
+
+
+def conf_variants(documents):
+    """(document, confs): each drawn cluster is checked under its own conf and then under CONF_VARIANTS
+    more drawn confs (they shrink towards upstream's default conf). Drawing a whole scenario costs more than a cycle of scheduling and
+    checking it; drawing a conf costs a tenth of that, so the same budget checks more (cluster, conf)
+    pairs. A failure under a variant is saved as that variant's document (the cluster with that conf)."""
+    from hypothesis import strategies as st
+
+    from schedcheck.generators.confs import scheduler_confs
+
+    return st.tuples(documents, st.lists(scheduler_confs(), min_size=CONF_VARIANTS, max_size=CONF_VARIANTS))
+
+
+def with_conf(doc: dict[str, Any], conf: dict[str, Any]) -> dict[str, Any]:
+    """The scenario with another conf (and the content-derived name that goes with it)."""
+    from schedcheck.generators.scenarios import scenario_name
+
+    variant = {**doc, "schedulerConf": conf}
+    variant["metadata"] = {**(doc.get("metadata") or {}), "name": ""}
+    variant["metadata"]["name"] = scenario_name(variant)
+    return variant
 
 
 def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str] | None = None,
@@ -125,15 +149,22 @@ def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str]
 
 
 def _cover(stats: WorkerStats, scenario: Any, result: RunResult) -> None:
-    """What this scenario reached: its actions and plugins, and the kinds of decision it produced."""
+    """What this scenario reached: its actions and plugins, and the kinds of decision it produced; and the
+    (action, plugin, outcome) combinations: an action that bound, pipelined or evicted with a plugin on."""
     reached = [f"action:{a}" for a in scenario.conf.actions]
-    reached += [f"plugin:{p.name}" for tier in scenario.conf.tiers for p in tier.plugins]
+    plugins = {p.name for tier in scenario.conf.tiers for p in tier.plugins}
+    reached += [f"plugin:{p}" for p in plugins]
     outcomes = {"bind": bool(result.binds), "evict": bool(result.evicted), "pipeline": bool(result.pipelined),
                 "admit": any(p == "Inqueue" for p in result.pod_group_phases.values()),
                 "finding": bool(result.findings), "multi-session": result.cycles > 1}
     reached += [f"outcome:{name}" for name, hit in outcomes.items() if hit]
     for key in set(reached):
         stats.covered[key] = stats.covered.get(key, 0) + 1
+    decisions = {(step["action"], step["op"]) for step in result.trace if step["action"]}
+    if decisions:
+        known = set(stats.combinations)
+        fresh = {f"{action}|{plugin}|{op}" for action, op in decisions for plugin in plugins} - known
+        stats.combinations.extend(sorted(fresh))
 
 
 def _mutant_context(name: str | None):
@@ -149,7 +180,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
     if strategy is None:
         from schedcheck.generators.scenarios import scenario_profiles, scenarios
 
-        strategy = scenarios(**scenario_profiles[cfg.profile])
+        strategy = conf_variants(scenarios(**scenario_profiles[cfg.profile]))
     store = FailureStore(open_database(cfg.database), cfg.mutant, cfg.strict)
     stats = WorkerStats(cfg.worker)
     started = time.monotonic()
@@ -158,49 +189,69 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
     last_write = [0.0]
     first_found: list[float] = []
     shrink_calls = [0]
+    last_example: list[Any] = []
 
-    def body(doc: dict[str, Any]) -> None:
-        if cfg.max_examples is None and time.monotonic() > deadline and not last_failure:
-            return  # the budget is spent: let the batch finish quickly
-        if last_failure:
-            shrink_calls[0] += 1
-            if shrink_calls[0] > SHRINK_CALLS and doc != last_failure[0].doc:
-                # enough shrinking (counted, so it stays deterministic): stop Hypothesis's shrinker, which
-                # would otherwise go on until its own 300 s limit, and keep the best so far
-                raise ShrinkBudgetSpent
+    def run_one(doc: dict[str, Any]) -> tuple[RunResult | None, dict[str, Any] | None, int]:
+        """One scenario under the tie-breaking seeds: (result, first failure, the seed that failed)."""
         result = failure = None
         failing_seed = cfg.seed
-        # Each drawn scenario runs under several tie-breaking seeds: more cycles per (costly) drawn
-        # document, and a bug that needs one particular tie-break is met sooner.
+        # A scenario whose run broke a tie runs again under more tie-breaking seeds: a bug that needs one
+        # particular tie-break is met sooner.
         for offset in range(SEEDS_PER_DOCUMENT):
             failing_seed = cfg.seed + offset
             run_started = time.perf_counter()
             result, failure = check_document(doc, failing_seed, cfg.strict, cfg.only, cfg.fail_on_known, stats)
             stats.run_seconds += time.perf_counter() - run_started
-            if result is None and failure is None:
-                return  # unreadable after its edits: skipped
             if result is not None:
                 stats.cycles += result.cycles
                 stats.invariant_checks += result.invariant_checks
             if failure is not None or result is None or not result.ties:
                 break  # no tie broken: another seed would decide the same
-        stats.examples += 1
-        if result is not None and currently_in_test_context():  # not for a saved failure retried
+        return result, failure, failing_seed
+
+    def body(example: Any) -> None:
+        """`example`: a scenario document, or (document, confs): the document, then its cluster under each
+        of the other confs (conf_variants)."""
+        doc, confs = example if isinstance(example, tuple) else (example, ())
+        if cfg.max_examples is None and time.monotonic() > deadline and not last_failure:
+            return  # the budget is spent: let the batch finish quickly
+        if last_failure:
+            shrink_calls[0] += 1
+            if shrink_calls[0] > SHRINK_CALLS and example != last_example[0]:
+                # enough shrinking (counted, so it stays deterministic): stop Hypothesis's shrinker, which
+                # would otherwise go on until its own 300 s limit, and keep the best so far
+                raise ShrinkBudgetSpent
+        results: list[RunResult] = []
+        for index, candidate in enumerate([doc, *(with_conf(doc, conf) for conf in confs)]):
+            result, failure, failing_seed = run_one(candidate)
+            if result is None and failure is None:
+                if index == 0:
+                    return  # unreadable after its edits: skipped
+                continue
+            stats.examples += 1
+            if result is not None:
+                results.append(result)
+            if failure is not None:
+                if not first_found:
+                    first_found.append(time.monotonic() - started)
+                last_example[:] = [example]
+                last_failure[:] = [Failure(candidate, failure["id"], failure.get("message", ""),
+                                           failure.get("cycle", -1), failure.get("action", ""), first_found[0],
+                                           failing_seed)]
+                raise CounterexampleFound(f"{failure['id']}: {failure.get('message', '')}")
+        if results and currently_in_test_context():  # not for a saved failure retried
             # steer the search towards contested states: evictions, reservations, admissions held back
-            target(float(len(result.evicted)), label="evictions")
-            target(float(len(result.pipelined)), label="pipelined")
-            target(float(sum(1 for phase in result.pod_group_phases.values() if phase == "Pending")),
-                   label="jobs left pending")
+            target(float(max(len(r.evicted) for r in results)), label="evictions")
+            target(float(max(len(r.pipelined) for r in results)), label="pipelined")
+            target(float(max(sum(1 for phase in r.pod_group_phases.values() if phase == "Pending")
+                             for r in results)), label="jobs left pending")
+            # victims tried: evictions made inside statements, kept or discarded (the preempt/reclaim search)
+            target(float(max(sum(1 for step in r.trace if step["op"] == "evict") for r in results)),
+                   label="victims tried")
         if time.monotonic() - last_write[0] > 1.0:
             stats.seconds = time.monotonic() - started
             _write_stats(cfg, stats)
             last_write[0] = time.monotonic()
-        if failure is not None:
-            if not first_found:
-                first_found.append(time.monotonic() - started)
-            last_failure[:] = [Failure(doc, failure["id"], failure.get("message", ""), failure.get("cycle", -1),
-                                       failure.get("action", ""), first_found[0], failing_seed)]
-            raise CounterexampleFound(f"{failure['id']}: {failure.get('message', '')}")
 
     def retry_saved() -> bool:
         """Failures any worker saved (now or in an earlier run) are retried before anything is generated."""
@@ -319,15 +370,15 @@ def _machine_batch(cfg: WorkerConfig, stats: WorkerStats, batch_seed: int, examp
     return None
 
 
-def _batch_test(body: Callable[[dict[str, Any]], None], strategy, examples: int, batch_seed: int):
+def _batch_test(body: Callable[[Any], None], strategy, examples: int, batch_seed: int):
     # database=None: a seeded test neither saves nor replays examples (FailureStore does that instead)
     @hypothesis_seed(batch_seed)
     @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck), phases=list(Phase), print_blob=False,
               report_multiple_bugs=False)
     @given(strategy)
-    def test(doc: dict[str, Any]) -> None:
-        body(doc)
+    def test(example: Any) -> None:
+        body(example)
 
     # Hypothesis would hash the test's source for a database key at every batch (inspect.getsource:
     # about 2% of a worker); the gate runs without Hypothesis's database, so any fixed key does.

@@ -108,3 +108,45 @@ def test_an_unreadable_document_is_skipped_not_a_crash():
            "objects": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}},
                        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}]}
     assert check_document(doc, seed=0, strict=False) == (None, None)
+
+
+
+def test_a_drawn_cluster_is_checked_under_its_conf_variants_and_a_variant_failure_keeps_that_conf(tmp_path):
+    import yaml
+    from hypothesis import strategies as st
+
+    from schedcheck.gate_properties import with_conf
+    from schedcheck.generators.confs import default_conf
+
+    doc = yaml.safe_load(Path("schedcheck/mutant_scenarios/drf-allocate-forgotten.yaml").read_text())
+    with_drf = default_conf()
+    without_drf = default_conf()
+    for tier in without_drf["tiers"]:
+        tier["plugins"] = [p for p in tier["plugins"] if p["name"] != "drf"]
+    doc["schedulerConf"] = without_drf
+    variant = with_conf(doc, with_drf)
+    assert variant["schedulerConf"] == with_drf and doc["schedulerConf"] == without_drf
+    assert variant["metadata"]["name"] != doc["metadata"]["name"] and variant["objects"] == doc["objects"]
+
+    # the drawn conf has no drf, so the mutant (drf's allocate handler lost) shows only under a conf with drf
+    stats, failure = run_worker(_config(tmp_path, mutant="drf-allocate-forgotten", max_examples=1),
+                                strategy=st.just((doc, [without_drf])))
+    assert failure is None and stats.examples == 2
+    stats, failure = run_worker(_config(tmp_path / "2", mutant="drf-allocate-forgotten", max_examples=1),
+                                strategy=st.just((doc, [without_drf, with_drf])))
+    assert failure is not None and failure.invariant == "queue.drf-allocated"
+    assert failure.doc["schedulerConf"] == with_drf and failure.doc["objects"] == doc["objects"]
+
+
+def test_gate_bench_times_every_stage_of_a_fixed_sample(capsys):
+    from schedcheck.gate_bench import bench_gate, render_gate_bench
+
+    bench = bench_gate(documents=4, seed=0, repeats=1, machine_batches=1)
+    assert bench.documents == 4 and bench.scenarios >= 4 and bench.cycles >= bench.scenarios
+    assert bench.generation_ms > 0 and bench.load_ms > 0 and bench.run_ms > bench.invariants_ms > 0
+    assert bench.machine_cycles > 0 and bench.generated_cycles_per_s > 0
+    text = render_gate_bench(bench, 0, "ci")
+    for stage in ("generation", "load", "run", "invariants", "stateful machine"):
+        assert stage in text
+    assert main(["gate", "--bench", "0"]) == 2
+    assert "--bench: expected 1 or more" in capsys.readouterr().err

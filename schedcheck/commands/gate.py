@@ -20,6 +20,7 @@ EPILOG = """examples:
   schedcheck gate --mutant discard-not-reversing --budget 60   # self-test: the gate must find this bug
   schedcheck gate --cluster tcp://10.0.0.5:8786 --workers 16 --database redis://10.0.0.5:6379/0
   schedcheck gate --cluster local --workers 2    # a local Dask cluster instead of pytest-xdist
+  schedcheck gate --bench 300 --seed 0           # where a worker's time goes, on 300 fixed documents
 """
 
 
@@ -49,6 +50,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mutant", metavar="NAME", help="run against the reference with a deliberate bug "
                                                          "(the harness's self-test; see schedcheck/mutants.py)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--bench", type=int, metavar="N",
+                        help="search nothing: draw N documents for the seed and print the CPU time per document "
+                             "of generating, loading, running and checking them, and the stateful machine's "
+                             "cycles/s (schedcheck/gate_bench.py)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -65,6 +70,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"schedcheck: gate: --mutant: unknown {args.mutant!r}; known: {', '.join(sorted(MUTANTS))}",
               file=sys.stderr)
         return EXIT_USAGE
+    if args.bench is not None:
+        return _bench(args)
     only = [part.strip() for part in args.only.split(",") if part.strip()] if args.only else None
     if only:
         from schedcheck.invariants.catalog import catalog
@@ -102,3 +109,18 @@ def main(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_gate(result))
     return EXIT_FAILED if result.failure is not None else EXIT_OK
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from schedcheck.gate_bench import bench_gate, render_gate_bench
+
+    if args.bench < 1:
+        print("schedcheck: gate: --bench: expected 1 or more documents", file=sys.stderr)
+        return EXIT_USAGE
+    seed = 0 if args.seed is None else args.seed
+    bench = bench_gate(args.bench, seed=seed, profile=args.profile)
+    if args.json:
+        print(json.dumps({"seed": seed, "profile": args.profile, **bench.to_json()}))
+    else:
+        print(render_gate_bench(bench, seed, args.profile))
+    return 0
