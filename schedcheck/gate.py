@@ -71,9 +71,11 @@ class GateResult:
         corpus_spent = sum(s.corpus_seconds for s in self.stats)
         run = sum(s.run_seconds for s in self.stats)
         check = sum(s.check_seconds for s in self.stats)
-        rest = max(spent - corpus_spent - run, 0.0)
+        shrink = sum(s.shrink_seconds for s in self.stats)
+        rest = max(spent - corpus_spent - run - shrink, 0.0)
         share = {"corpus": round(corpus_spent / spent, 3), "checking": round(check / spent, 3),
-                 "scheduling": round(max(run - check, 0.0) / spent, 3), "generationAndSearch": round(rest / spent, 3)}
+                 "scheduling": round(max(run - check, 0.0) / spent, 3), "generationAndSearch": round(rest / spent, 3),
+                 "shrinking": round(shrink / spent, 3)}
         corpus = {"scenarios": sum(s.corpus_scenarios for s in self.stats),
                   "cycles": sum(s.corpus_cycles for s in self.stats), "seconds": round(corpus_spent, 2)}
         return {"examples": examples, "cycles": cycles, "invariantChecks": checks, "seconds": round(seconds, 2),
@@ -298,7 +300,8 @@ def render_gate(result: GateResult) -> str:
              f"scenarios, {totals['cycles']} cycles ({totals['cyclesPerSecond']}/s, "
              f"{totals['cyclesPerSecondPerWorker']}/s per worker), {totals['invariantChecks']} invariant checks",
              "time: {corpus:.0%} corpus, {checking:.0%} invariants, {scheduling:.0%} scheduling, "
-             "{generationAndSearch:.0%} generation, stateful runs and Hypothesis".format(**totals["timeShare"]),
+             "{generationAndSearch:.0%} generation, stateful runs and Hypothesis, {shrinking:.0%} shrinking"
+             .format(**totals["timeShare"]),
              f"reached {result.coverage()['combinations']} distinct (action, plugin, outcome) combinations: an "
              f"action that bound, pipelined or evicted with that plugin on"]
     corpus = totals["corpus"]

@@ -83,6 +83,7 @@ class WorkerStats:
     corpus_scenarios: int = 0  # packaged scenarios replayed before generation (not counted in examples)
     corpus_cycles: int = 0  # their cycles (not counted in cycles, the generated search's throughput)
     corpus_seconds: float = 0.0
+    shrink_seconds: float = 0.0  # after the first failure: Hypothesis's shrinking (run and check times stop there)
 
 
 class CounterexampleFound(AssertionError):
@@ -188,6 +189,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
     last_failure: list[Failure] = []
     last_write = [0.0]
     first_found: list[float] = []
+    at_first_failure: list[float] = []  # run and check seconds when the first failure was found
     shrink_calls = [0]
     last_example: list[Any] = []
 
@@ -234,6 +236,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
             if failure is not None:
                 if not first_found:
                     first_found.append(time.monotonic() - started)
+                    at_first_failure[:] = [stats.run_seconds, stats.check_seconds]
                 last_example[:] = [example]
                 last_failure[:] = [Failure(candidate, failure["id"], failure.get("message", ""),
                                            failure.get("cycle", -1), failure.get("action", ""), first_found[0],
@@ -307,6 +310,10 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
     stats.batches = batch + 1
     stats.seconds = time.monotonic() - started
     failure = last_failure[0] if last_failure else None
+    if failure is not None and failure.corpus is None:
+        stats.shrink_seconds = max(0.0, stats.seconds - failure.found_after)
+        if at_first_failure:
+            stats.run_seconds, stats.check_seconds = at_first_failure
     if failure is not None and failure.doc:
         store.save(failure.doc)  # every other worker, and the next run, retries it first
     if failure is not None:

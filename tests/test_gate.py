@@ -35,6 +35,12 @@ def test_the_property_catches_a_deliberate_bug(tmp_path):
             break
     assert failure is not None and failure.invariant.startswith("gang.")
     assert failure.doc["kind"] == "Scenario"
+    # the shrinking after the first failure is timed apart from scheduling, checking and generation
+    from schedcheck.gate import GateResult
+
+    assert stats.shrink_seconds > 0 and stats.seconds >= failure.found_after + stats.shrink_seconds - 0.01
+    share = GateResult(seed=seed, budget=0, workers=1, stats=[stats], failure=failure).totals()["timeShare"]
+    assert share["shrinking"] > 0 and abs(sum(share.values()) - 1) < 0.02
 
 
 def test_a_reference_crash_is_a_finding_not_a_harness_error(monkeypatch):
@@ -150,3 +156,4 @@ def test_gate_bench_times_every_stage_of_a_fixed_sample(capsys):
         assert stage in text
     assert main(["gate", "--bench", "0"]) == 2
     assert "--bench: expected 1 or more" in capsys.readouterr().err
+

@@ -44,7 +44,7 @@ def _page(title: str, summary: Mapping[str, Any]) -> str:
 def render_time_share(share: Any) -> Part:
     if not isinstance(share, Mapping) or not share:
         return omitted("Time share", "Time share: not drawn (the summary has no timeShare)")
-    colors = ("#4c72b0", "#55a868", "#c4c4c4", "#dd8452")
+    colors = ("#4c72b0", "#55a868", "#c4c4c4", "#dd8452", "#8172b3")
     fig = new_figure(8.5, 1.5)
     ax = fig.subplots()
     left = 0.0
