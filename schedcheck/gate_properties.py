@@ -28,7 +28,8 @@ from schedcheck.gate_database import FailureStore, open_database
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.runner import RunResult, run_scenario
 from schedcheck.scenario.errors import ScenarioError
-from schedcheck.scenario.loader import scenario_from_document
+from schedcheck.scenario.loader import fresh_copy, scenario_from_document, with_scheduler_conf
+from schedcheck.scenario.model import Scenario
 
 BATCH_EXAMPLES = 40
 SHRINK_CALLS = 400  # Hypothesis shrink attempts after the first failure; the domain minimiser does the rest
@@ -123,15 +124,18 @@ def with_conf(doc: dict[str, Any], conf: dict[str, Any]) -> dict[str, Any]:
 
 def check_document(doc: dict[str, Any], seed: int, strict: bool, only: list[str] | None = None,
                    fail_on_known: list[str] | None = None,
-                   stats: WorkerStats | None = None) -> tuple[RunResult | None, dict[str, Any] | None]:
+                   stats: WorkerStats | None = None,
+                   scenario: Scenario | None = None) -> tuple[RunResult | None, dict[str, Any] | None]:
     """Run one generated scenario with every invariant on; the first failure, if any.
 
+    `scenario`, when given, is `doc` already read, with objects of its own (the run changes them).
     An exception out of the reference is a failure too (`reference.crash`), never a harness error.
     """
-    try:
-        scenario = scenario_from_document(doc, "<generated>")
-    except ScenarioError:
-        return None, None  # an edit made the document unreadable: nothing to judge (never a generated one)
+    if scenario is None:
+        try:
+            scenario = scenario_from_document(doc, "<generated>")
+        except ScenarioError:
+            return None, None  # an edit made the document unreadable: nothing to judge (never a generated one)
     engine = InvariantEngine(only=only, stop_at_first=True, fail_on_known=fail_on_known or ())
     try:
         result = run_scenario(scenario, seed=seed, engine=engine, consume=True)  # built for this run alone
@@ -193,8 +197,10 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
     shrink_calls = [0]
     last_example: list[Any] = []
 
-    def run_one(doc: dict[str, Any]) -> tuple[RunResult | None, dict[str, Any] | None, int]:
-        """One scenario under the tie-breaking seeds: (result, first failure, the seed that failed)."""
+    def run_one(doc: dict[str, Any],
+                prepare: Callable[[], Scenario]) -> tuple[RunResult | None, dict[str, Any] | None, int]:
+        """One scenario under the tie-breaking seeds: (result, first failure, the seed that failed).
+        `prepare` gives the scenario read from `doc` with objects of its own, for each run."""
         result = failure = None
         failing_seed = cfg.seed
         # A scenario whose run broke a tie runs again under more tie-breaking seeds: a bug that needs one
@@ -202,7 +208,8 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
         for offset in range(SEEDS_PER_DOCUMENT):
             failing_seed = cfg.seed + offset
             run_started = time.perf_counter()
-            result, failure = check_document(doc, failing_seed, cfg.strict, cfg.only, cfg.fail_on_known, stats)
+            result, failure = check_document(doc, failing_seed, cfg.strict, cfg.only, cfg.fail_on_known, stats,
+                                             scenario=prepare())
             stats.run_seconds += time.perf_counter() - run_started
             if result is not None:
                 stats.cycles += result.cycles
@@ -224,12 +231,23 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
                 # would otherwise go on until its own 300 s limit, and keep the best so far
                 raise ShrinkBudgetSpent
         results: list[RunResult] = []
-        for index, candidate in enumerate([doc, *(with_conf(doc, conf) for conf in confs)]):
-            result, failure, failing_seed = run_one(candidate)
-            if result is None and failure is None:
-                if index == 0:
-                    return  # unreadable after its edits: skipped
-                continue
+        run_started = time.perf_counter()
+        try:
+            # read once: the tie-breaking reruns and the conf variants copy its objects
+            base = scenario_from_document(doc, "<generated>")
+        except ScenarioError:
+            return  # an edit made the document unreadable: nothing to judge (never a generated one)
+        finally:
+            stats.run_seconds += time.perf_counter() - run_started
+        candidates: list[tuple[dict[str, Any], Callable[[], Scenario]]] = [(doc, lambda: fresh_copy(base))]
+        for conf in confs:
+            variant = with_conf(doc, conf)
+            candidates.append((variant, lambda conf=conf, variant=variant: with_scheduler_conf(base, conf, variant)))
+        for candidate, prepare in candidates:
+            try:
+                result, failure, failing_seed = run_one(candidate, prepare)
+            except ScenarioError:
+                continue  # a conf the loader refuses (never a drawn one)
             stats.examples += 1
             if result is not None:
                 results.append(result)

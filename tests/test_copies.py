@@ -66,3 +66,24 @@ def test_loaded_scenario_keeps_its_own_document():
     text = "apiVersion: schedcheck/v1\nkind: Scenario\nmetadata: {name: s}\nobjects: []\n"
     scenario = load_scenario_text(text, "s.yaml")
     assert scenario.document["metadata"] == {"name": "s"}
+
+
+def test_a_scenario_under_another_conf_runs_as_its_document_would():
+    from schedcheck.gate_properties import with_conf
+    from schedcheck.generators.confs import default_conf
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import fresh_copy, scenario_from_document, with_scheduler_conf
+
+    doc = yaml.safe_load(open("schedcheck/mutant_scenarios/drf-allocate-forgotten.yaml").read())
+    other = default_conf()
+    other["actions"] = "enqueue, allocate, preempt, backfill"
+    variant = with_conf(doc, other)
+    base = scenario_from_document(doc, "<test>")
+    before = copy.deepcopy(base.objects)
+    shortcut = with_scheduler_conf(base, other, variant)
+    assert shortcut.conf.actions == ["enqueue", "allocate", "preempt", "backfill"]
+    assert shortcut.document is variant and shortcut.name == variant["metadata"]["name"]
+    read = scenario_from_document(variant, "<test>")
+    assert run_scenario(shortcut, consume=True).to_json() == run_scenario(read).to_json()
+    assert run_scenario(fresh_copy(base), consume=True).to_json() == run_scenario(base).to_json()
+    assert base.objects == before  # the copies were consumed, never the scenario they came from

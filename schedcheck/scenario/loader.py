@@ -17,6 +17,7 @@ what they name but is missing, and `fields` does the typed reads.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Mapping
@@ -92,6 +93,21 @@ def load_from_dump(dump_path: str | Path, objects_path: str | Path | None = None
 def scenario_from_document(doc: dict[str, Any], source: str) -> Scenario:
     """Build a scenario from an already parsed document (a Scenario, a List or one object)."""
     return _guarded(source, lambda: _build([doc], source, None))
+
+
+def fresh_copy(scenario: Scenario) -> Scenario:
+    """The scenario with its own copy of the objects (a run may change the objects it is handed)."""
+    return dataclasses.replace(scenario, objects=copy.deepcopy(scenario.objects))
+
+
+def with_scheduler_conf(scenario: Scenario, conf_doc: Any, document: dict[str, Any]) -> Scenario:
+    """The same objects (copied) under another conf: what loading `document`, the scenario's document with
+    `conf_doc` as its schedulerConf, would give, without reading the objects again."""
+    warnings = [w for w in scenario.warnings if not w.startswith("schedulerConf")]
+    conf, _ = _guarded(scenario.source, lambda: _conf(conf_doc, scenario.source, None, warnings))
+    name = (document.get("metadata") or {}).get("name") or scenario.name
+    return dataclasses.replace(scenario, name=name, conf=conf, objects=copy.deepcopy(scenario.objects),
+                               warnings=warnings, document=document)
 
 
 def _guarded(source: str, read: Callable[[], Scenario]) -> Scenario:
