@@ -54,6 +54,8 @@ class InvariantEngine:
                 raise UnknownInvariant(f"unknown invariant id(s): {', '.join(unknown)}")
             invariants = [inv for inv in invariants if inv.id in wanted]
         self.invariants = invariants
+        # which rule objects this engine runs (the cache below holds them, so their ids stay theirs)
+        self._rules_key = tuple(map(id, invariants))
         self.by_checkpoint: dict[str, list[Invariant]] = {cp: [] for cp in CHECKPOINTS}
         for inv in invariants:
             for checkpoint in inv.at:
@@ -95,7 +97,7 @@ class InvariantEngine:
     # -- hooks ------------------------------------------------------------------------------
 
     def _on_open(self, ssn: Session, state: _SessionState) -> None:
-        state.active = {cp: [inv for inv in invs if _applies(inv, ssn)] for cp, invs in self.by_checkpoint.items()}
+        state.active = self._active_for(ssn)
         state.small = len(ssn.nodes) + sum(len(j.tasks) for j in ssn.jobs.values()) <= self.snapshot_limit
         state.memory["cache_at_open"] = _cache_tasks(ssn)
         state.memory["binds_at_open"] = len(ssn.cache.log.binds)
@@ -154,16 +156,30 @@ class InvariantEngine:
         self._run(CLOSE, state, CheckContext(ssn, CLOSE, ssn.cycle, "", session_state=state.memory))
         state.snapshots.clear()
 
+    def _active_for(self, ssn: Session) -> dict[str, list[Invariant]]:
+        """The rules that apply under this session's tiers, per checkpoint (they depend on the plugins and
+        their enable flags alone, so they are worked out once per set of tiers)."""
+        key = (self._rules_key, tuple(tuple((o.name, tuple(sorted(f for f, on in o.flags.items() if on)))
+                                           for o in tier.plugins) for tier in ssn.tiers))
+        active = _ACTIVE.get(key)
+        if active is None:
+            active = {cp: [inv for inv in invs if _applies(inv, ssn)] for cp, invs in self.by_checkpoint.items()}
+            if len(_ACTIVE) > 1024:
+                _ACTIVE.clear()
+            _ACTIVE[key] = active
+        return active
+
     # -- running checks ----------------------------------------------------------------------
 
     def _run(self, checkpoint: str, state: _SessionState, ctx: CheckContext) -> None:
         if self.stop_at_first and self.violations:
             return
+        clock, cost, checks = self.clock, self.cost, self.checks
         for inv in state.active.get(checkpoint, ()):
-            started = self.clock()
+            started = clock()
             found = list(inv.check(ctx))
-            self.cost[inv.id] += self.clock() - started
-            self.checks[inv.id] += 1
+            cost[inv.id] += clock() - started
+            checks[inv.id] += 1
             for violation in found:
                 self._record(inv, ctx, violation)
 
@@ -193,6 +209,10 @@ class InvariantEngine:
                 self.findings.append(violation)
                 return
         self.violations.append(violation)
+
+
+# (the engine's rule objects, tiers) -> the rules that apply at each checkpoint; shared by the engines of a process
+_ACTIVE: dict[tuple[Any, ...], dict[str, list[Invariant]]] = {}
 
 
 class _SessionState:
