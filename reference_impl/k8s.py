@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from schedcheck.reference.k8s_dra import DeviceClass, PodResourceClaim, ResourceClaim, ResourceSlice
 from schedcheck.reference.quantity import Quantity
 
 ResourceList = dict[str, Quantity]
@@ -136,6 +137,7 @@ class Container:
     restart_policy: str | None = None  # "Always" marks a sidecar init container
     ports: list[ContainerPort] = field(default_factory=list)
     image: str = ""
+    claims: list[str] = field(default_factory=list)  # resources.claims[].name (no filter reads them)
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,7 @@ class Pod:
     start_time: str = ""  # status.startTime (RFC 3339), "" if the pod has not started
     conditions: list[PodCondition] = field(default_factory=list)
     volumes: list[PodVolume] = field(default_factory=list)  # spec.volumes[] with a persistentVolumeClaim
+    resource_claims: list[PodResourceClaim] = field(default_factory=list)  # spec.resourceClaims (DRA)
 
     @property
     def key(self) -> str:
@@ -468,3 +471,6 @@ class ClusterObjects:
     storage_classes: list[StorageClass] = field(default_factory=list)
     csi_nodes: list[CSINode] = field(default_factory=list)
     volume_attachments: list[VolumeAttachment] = field(default_factory=list)
+    device_classes: list[DeviceClass] = field(default_factory=list)
+    resource_slices: list[ResourceSlice] = field(default_factory=list)
+    resource_claims: list[ResourceClaim] = field(default_factory=list)
