@@ -41,6 +41,7 @@ from schedcheck.reference.api.pipelined import (
 from schedcheck.reference.api.queue_info import QueueInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus, completed_status
+from schedcheck.reference.cache.dra import MissingClaim, task_dra_info
 from schedcheck.reference.cache.errors import CacheError
 from schedcheck.reference.cache.image_states import NO_IMAGES, ImageStates
 from schedcheck.reference.cache.log import (
@@ -194,6 +195,7 @@ class SchedulerCache:
             job = self.jobs.setdefault(f"{pod_group.namespace}/{pod_group.name}",
                                        JobInfo(f"{pod_group.namespace}/{pod_group.name}"))
             job.set_pod_group(pod_group)
+        self.resource_claims = {claim.key: claim for claim in self.world.resource_claims}
         for pod in self.world.pods:
             self._add_pod(pod)
         if self.persistent:
@@ -219,6 +221,11 @@ class SchedulerCache:
             return  # a pending pod of another scheduler is not this scheduler's business
         task = TaskInfo(pod)
         self._add_csi_volumes(task)
+        if pod.resource_claims:
+            try:
+                task.dra_resreq, task.claim_dra_resreq, task.claim_keys = task_dra_info(pod, self.resource_claims)
+            except MissingClaim:
+                return  # upstream's addPod fails (and retries): the pod is not in the cache
         if self.persistent:
             self._restore_pipelined(pod, task)
         if task.node_name:
