@@ -42,6 +42,7 @@ from schedcheck.reference.api.queue_info import QueueInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus, completed_status
 from schedcheck.reference.cache.dra import MissingClaim, task_dra_info
+from schedcheck.reference.cache.dra_claims import ClaimTracker
 from schedcheck.reference.cache.errors import CacheError
 from schedcheck.reference.cache.image_states import NO_IMAGES, ImageStates
 from schedcheck.reference.cache.log import (
@@ -120,6 +121,7 @@ class SchedulerCache:
         self.persistent = False  # pipelined decisions kept across sessions (set_pipeline_persistence)
         # The storage informers and the volume binder's assume caches, which outlast sessions (volumes.py).
         self.volumes = VolumeCaches(self.world)
+        self.dra = ClaimTracker(self.world)  # the shared DRA manager: claims, classes, allocations in flight
         self.ignored_provisioners = DEFAULT_IGNORED_PROVISIONERS | set(self.server_options.ignored_provisioners)
         self.binders: dict[str, Any] = {}  # binderRegistry: plugins with PreBind, by name
         self._ensure_default_queues()
@@ -195,7 +197,7 @@ class SchedulerCache:
             job = self.jobs.setdefault(f"{pod_group.namespace}/{pod_group.name}",
                                        JobInfo(f"{pod_group.namespace}/{pod_group.name}"))
             job.set_pod_group(pod_group)
-        self.resource_claims = {claim.key: claim for claim in self.world.resource_claims}
+        self.dra.refresh()
         for pod in self.world.pods:
             self._add_pod(pod)
         if self.persistent:
@@ -223,7 +225,7 @@ class SchedulerCache:
         self._add_csi_volumes(task)
         if pod.resource_claims:
             try:
-                task.dra_resreq, task.claim_dra_resreq, task.claim_keys = task_dra_info(pod, self.resource_claims)
+                task.dra_resreq, task.claim_dra_resreq, task.claim_keys = task_dra_info(pod, self.dra.claims)
             except MissingClaim:
                 return  # upstream's addPod fails (and retries): the pod is not in the cache
         if self.persistent:
