@@ -300,6 +300,7 @@ class Queue:
     parent: str = ""
     state: str = "Open"  # status.state: Open | Closed | Closing | Unknown
     affinity: QueueAffinity | None = None  # spec.affinity
+    status_allocated: ResourceList = field(default_factory=dict)  # written at session close (queue_status.py)
 
 
 @dataclass

@@ -17,24 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from schedcheck.reference.api.dra_resource import COUNT_PREFIX, INT64_MAX, Counts, merge, saturating_add
 from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.quantity import Quantity
 
+__all__ = ["COUNT_PREFIX", "INT64_MAX", "Counts", "merge", "saturating_add"]  # re-exported for the plugin's users
 ENABLE = "capacity.DynamicResourceAllocationEnable"
-COUNT_PREFIX = "deviceclass/"
 CAPACITY_SEP = ".deviceclass/"
-INT64_MAX = 2**63 - 1
-Counts = dict[str, int]  # DeviceClass -> devices
-
-
-def saturating_add(left: int, right: int) -> int:
-    return min(left + right, INT64_MAX)
-
-
-def merge(dst: Counts, src: Mapping[str, int] | None, times: int = 1) -> None:
-    for device_class, count in (src or {}).items():
-        dst[device_class] = saturating_add(dst.get(device_class, 0), min(count * times, INT64_MAX))
 
 
 def parse_counts(resources: Mapping[str, Quantity]) -> Counts | None:
