@@ -17,8 +17,9 @@ writes each claim's allocation and the pod into its status.reservedFor (cache/dr
 
 Not modelled: claims from ResourceClaimTemplates (pod.status.resourceClaimStatuses is not read, so such a
 pod stays "ResourceClaim not created yet", as upstream before the controller creates the claim), extended
-resources backed by DRA, node-allocatable claims, binding conditions, PostFilter's deallocation, Score
-(upstream scores only with DRAExtendedResource scoring, not enabled by predicates' BatchNodeOrder here).
+resources backed by DRA, node-allocatable claims, binding conditions, PostFilter's deallocation. Score is not
+needed: upstream's scores only the firstAvailable sub-request chosen, which is not read, so every node
+scores 0.
 """
 
 from __future__ import annotations

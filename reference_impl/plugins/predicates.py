@@ -56,7 +56,7 @@ Not modelled, and why:
   sufficient and NodeVolumeLimits' driver-installed check stays off (VolumeLimitScaling is off);
 - shared devices (GPU share, vGPU), the PodLister; DRA's limits are dynamic_resources.py's;
 - BatchNodeOrder: VolumeBinding scores only with StorageCapacityScoring (alpha, off at 1.36), DRA
-  scores 0 for pods without claims.
+  scores 0 (without claims, and with claims whose requests are all `exactly`: dynamic_resources.py).
 """
 from __future__ import annotations
 
@@ -410,7 +410,8 @@ class PredicatesPlugin(Plugin):
             context.extensions[self.name] = state
 
     def pre_bind(self, context: BindContext) -> VolumeWait | Exception | None:
-        """PreBind: VolumeBinding writes the claims' bindings and waits for them (DRA: nothing to do)."""
+        """PreBind: VolumeBinding writes the claims' bindings and waits for them, then DynamicResources writes
+        each ResourceClaim's allocation and the pod as its consumer."""
         if not self._needs_pre_bind(context.task):
             return None
         state = context.extensions.get(self.name, {})
