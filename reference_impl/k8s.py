@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from schedcheck.reference import k8s_dra
+from schedcheck.reference.k8s_dra import DeviceClass, PodResourceClaim, ResourceClaim, ResourceSlice
 from schedcheck.reference.quantity import Quantity
 
 ResourceList = dict[str, Quantity]
@@ -139,6 +142,7 @@ class Container:
     restart_policy: str | None = None  # "Always" marks a sidecar init container
     ports: list[ContainerPort] = field(default_factory=list)
     image: str = ""
+    claims: list[str] = field(default_factory=list)  # resources.claims[].name (no filter reads them)
 
 
 @dataclass(frozen=True)
@@ -209,6 +213,7 @@ class Pod:
     start_time: str = ""  # status.startTime (RFC 3339), "" if the pod has not started
     conditions: list[PodCondition] = field(default_factory=list)
     volumes: list[PodVolume] = field(default_factory=list)  # spec.volumes[] with a persistentVolumeClaim
+    resource_claims: list[PodResourceClaim] = field(default_factory=list)  # spec.resourceClaims (DRA)
 
     @property
     def key(self) -> str:
@@ -300,6 +305,7 @@ class Queue:
     parent: str = ""
     state: str = "Open"  # status.state: Open | Closed | Closing | Unknown
     affinity: QueueAffinity | None = None  # spec.affinity
+    status_allocated: ResourceList = field(default_factory=dict)  # written at session close (queue_status.py)
 
 
 @dataclass
@@ -471,6 +477,9 @@ class ClusterObjects:
     storage_classes: list[StorageClass] = field(default_factory=list)
     csi_nodes: list[CSINode] = field(default_factory=list)
     volume_attachments: list[VolumeAttachment] = field(default_factory=list)
+    device_classes: list[DeviceClass] = field(default_factory=list)
+    resource_slices: list[ResourceSlice] = field(default_factory=list)
+    resource_claims: list[ResourceClaim] = field(default_factory=list)
 
 
 # The cache deep-copies the whole world at start-up (ClusterObjects above), and the gate starts one per
@@ -497,6 +506,11 @@ def _deepcopy_fields(self: Any, memo: dict[int, Any]) -> Any:
     return new
 
 
-for _cls in list(globals().values()):
-    if isinstance(_cls, type) and dataclasses.is_dataclass(_cls) and _cls.__module__ == __name__:
-        _cls.__deepcopy__ = _deepcopy_fields  # type: ignore[attr-defined]
+def _copies_field_by_field(module: Any) -> None:
+    for cls in list(vars(module).values()):
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == module.__name__:
+            cls.__deepcopy__ = _deepcopy_fields  # type: ignore[attr-defined]
+
+
+_copies_field_by_field(sys.modules[__name__])
+_copies_field_by_field(k8s_dra)

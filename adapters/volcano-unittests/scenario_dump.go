@@ -238,8 +238,14 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 	for _, o := range test.PVCs {
 		objects = append(objects, schedcheckObject(o, "v1", "PersistentVolumeClaim"))
 	}
-	if len(test.ResourceSlices)+len(test.DeviceClasses)+len(test.ResourceClaims) > 0 {
-		unsupported = append(unsupported, "dynamic resource allocation")
+	for _, o := range test.DeviceClasses {
+		objects = append(objects, schedcheckObject(o, "resource.k8s.io/v1", "DeviceClass"))
+	}
+	for _, o := range test.ResourceSlices {
+		objects = append(objects, schedcheckObject(o, "resource.k8s.io/v1", "ResourceSlice"))
+	}
+	for _, o := range test.ResourceClaims {
+		objects = append(objects, schedcheckObject(o, "resource.k8s.io/v1", "ResourceClaim"))
 	}
 
 	doc := map[string]interface{}{

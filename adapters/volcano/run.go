@@ -131,6 +131,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	}
 	c := newMockCache(binder, evictor, status, &record.FakeRecorder{})
 	volumes := sc.World.startVolumes(c) // before Run, so that the informers list them
+	sc.World.startDRA(c)
 	stop := make(chan struct{})
 	defer close(stop)
 	c.Run(stop)
@@ -217,6 +218,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 		time.Sleep(time.Millisecond)
 	}
 	sc.World.readVolumes(c)
+	sc.World.readDRA(c)
 	out := &cycleOutcome{binds: binder.snapshot(), evicted: evictor.snapshot(), groups: map[string]*api.JobInfo{},
 		nominated: status.snapshot(), waiting: waiting}
 	for _, job := range jobs {

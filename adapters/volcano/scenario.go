@@ -59,6 +59,7 @@ type World struct {
 	StorageClasses    []*storagev1.StorageClass
 	CSINodes          []*storagev1.CSINode
 	VolumeAttachments []*storagev1.VolumeAttachment
+	DRA               draObjects // dra*.go: DeviceClasses, ResourceSlices, ResourceClaims
 }
 
 type inputError struct{ msg string }
@@ -381,6 +382,9 @@ func (w *World) add(obj map[string]any) error {
 		defaultNamespaced(&rq.ObjectMeta, "resourcequota")
 		w.ResourceQuotas = append(w.ResourceQuotas, rq)
 	default:
+		if handled, err := w.decodeDRA(kind, decode); handled || err != nil {
+			return err
+		}
 		fmt.Fprintf(os.Stderr, "warning: ignored object of kind %q\n", kind)
 	}
 	return nil

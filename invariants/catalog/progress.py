@@ -68,6 +68,7 @@ def _simple_task(task: TaskInfo) -> bool:
     return (task.status == TaskStatus.Pending and not task.sch_gated and not task.best_effort
             and not pod.node_selector and pod.node_affinity is None and not pod.tolerations
             and not pod.nominated_node_name and pod.preemption_policy != "Never"
+            and not pod.resource_claims  # devices (DRA) close nodes this restatement does not see
             and not _required_pod_terms(pod)
             and not any(c.when_unsatisfiable == "DoNotSchedule" for c in pod.topology_spread_constraints))
 

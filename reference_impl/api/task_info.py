@@ -118,6 +118,7 @@ class TaskInfo:
         "uid", "job", "name", "namespace", "task_role", "priority", "pod", "resreq", "init_resreq",
         "preemptable", "best_effort", "revocable_zone", "sch_gated", "node_name", "status",
         "eviction_occurred", "last_transaction", "creation_timestamp", "job_allocated_hyper_node",
+        "dra_resreq", "claim_dra_resreq", "claim_keys",
     )
 
     def __init__(self, pod: Pod) -> None:
@@ -144,6 +145,11 @@ class TaskInfo:
         self.last_transaction: TransactionContext | None = None
         self.creation_timestamp = parse_timestamp(pod.creation_timestamp)
         self.job_allocated_hyper_node = ""  # the job's hypernode while allocate places this task
+        # DRA (cache/dra.py): devices asked per DeviceClass, the same per claim, and the claims' keys (sorted);
+        # None / empty for a pod without claims, as upstream's nil maps
+        self.dra_resreq: dict[str, int] | None = None
+        self.claim_dra_resreq: dict[str, dict[str, int]] = {}
+        self.claim_keys: list[str] = []
 
     @property
     def key(self) -> str:
@@ -172,6 +178,9 @@ class TaskInfo:
         c.last_transaction = self.last_transaction.clone() if self.last_transaction else None
         c.creation_timestamp = self.creation_timestamp
         c.job_allocated_hyper_node = ""
+        c.dra_resreq = self.dra_resreq  # never mutated after the cache builds them
+        c.claim_dra_resreq = self.claim_dra_resreq
+        c.claim_keys = self.claim_keys
         return c
 
     def is_sch_gated_by_others(self) -> bool:

@@ -41,6 +41,8 @@ from schedcheck.reference.api.pipelined import (
 from schedcheck.reference.api.queue_info import QueueInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus, completed_status
+from schedcheck.reference.cache.dra import MissingClaim, task_dra_info
+from schedcheck.reference.cache.dra_claims import ClaimTracker
 from schedcheck.reference.cache.errors import CacheError
 from schedcheck.reference.cache.image_states import NO_IMAGES, ImageStates
 from schedcheck.reference.cache.log import (
@@ -120,6 +122,7 @@ class SchedulerCache:
         self.persistent = False  # pipelined decisions kept across sessions (set_pipeline_persistence)
         # The storage informers and the volume binder's assume caches, which outlast sessions (volumes.py).
         self.volumes = VolumeCaches(self.world)
+        self.dra = ClaimTracker(self.world)  # the shared DRA manager: claims, classes, allocations in flight
         self.ignored_provisioners = DEFAULT_IGNORED_PROVISIONERS | set(self.server_options.ignored_provisioners)
         self.binders: dict[str, Any] = {}  # binderRegistry: plugins with PreBind, by name
         self._ensure_default_queues()
@@ -195,6 +198,7 @@ class SchedulerCache:
             job = self.jobs.setdefault(f"{pod_group.namespace}/{pod_group.name}",
                                        JobInfo(f"{pod_group.namespace}/{pod_group.name}"))
             job.set_pod_group(pod_group)
+        self.dra.refresh()
         for pod in self.world.pods:
             self._add_pod(pod)
         if self.persistent:
@@ -220,6 +224,11 @@ class SchedulerCache:
             return  # a pending pod of another scheduler is not this scheduler's business
         task = TaskInfo(pod)
         self._add_csi_volumes(task)
+        if pod.resource_claims:
+            try:
+                task.dra_resreq, task.claim_dra_resreq, task.claim_keys = task_dra_info(pod, self.dra.claims)
+            except MissingClaim:
+                return  # upstream's addPod fails (and retries): the pod is not in the cache
         if self.persistent:
             self._restore_pipelined(pod, task)
         if task.node_name:

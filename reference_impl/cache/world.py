@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from schedcheck.reference.api.pipelined import clear_pipelined
 from schedcheck.reference.cache.log import BindOutcome, CacheLog, ReleaseRecord
+from schedcheck.reference.cache.dra_claims import release_claims
 from schedcheck.reference.cache.pv_controller import sync_claims
 from schedcheck.reference.cache.volumes import VolumeWait
 from schedcheck.reference.k8s import ClusterObjects, Pod, PodCondition
@@ -66,6 +67,7 @@ class World:
                     self._bind(pod, self.bound_this_cycle[key], cycle, persistent, log)
                 kept.append(pod)
         self.objects.pods = kept
+        release_claims(self.objects)  # the resourceclaim controller
         self.bound_this_cycle.clear()
         self.evicted_this_cycle.clear()
         self.clock += SCHEDULE_PERIOD_SECONDS

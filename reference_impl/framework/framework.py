@@ -11,6 +11,7 @@ from schedcheck.reference.framework.plugin import get_plugin_builder
 from schedcheck.reference.framework.session import Session, SessionObserverHooks
 from schedcheck.reference.framework.topology import open_topology
 from schedcheck.reference.k8s import PodGroupCondition
+from schedcheck.reference.framework.queue_status import update_queue_status
 
 if TYPE_CHECKING:
     from schedcheck.reference.cache.cache import SchedulerCache
@@ -90,6 +91,7 @@ def close_session(ssn: Session) -> None:
         if job.pod_group is None:
             continue
         update_job_status(ssn, job)
+    update_queue_status(ssn)
     ssn.cache.on_session_close(ssn)
     for hook in ssn.hooks.on_session_closed:
         hook(ssn)

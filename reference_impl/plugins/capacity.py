@@ -26,8 +26,9 @@ victim's dimensions does not constrain); an immediate victim is skipped when it 
 ancestor within N levels with a reclaimer whose own leaf has no deserved on what it asks for; and a
 queue not below deserved itself may still reclaim if an ancestor within N levels is (Preemptive).
 
-Left out: DRA device-class quotas (capacity.DynamicResourceAllocationEnable and
-DRAConsumableCapacityEnable). The SchedulingGatesQueueAdmission reservation cache is implemented but, like
+DRA device-class quotas (`capacity.DynamicResourceAllocationEnable`, on by default as the k8s feature gate):
+capacity_dra.py, checked in Allocatable, SimulateAllocatable and JobEnqueueable for the queue and, with the
+hierarchy, each ancestor. Left out: DRAConsumableCapacityEnable's capacity dimensions. The SchedulingGatesQueueAdmission reservation cache is implemented but, like
 upstream's feature gate, off unless `SCHEDULING_GATES_QUEUE_ADMISSION` is set. Metrics are not
 reported.
 """
@@ -51,11 +52,12 @@ from schedcheck.reference.api.resource_info import (
     res_max,
 )
 from schedcheck.reference.api.task_info import QUEUE_ALLOCATION_GATE, TaskInfo
-from schedcheck.reference.api.types import EvictionContext, EvictionKind, TaskStatus
+from schedcheck.reference.api.types import EvictionContext, EvictionKind, TaskStatus, allocated_status
 from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import PERMIT, REJECT, Session
+from schedcheck.reference.plugins import capacity_dra
 from schedcheck.reference.plugins.drf import hierarchy_enabled
 from schedcheck.reference.plugins.queue_attr import (
     QUOTA_INSUFFICIENT,
@@ -86,19 +88,24 @@ SCHEDULING_GATES_QUEUE_ADMISSION = False  # upstream feature gate, default off
 class CapacityQueueAttr(QueueAttr):
     """proportion's queue attributes plus the hierarchy links; share is 1 without deserved."""
 
-    __slots__ = ("ancestors", "children")
+    __slots__ = ("ancestors", "children", "dra", "claim_refs")
 
     def __init__(self, queue: QueueInfo) -> None:
         super().__init__(queue)
         self.deserved = Resource.from_resource_list(queue.queue.deserved)
         self.ancestors: list[str] = []
         self.children: dict[str, CapacityQueueAttr] = {}
+        spec = queue.queue
+        self.dra = capacity_dra.new_quota(spec.capability or {}, spec.deserved or {}, spec.guarantee or {})
+        self.claim_refs: dict[str, int] = {}  # claim key -> allocated tasks holding it (DRA)
 
     def clone(self) -> CapacityQueueAttr:
         c = super().clone()
         assert isinstance(c, CapacityQueueAttr)
         c.ancestors = list(self.ancestors)
         c.children = self.children  # links only; simulation never edits them
+        c.dra = self.dra.clone() if self.dra is not None else None
+        c.claim_refs = dict(self.claim_refs)
         return c
 
     def update_share(self) -> None:
@@ -162,6 +169,7 @@ class CapacityPlugin(Plugin):
         self.ancestor_reclaim_level = 0  # argument ancestorReclaimLevel, parsed at session open
         self.events: list[PodGroupEvent] = []
         self._snapshots = SnapshotCache()
+        self.dra_enable = as_arguments(arguments).get_bool(capacity_dra.ENABLE, True)
 
     @property
     def queue_attrs(self) -> Mapping[str, CapacityQueueAttr]:
@@ -209,11 +217,22 @@ class CapacityPlugin(Plugin):
                 init_quota(attr, queue, self.total_resource, self.total_guarantee)
                 self._queue_opts[job.queue] = attr
             accumulate_job(attr, job)
+            self._accumulate_dra(attr, job)
         for attr in self._queue_opts.values():
             attr.deserved.min_dimension_resource(attr.real_capability, Infinity)
             attr.deserved = res_max(attr.deserved, attr.guarantee)
             attr.update_share()
         ssn.add_fn("queue_order", self.name, self.flat_queue_order)
+
+    def _accumulate_dra(self, attr: CapacityQueueAttr, job: JobInfo) -> None:
+        """The DRA requests of the job's allocated tasks, charged to the queue's DRA allocated."""
+        if not self.dra_enable or attr.dra is None:
+            return
+        for status, tasks in job.task_status_index.items():
+            if allocated_status(status):
+                for task in tasks.values():
+                    if task.dra_resreq is not None:
+                        capacity_dra.add_task(attr.dra, attr.claim_refs, task)
 
     def flat_queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
         if left.priority != right.priority:
@@ -286,15 +305,22 @@ class CapacityPlugin(Plugin):
     def _add_job_to_branch(self, attr: CapacityQueueAttr, job: JobInfo) -> None:
         """Accumulate the job into its leaf queue and carry the same deltas up to every ancestor."""
         old = [attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone()]
+        old_dra = dict(attr.dra.allocated) if attr.dra is not None else {}
         accumulate_job(attr, job)
+        self._accumulate_dra(attr, job)
         new = [attr.allocated, attr.request, attr.inqueue, attr.elastic]
         deltas = [current.clone().sub(before) for current, before in zip(new, old)]
+        dra_delta = capacity_dra.delta(attr.dra.allocated, old_dra) if attr.dra is not None else None
         for ancestor_id in attr.ancestors:
             ancestor = self._queue_opts[ancestor_id]
             for total, delta in zip(
                 (ancestor.allocated, ancestor.request, ancestor.inqueue, ancestor.elastic), deltas
             ):
                 total.add(delta)
+            if self.dra_enable and ancestor.dra is not None and dra_delta is not None:
+                # only the classes the ancestor's capability configures
+                capacity_dra.merge(ancestor.dra.allocated,
+                                   {c: n for c, n in dra_delta.items() if c in ancestor.dra.capability})
 
     def _infinite_capability(self) -> Resource:
         infinite = Resource.infinite()
@@ -363,7 +389,11 @@ class CapacityPlugin(Plugin):
         return reserved
 
     def _queue_allocatable(self, attr: QueueAttr, candidate: TaskInfo) -> bool:
-        """allocated + reserved + request <= realCapability on the requested dimensions."""
+        """The DRA quota, then allocated + reserved + request <= realCapability on the requested dimensions."""
+        if self.dra_enable and isinstance(attr, CapacityQueueAttr) and attr.dra is not None:
+            request = capacity_dra.incremental(attr.claim_refs, candidate)
+            if request is not None and not attr.dra.fits(request, include_inqueue=False):
+                return False
         future = attr.allocated.clone()
         reserved = self._reserved(attr.queue_id, candidate)
         if reserved is not None:
@@ -511,10 +541,12 @@ class CapacityPlugin(Plugin):
         if not queue_is_open(queue):
             return REJECT
         assert job.pod_group is not None
-        if job.pod_group.min_resources is None:
+        if job.pod_group.min_resources is None and self._min_dra(self._queue_opts[job.queue], job) is None:
             return PERMIT
         for queue_id in self._branch(job.queue):
             ok, names = self._job_fits(self._queue_opts[queue_id], job)
+            if ok:
+                ok, names = self._job_fits_dra(self._queue_opts[queue_id], job, names)
             if not ok:
                 message = format_resource_names(QUOTA_INSUFFICIENT, "insufficient", names)
                 record_pod_group_event(self.ssn, self.events, job.pod_group, UNSCHEDULABLE_REASON, message)
@@ -527,15 +559,35 @@ class CapacityPlugin(Plugin):
         needed = min_req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
         return needed.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
 
+    def _min_dra(self, attr: CapacityQueueAttr, job: JobInfo) -> capacity_dra.Counts | None:
+        """The job's minimum DRA requests when the queue has a DRA quota to hold them against."""
+        if not self.dra_enable or attr.dra is None:
+            return None
+        return capacity_dra.min_dra_resources(job)
+
+    def _job_fits_dra(self, attr: CapacityQueueAttr, job: JobInfo, names: list[str]) -> tuple[bool, list[str]]:
+        minimum = self._min_dra(attr, job)
+        if minimum is None or attr.dra is None or attr.dra.fits(minimum, include_inqueue=True):
+            return True, names
+        return False, [*names, "dra-resource-exceeded"]
+
     def job_enqueued(self, job: JobInfo) -> None:
         attr = self._queue_opts.get(job.queue)
-        if attr is None or job.pod_group is None or job.pod_group.min_resources is None:
+        if attr is None or job.pod_group is None:
+            return
+        min_dra = self._min_dra(attr, job)
+        if job.pod_group.min_resources is None and min_dra is None:
             return
         deducted = job.deduct_sch_gated_resources(job.get_min_resources())
         attr.inqueue.add(deducted)
+        if attr.dra is not None and min_dra is not None:
+            capacity_dra.merge(attr.dra.inqueue, min_dra)
         if self.hierarchy:
             for ancestor_id in attr.ancestors:
-                self._queue_opts[ancestor_id].inqueue.add(deducted)
+                ancestor = self._queue_opts[ancestor_id]
+                ancestor.inqueue.add(deducted)
+                if self.dra_enable and ancestor.dra is not None and min_dra is not None:
+                    capacity_dra.merge(ancestor.dra.inqueue, min_dra)
         self._snapshots.bump()
 
     # -- simulation ---------------------------------------------------------------------------------
@@ -575,13 +627,24 @@ class CapacityPlugin(Plugin):
             return found
         snapshot, attr = found
         _move(attr.allocated, task.resreq, removing, self.ssn.conf.persistent_pipelines)
+        self._move_dra(attr, task, removing)
         attr.update_share()
         if self.hierarchy and isinstance(attr, CapacityQueueAttr):
             for ancestor_id in attr.ancestors:
                 ancestor = snapshot.writable(ancestor_id)
                 if ancestor is not None:
                     _move(ancestor.allocated, task.resreq, removing, self.ssn.conf.persistent_pipelines)
+                    self._move_dra(ancestor, task, removing)
         return None
+
+    def _move_dra(self, attr: QueueAttr, task: TaskInfo, removing: bool) -> None:
+        """The task's DRA requests into or out of the queue's DRA allocated (shared claims once)."""
+        if not self.dra_enable or not isinstance(attr, CapacityQueueAttr) or attr.dra is None:
+            return
+        if task.dra_resreq is None:
+            return
+        move = capacity_dra.remove_task if removing else capacity_dra.add_task
+        move(attr.dra, attr.claim_refs, task)
 
     # -- events and the queue-gate reservation cache ------------------------------------------------
 
@@ -618,10 +681,13 @@ class CapacityPlugin(Plugin):
         if job is None or attr is None:
             return None
         _move(attr.allocated, task.resreq, removing, self.ssn.conf.persistent_pipelines)
+        self._move_dra(attr, task, removing)
         attr.update_share()
         if self.hierarchy:
             for ancestor_id in attr.ancestors:
-                _move(self._queue_opts[ancestor_id].allocated, task.resreq, removing, self.ssn.conf.persistent_pipelines)
+                ancestor = self._queue_opts[ancestor_id]
+                _move(ancestor.allocated, task.resreq, removing, self.ssn.conf.persistent_pipelines)
+                self._move_dra(ancestor, task, removing)
         self._snapshots.bump()
         return job
 

@@ -12,13 +12,15 @@ PredicateFn, in upstream's order:
    PreFilter counts taken in PrePredicate: interpod_affinity.py), NodeVolumeLimits
    (`predicate.NodeVolumeLimitsEnable`, CSI limits from CSINode objects), VolumeZone
    (`predicate.VolumeZoneEnable`): both in volume_filters.py, PodTopologySpread
-   (`predicate.PodTopologySpreadEnable`: pod_topology_spread.py) and VolumeBinding
-   (`predicate.VolumeBindingEnable`: volume_binding.py); a status that is UnschedulableAndUnresolvable,
-   Error, Wait or Skip stops the rest.
+   (`predicate.PodTopologySpreadEnable`: pod_topology_spread.py), VolumeBinding
+   (`predicate.VolumeBindingEnable`: volume_binding.py) and DynamicResources
+   (`predicate.DynamicResourceAllocationEnable`, on by default: dynamic_resources.py); a status that is
+   UnschedulableAndUnresolvable, Error, Wait or Skip stops the rest.
 
 PrePredicateFn runs upstream's PreFilters in that order: the sidecar rule (dead: SidecarContainers is
 locked on in k8s 1.36), NodeAffinity's (a pod whose required terms all pin `metadata.name` to disjoint
-sets), then InterPodAffinity, NodeVolumeLimits, VolumeZone, PodTopologySpread and VolumeBinding; a
+sets), then InterPodAffinity, NodeVolumeLimits, VolumeZone, PodTopologySpread, VolumeBinding and
+DynamicResources; a
 failure reads "plugin <name> pre-predicates failed <reason>". A claim VolumeZone cannot resolve (missing,
 or unbound outside a WaitForFirstConsumer class) fails there, so VolumeBinding's "pod has unbound
 immediate PersistentVolumeClaims" is what a pod gets only with VolumeZone off (or for a claim pre-bound
@@ -28,7 +30,9 @@ Volumes beyond the filters: the allocate event runs VolumeBinding's Reserve (on 
 which a pipeline leaves unset, so a pipelined pod assumes nothing), the deallocate event its Unreserve;
 the plugin registers with the cache as a binder whose PreBind writes the chosen PVs' claimRefs and the
 provisioning claims' selected-node annotations and makes the bind wait for the PV controller (the cache's
-world runs it between sessions). Volcano's own cache counts each claim's CSI driver as a request of
+world runs it between sessions). DynamicResources reserves its allocations after VolumeBinding (and is
+unreserved before it); its PreBind writes the claims' allocations after VolumeBinding's writes (even a
+bind that then waits for its volumes). Volcano's own cache counts each claim's CSI driver as a request of
 `attachable-volumes-csi-<driver>`, which only a node whose CSINode lists the driver has (cache.py,
 cache/volumes.py; `--ignored-provisioners` drivers are not counted).
 
@@ -50,9 +54,9 @@ Not modelled, and why:
   is read (the others never reach these filters, or need CSI translation);
 - CSIStorageCapacity and CSIDriver objects: without them volume binding finds every node's storage
   sufficient and NodeVolumeLimits' driver-installed check stays off (VolumeLimitScaling is off);
-- shared devices (GPU share, vGPU), the PodLister, DRA (pods with resource claims are not read);
+- shared devices (GPU share, vGPU), the PodLister; DRA's limits are dynamic_resources.py's;
 - BatchNodeOrder: VolumeBinding scores only with StorageCapacityScoring (alpha, off at 1.36), DRA
-  scores 0 for pods without claims.
+  scores 0 (without claims, and with claims whose requests are all `exactly`: dynamic_resources.py).
 """
 from __future__ import annotations
 
@@ -73,6 +77,7 @@ from schedcheck.reference.cache.cache import BindContext
 from schedcheck.reference.cache.volumes import VolumeWait
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.k8s import Node, Pod, Taint
+from schedcheck.reference.plugins import dynamic_resources as dra
 from schedcheck.reference.plugins import pod_topology_spread
 from schedcheck.reference.plugins.interpod_affinity import filter_labels, filter_node, pre_filter, update_with_pod
 from schedcheck.reference.plugins.volume_binding import STATE_KEY as BINDING_STATE
@@ -202,6 +207,7 @@ class PredicatesPlugin(Plugin):
         self.node_volume_limits_enable = args.get_bool(NODE_VOLUME_LIMITS_ENABLE, True)
         self.volume_zone_enable = args.get_bool(VOLUME_ZONE_ENABLE, True)
         self.volume_binding_enable = args.get_bool(VOLUME_BINDING_ENABLE, True)
+        self.dra_enable = args.get_bool(dra.ENABLE, True)  # the DynamicResourceAllocation gate is GA at 1.36
         self._filters_by_task: dict[str, _PodFilter] = {}
         self._filters_by_spec: dict[tuple, _PodFilter] = {}
         self._equivalence: dict[tuple[str, str], bool] = {}  # (node, template uid) -> fit
@@ -211,6 +217,7 @@ class PredicatesPlugin(Plugin):
         self.mirror = session_mirror(ssn)
         self.volumes = ssn.cache.volumes
         self.binding = VolumeBinding(ssn.cache.volumes)
+        self.dra_claims = ssn.cache.dra
         ssn.cache.register_binder(self.name, self)
         ssn.add_event_handler(EventHandler(self.on_allocate, self.on_deallocate))
         ssn.add_fn("pre_predicate", self.name, self.pre_predicate)
@@ -270,6 +277,11 @@ class PredicatesPlugin(Plugin):
             if isinstance(binding, Status):
                 return Exception(f"plugin {BINDING_STATE} pre-predicates failed {binding.reason}")
             state[BINDING_STATE] = binding
+        if self.dra_enable:
+            found = dra.pre_filter(self.dra_claims, pod)
+            if isinstance(found, Status) and found.code != StatusCode.Skip:
+                return Exception(f"plugin {dra.NAME} pre-predicates failed {found.reason}")
+            state[dra.NAME] = SKIP if isinstance(found, Status) else found
         self.mirror.prefiltered.add(task.uid)
         return None
 
@@ -291,7 +303,7 @@ class PredicatesPlugin(Plugin):
         else:  # then the other filters, in upstream's order; an aborting one stops them
             state = self.ssn.cycle_states.get(task.uid, {})
             for check in (self._node_ports, self._pod_affinity, self._volume_limits, self._volume_zone,
-                          self._topology_spread, self._volume_binding):
+                          self._topology_spread, self._volume_binding, self._dynamic_resources):
                 status = check(task, mirror_node, state)
                 if status is not None:
                     statuses.append(status)
@@ -352,37 +364,74 @@ class PredicatesPlugin(Plugin):
             return Status(StatusCode.Error, "not found")
         return None if binding.skip else self.binding.filter(binding, node.node)
 
-    # -- volume binding at Reserve and PreBind -------------------------------------------
+    def _dynamic_resources(self, task: TaskInfo, node: MirrorNode, state: dict[str, Any]) -> Status | None:
+        if not self.dra_enable or node.node is None:
+            return None
+        found = state.get(dra.NAME)
+        if found is None:
+            return Status(StatusCode.Error, f'reading "{dra.NAME}" from cycleState: not found')
+        return None if found is SKIP else dra.filter_node(found, node.node)
+
+    # -- volume binding and DRA at Reserve and PreBind -----------------------------------
 
     def _reserve(self, task: TaskInfo) -> Exception | None:
-        if not self.volume_binding_enable:
-            return None
-        binding = self.ssn.cycle_states.get(task.uid, {}).get(BINDING_STATE)
-        if binding is None:
-            return Exception("not found")
+        state = self.ssn.cycle_states.get(task.uid, {})
         # upstream reserves on pod.spec.nodeName, which a pipeline does not set
-        return self.binding.reserve(binding, task.pod, task.pod.node_name)
+        if self.volume_binding_enable:
+            binding = state.get(BINDING_STATE)
+            if binding is None:
+                return Exception("not found")
+            err = self.binding.reserve(binding, task.pod, task.pod.node_name)
+            if err is not None:
+                return err
+        if self.dra_enable:
+            found = state.get(dra.NAME)
+            if found is None:
+                return Exception(f'reading "{dra.NAME}" from cycleState: not found')
+            if found is not SKIP:
+                return dra.reserve(self.dra_claims, found, task.pod.node_name)
+        return None
 
     def _unreserve(self, task: TaskInfo) -> None:
-        binding = self.ssn.cycle_states.get(task.uid, {}).get(BINDING_STATE)
+        state = self.ssn.cycle_states.get(task.uid, {})
+        found = state.get(dra.NAME)
+        if self.dra_enable and isinstance(found, dra.DRAState):
+            dra.unreserve(self.dra_claims, found)
+        binding = state.get(BINDING_STATE)
         if self.volume_binding_enable and isinstance(binding, BindingState):
             self.binding.unreserve(binding, task.pod.node_name)
 
     def _needs_pre_bind(self, task: TaskInfo) -> bool:
-        return self.volume_binding_enable and bool(task.pod.volumes)
+        return (self.volume_binding_enable and bool(task.pod.volumes)) or (
+            self.dra_enable and bool(task.pod.resource_claims))
 
     def setup_bind_context_extension(self, state: dict[str, Any], context: BindContext) -> None:
         if self._needs_pre_bind(context.task):
             context.extensions[self.name] = state
 
     def pre_bind(self, context: BindContext) -> VolumeWait | Exception | None:
-        """PreBind: VolumeBinding writes the claims' bindings and waits for them (DRA: nothing to do)."""
+        """PreBind: VolumeBinding writes the claims' bindings and waits for them, then DynamicResources writes
+        each ResourceClaim's allocation and the pod as its consumer."""
         if not self._needs_pre_bind(context.task):
             return None
-        binding = context.extensions.get(self.name, {}).get(BINDING_STATE)
-        if binding is None:
-            return Exception("not found")
-        return self.binding.pre_bind(binding, context.task.pod.node_name)
+        state = context.extensions.get(self.name, {})
+        outcome: VolumeWait | Exception | None = None
+        if self.volume_binding_enable:
+            binding = state.get(BINDING_STATE)
+            if binding is None:
+                return Exception("not found")
+            outcome = self.binding.pre_bind(binding, context.task.pod.node_name)
+            if isinstance(outcome, Exception):
+                return outcome
+        if self.dra_enable:
+            found = state.get(dra.NAME)
+            if found is None:
+                return Exception(f'reading "{dra.NAME}" from cycleState: not found')
+            if found is not SKIP:
+                err = dra.pre_bind(self.dra_claims, found, context.task.pod)
+                if err is not None:
+                    return err
+        return outcome
 
     # -- topology-aware preemption's dry runs (InterPodAffinity only, as upstream) --------
 

@@ -8,7 +8,7 @@ with `go test -overlay` (the checkout is never written to) laying adapters/volca
 into pkg/scheduler/uthelper, so every case that reaches `Run` is written out as a schedcheck scenario whose
 `expect` block is upstream's own expectation. Each scenario then runs on the reference at seed 0 (and, if
 that disagrees, at seeds 1-7 for a tie-break): agree, agree only under another tie-break, disagree, or
-unsupported (a test-only plugin, DRA, ...). The scenarios and a report go to the report folder.
+unsupported (a test-only plugin, a conf upstream's loader refuses, ...). The scenarios and a report go to the report folder.
 """
 
 from __future__ import annotations

@@ -73,6 +73,8 @@ def version_tags(src: Path | None) -> list[str]:
         tags.append("volcano_kubemetrics")
     if re.search(r"func NewCustomMockSchedulerCache\([^)]*VolumeBinder", _read(src / "pkg/scheduler/cache/cache_mock.go")):
         tags.append("volcano_volumebinder")
+    if _mentions(src / "pkg/scheduler/cache", "func (sc *SchedulerCache) buildTaskDRAInfo("):
+        tags.append("volcano_dra")  # the cache reads resource.k8s.io/v1 claims (DRA quotas, after v1.14)
     return tags
 
 

@@ -12,6 +12,7 @@ from schedcheck.reference.framework.conf import ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_
 from schedcheck.reference.util.scheduler_helper import ServerOptions
 from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
 from schedcheck.scenario.options import OPTION_FIELDS
+from schedcheck.scenario.dra_dump import dra_documents, pod_claims
 
 
 def _quantities(resources: k8s.ResourceList) -> dict[str, str]:
@@ -67,6 +68,8 @@ def _container(container: k8s.Container) -> dict[str, Any]:
         out["image"] = container.image
     if container.requests:
         out["resources"] = {"requests": _quantities(container.requests)}
+    if container.claims:
+        out.setdefault("resources", {})["claims"] = [{"name": name} for name in container.claims]
     if container.restart_policy:
         out["restartPolicy"] = container.restart_policy
     if container.ports:
@@ -143,6 +146,8 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
     if pod.volumes:
         spec["volumes"] = [{"name": v.name, "persistentVolumeClaim": {"claimName": v.claim_name}} for v in pod.volumes]
+    if pod.resource_claims:
+        spec["resourceClaims"] = pod_claims(pod)
     status: dict[str, Any] = {"phase": pod.phase}
     if pod.nominated_node_name:
         status["nominatedNodeName"] = pod.nominated_node_name
@@ -388,7 +393,8 @@ def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
             + [persistent_volume_document(v) for v in objects.persistent_volumes]
             + [persistent_volume_claim_document(c) for c in objects.persistent_volume_claims]
             + [csi_node_document(c) for c in objects.csi_nodes]
-            + [volume_attachment_document(a) for a in objects.volume_attachments])
+            + [volume_attachment_document(a) for a in objects.volume_attachments]
+            + dra_documents(objects, _term))
 
 
 def conf_document(conf: SchedulerConf) -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""Read Kubernetes objects (Node, Pod, PodGroup, Queue, PriorityClass, ResourceQuota, NodeShard, and the
-storage kinds: PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, VolumeAttachment) into
-k8s.ClusterObjects.
+"""Read Kubernetes objects (Node, Pod, PodGroup, Queue, PriorityClass, ResourceQuota, NodeShard, the
+storage kinds: PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, VolumeAttachment, and the
+DRA kinds of dra_objects.py: DeviceClass, ResourceSlice, ResourceClaim) into k8s.ClusterObjects.
 
 Each kind has a reader and a schema of the fields the scheduler reads; any
 other field, and any other kind, becomes a warning.
@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from schedcheck.reference import k8s
+from schedcheck.scenario import dra_objects
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.references import listing, reference_warnings
@@ -33,8 +34,9 @@ _API_VERSIONS = {
     "StorageClass": "storage.k8s.io/v1",
     "CSINode": "storage.k8s.io/v1",
     "VolumeAttachment": "storage.k8s.io/v1",
+    **dict.fromkeys(dra_objects.SCHEMAS, dra_objects.API_VERSION),
 }
-_NAMESPACED = {"Pod", "PodGroup", "ResourceQuota", "PodDisruptionBudget", "PersistentVolumeClaim"}
+_NAMESPACED = {"Pod", "PodGroup", "ResourceQuota", "PodDisruptionBudget", "PersistentVolumeClaim", "ResourceClaim"}
 
 
 # ---------------------------------------------------------------- schemas
@@ -69,7 +71,8 @@ _CONDITION: Schema = dict.fromkeys(
 _REQUIREMENT: Schema = dict.fromkeys(["key", "operator", "values"])
 _TERM: Schema = {"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}
 # volumeMounts only say where a volume appears in the container: no scheduler filter reads them
-_CONTAINER: Schema = {"name": LEAF, "image": LEAF, "resources": {"requests": LEAF, "limits": LEAF},
+_CONTAINER: Schema = {"name": LEAF, "image": LEAF, "resources": {"requests": LEAF, "limits": LEAF,
+                                                                 "claims": [{"name": LEAF, "request": LEAF}]},
                       "volumeMounts": LEAF,
                       "ports": [dict.fromkeys(["containerPort", "hostPort", "protocol", "hostIP", "name"])]}
 _POD_TERM: Schema = dict.fromkeys(["labelSelector", "namespaces", "namespaceSelector", "topologyKey"])
@@ -104,6 +107,7 @@ _SCHEMAS: dict[str, Schema] = {
             "schedulerName": LEAF,
             "schedulingGates": [{"name": LEAF}],
             "volumes": [_VOLUME],
+            "resourceClaims": [dra_objects.POD_CLAIM],
             "tolerations": [dict.fromkeys(["key", "operator", "value", "effect", "tolerationSeconds"])],
             "topologySpreadConstraints": [dict.fromkeys(["maxSkew", "topologyKey", "whenUnsatisfiable",
                                                          "labelSelector", "minDomains", "nodeAffinityPolicy",
@@ -187,6 +191,7 @@ _SCHEMAS: dict[str, Schema] = {
                          "status": LEAF},
     "NodeShard": {"metadata": _META, "spec": {"nodesDesired": LEAF},
                   "status": dict.fromkeys(["nodesInUse", "nodesToRemove", "nodesToAdd", "lastUpdateTime"])},
+    **dra_objects.SCHEMAS,
 }
 
 
@@ -389,6 +394,7 @@ def _container(f: Fields, value: Any, field: str, init: bool) -> k8s.Container:
     return k8s.Container(
         name=f.string(doc.get("name"), f"{field}.name"), requests=requests, restart_policy=restart_policy,
         ports=ports, image=f.string(doc.get("image"), f"{field}.image"),
+        claims=dra_objects.container_claims(f, resources, f"{field}.resources"),
     )
 
 
@@ -605,6 +611,7 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
             for i, c in enumerate(f.sequence(status.get("conditions"), "status.conditions"))
         ],
         volumes=_pod_volumes(f, spec),
+        resource_claims=dra_objects.pod_resource_claims(f, spec),
     )
     out.pods.append(pod)
 
@@ -993,4 +1000,7 @@ _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.Clus
     "StorageClass": _read_storage_class,
     "CSINode": _read_csi_node,
     "VolumeAttachment": _read_volume_attachment,
+    "DeviceClass": dra_objects.read_device_class,
+    "ResourceSlice": dra_objects.read_resource_slice,
+    "ResourceClaim": dra_objects.claim_reader(_selector_term),
 }

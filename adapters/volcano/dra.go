@@ -1,0 +1,100 @@
+//go:build volcano_dra
+
+package main
+
+// Dynamic resource allocation, where upstream reads resource.k8s.io/v1 (its cache builds each task's DRA
+// requests and the predicates plugin runs Kubernetes' DynamicResources through the cache's shared DRA
+// manager). DeviceClasses, ResourceSlices and ResourceClaims are created through the cache's fake API client
+// before its informers start, as pkg/scheduler/uthelper does; PreBind writes the claims' allocation and
+// reservedFor back through that client, and the claims are read back after the cycle. The resourceclaim
+// controller (releasing the claims of pods that are gone) does not run between cycles.
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"volcano.sh/volcano/pkg/scheduler/cache"
+)
+
+type draObjects struct {
+	Classes []*resourcev1.DeviceClass
+	Slices  []*resourcev1.ResourceSlice
+	Claims  []*resourcev1.ResourceClaim
+}
+
+// decodeDRA reads a DRA kind; false when kind is not one.
+func (w *World) decodeDRA(kind string, decode func(any) error) (bool, error) {
+	switch kind {
+	case "DeviceClass":
+		dc := &resourcev1.DeviceClass{}
+		if err := decode(dc); err != nil {
+			return true, err
+		}
+		w.DRA.Classes = append(w.DRA.Classes, dc)
+	case "ResourceSlice":
+		rs := &resourcev1.ResourceSlice{}
+		if err := decode(rs); err != nil {
+			return true, err
+		}
+		w.DRA.Slices = append(w.DRA.Slices, rs)
+	case "ResourceClaim":
+		rc := &resourcev1.ResourceClaim{}
+		if err := decode(rc); err != nil {
+			return true, err
+		}
+		defaultNamespaced(&rc.ObjectMeta, "resourceclaim")
+		defaultVersion(&rc.ObjectMeta)
+		for i := range rc.Spec.Devices.Requests { // the API server's defaults, as the reference's loader
+			if r := rc.Spec.Devices.Requests[i].Exactly; r != nil {
+				if r.AllocationMode == "" {
+					r.AllocationMode = resourcev1.DeviceAllocationModeExactCount
+				}
+				if r.AllocationMode == resourcev1.DeviceAllocationModeExactCount && r.Count == 0 {
+					r.Count = 1
+				}
+			}
+		}
+		w.DRA.Claims = append(w.DRA.Claims, rc)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// startDRA creates the DRA objects in the fake client before the cache's Run.
+func (w *World) startDRA(c *cache.SchedulerCache) {
+	ctx := context.Background()
+	client := c.Client().ResourceV1()
+	warn := func(kind, name string, err error) {
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "warning: %s %s: %v\n", kind, name, err)
+		}
+	}
+	for _, dc := range w.DRA.Classes {
+		_, err := client.DeviceClasses().Create(ctx, dc.DeepCopy(), metav1.CreateOptions{})
+		warn("DeviceClass", dc.Name, err)
+	}
+	for _, rs := range w.DRA.Slices {
+		_, err := client.ResourceSlices().Create(ctx, rs.DeepCopy(), metav1.CreateOptions{})
+		warn("ResourceSlice", rs.Name, err)
+	}
+	for _, rc := range w.DRA.Claims {
+		_, err := client.ResourceClaims(rc.Namespace).Create(ctx, rc.DeepCopy(), metav1.CreateOptions{})
+		warn("ResourceClaim", rc.Namespace+"/"+rc.Name, err)
+	}
+}
+
+// readDRA takes the claims back as PreBind left them.
+func (w *World) readDRA(c *cache.SchedulerCache) {
+	ctx := context.Background()
+	for i, rc := range w.DRA.Claims {
+		got, err := c.Client().ResourceV1().ResourceClaims(rc.Namespace).Get(ctx, rc.Name, metav1.GetOptions{})
+		if err == nil {
+			w.DRA.Claims[i] = got
+		}
+	}
+}

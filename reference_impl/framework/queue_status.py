@@ -1,0 +1,78 @@
+"""updateQueueStatus at session close (framework/session.go, session_dra_queue_status.go): each queue's
+status.allocated is the sum of its allocated tasks' requests, and each ancestor's up to root (every queue
+of the session hangs below root, whose parent is itself). DRA (upstream master): a queue's entry
+`deviceclass/<class>` counts the devices its allocated tasks' claims ask for, a claim shared by several of
+its tasks once (a per-queue reference count), for the queue and each ancestor alike. Capacity dimensions
+(`<dim>.deviceclass/<class>`) are not modelled, as elsewhere. The shared-device usage a deviceshare node
+adds to a task's request is not modelled. The status goes to the world's Queue objects (read by nothing in
+the scheduler; tests and reports read it).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from schedcheck.reference.api.dra_resource import COUNT_PREFIX, Counts, merge
+from schedcheck.reference.api.resource_info import PODS, Resource
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.types import allocated_status
+from schedcheck.reference.k8s import ResourceList
+from schedcheck.reference.quantity import BINARY_SI, Quantity
+
+ROOT = "root"
+
+
+def _charge(dra: dict[str, Counts], refs: dict[str, dict[str, int]], queue: str, task: TaskInfo) -> None:
+    """addTaskDRAAllocatedByQueue."""
+    counts, claim_refs = dra.setdefault(queue, {}), refs.setdefault(queue, {})
+    if not task.claim_dra_resreq:
+        merge(counts, task.dra_resreq)
+        return
+    for key in task.claim_keys:
+        request = task.claim_dra_resreq.get(key)
+        if not request:
+            continue
+        if claim_refs.get(key, 0) == 0:
+            merge(counts, request)
+        claim_refs[key] = claim_refs.get(key, 0) + 1
+
+
+def resource_list(allocated: Resource, dra: Counts | None) -> ResourceList:
+    """ConvertRes2ResList (cpu in milli, memory in bytes, pods whole, other scalars in milli) plus the
+    DRA counts (mergeDRAAllocatedIntoResourceList: a zero count is left out)."""
+    out: ResourceList = {"cpu": Quantity(Fraction(int(allocated.milli_cpu), 1000)),
+                         "memory": Quantity(int(allocated.memory), BINARY_SI)}
+    for name, value in (allocated.scalars or {}).items():
+        out[name] = Quantity(int(value)) if name == PODS else Quantity(Fraction(int(value), 1000))
+    for device_class, count in (dra or {}).items():
+        if count > 0:
+            out[COUNT_PREFIX + device_class] = Quantity(count)
+    return out
+
+
+def update_queue_status(ssn: Any) -> None:
+    allocated = {queue_id: Resource() for queue_id in ssn.queues}
+    dra: dict[str, Counts] = {}
+    refs: dict[str, dict[str, int]] = {}
+    for job in ssn.jobs.values():
+        if job.queue not in allocated:
+            continue  # the snapshot drops such jobs; a test may put one back
+        for status, tasks in job.task_status_index.items():
+            if not allocated_status(status):
+                continue
+            for task in tasks.values():
+                allocated[job.queue].add(task.resreq)
+                _charge(dra, refs, job.queue, task)
+                queue = ssn.queues[job.queue].queue
+                while ROOT in ssn.queues:  # upstream: only when the session has a root queue
+                    parent = queue.parent or ROOT
+                    if parent not in allocated:
+                        break
+                    allocated[parent].add(task.resreq)
+                    _charge(dra, refs, parent, task)
+                    if parent == ROOT or queue.parent not in ssn.queues:
+                        break  # (a parent missing from the session: upstream dereferences nil there)
+                    queue = ssn.queues[queue.parent].queue
+    for queue_id, info in ssn.queues.items():
+        info.queue.status_allocated = resource_list(allocated[queue_id], dra.get(queue_id))

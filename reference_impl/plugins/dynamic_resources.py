@@ -1,0 +1,149 @@
+"""Kubernetes' DynamicResources plugin (k8s 1.36 pkg/scheduler/framework/plugins/dynamicresources) as
+upstream's predicates plugin runs it (`predicate.DynamicResourceAllocationEnable`, on by default as the
+DynamicResourceAllocation feature gate): PreFilter, Filter, Reserve, Unreserve and PreBind, for claims
+named by the pod (spec.resourceClaims[].resourceClaimName) and allocated from ResourceSlices
+(dra_allocator.py).
+
+PreFilter: a pod without claims is Skip; a claim that is missing, being deleted, allocated and reserved for
+as many consumers as allowed but not this pod ("resourceclaim in use"), in flight for another pod ("resource
+claim <ns/name> is in the process of being allocated") or whose request names a DeviceClass that does not
+exist ("request <r>: device class <c> does not exist") makes the pod unschedulable everywhere. With claims
+to allocate, it makes an allocator over the devices in use now. Filter: an allocated claim whose
+allocation's node selector does not match the node -> "resourceclaim not available on the node"; the
+allocator finding no devices -> "cannot allocate all claims" (both UnschedulableAndUnresolvable); an
+allocator error (a selector failing) -> Error with its message; otherwise the node's allocation is kept.
+Reserve (on pod.spec.nodeName) signals the kept allocations as in flight; Unreserve withdraws them; PreBind
+writes each claim's allocation and the pod into its status.reservedFor (cache/dra_claims.py).
+
+Not modelled: claims from ResourceClaimTemplates (pod.status.resourceClaimStatuses is not read, so such a
+pod stays "ResourceClaim not created yet", as upstream before the controller creates the claim), extended
+resources backed by DRA, node-allocatable claims, binding conditions, PostFilter's deallocation. Score is not
+needed: upstream's scores only the firstAvailable sub-request chosen, which is not read, so every node
+scores 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from schedcheck.reference.api.unschedule_info import Status, StatusCode
+from schedcheck.reference.cache.dra_claims import ClaimTracker, can_be_reserved
+from schedcheck.reference.k8s import Node, Pod
+from schedcheck.reference.k8s_dra import ClaimAllocation, ResourceClaim
+from schedcheck.reference.plugins.dra_allocator import AllocationError, Allocator
+from schedcheck.reference.plugins.k8s_mirror import node_selector_terms_match
+
+NAME = "DynamicResources"
+ENABLE = "predicate.DynamicResourceAllocationEnable"
+REASON_IN_USE = "resourceclaim in use"
+REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
+REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
+
+
+@dataclass
+class DRAState:
+    """The cycle state of one pod: its claims, the allocator (claims to allocate) and each node's result."""
+
+    claims: list[ResourceClaim]
+    allocator: Allocator | None = None
+    node_allocations: dict[str, list[ClaimAllocation]] = field(default_factory=dict)
+
+    def to_allocate(self) -> list[ResourceClaim]:
+        return [claim for claim in self.claims if claim.allocation is None]
+
+
+def _unresolvable(reason: str) -> Status:
+    return Status(StatusCode.UnschedulableAndUnresolvable, reason)
+
+
+def pod_claims(tracker: ClaimTracker, pod: Pod) -> list[ResourceClaim] | Status:
+    claims = []
+    for pod_claim in pod.resource_claims:
+        if not pod_claim.resource_claim_name:  # a template's claim, which pod status would name: not modelled
+            return _unresolvable(f'pod "{pod.key}": ResourceClaim not created yet')
+        claim = tracker.claim(pod.namespace, pod_claim.resource_claim_name)
+        if claim is None:
+            return _unresolvable(f'resourceclaim.resource.k8s.io "{pod_claim.resource_claim_name}" not found')
+        if claim.deletion_timestamp:
+            return _unresolvable(f'resourceclaim "{claim.name}" is being deleted')
+        claims.append(claim)
+    return claims
+
+
+def pre_filter(tracker: ClaimTracker, pod: Pod) -> DRAState | Status:
+    """The pod's state, or a Skip / unschedulable status."""
+    claims = pod_claims(tracker, pod)
+    if isinstance(claims, Status):
+        return claims
+    if not claims:
+        return Status(StatusCode.Skip, "")
+    for claim in claims:
+        if claim.allocation is not None:
+            if not can_be_reserved(claim) and pod.uid not in claim.reserved_for:
+                return _unresolvable(REASON_IN_USE)
+            continue
+        if claim.key in tracker.pending:
+            return _unresolvable(f"resource claim {claim.key} is in the process of being allocated")
+        for request in claim.requests:
+            if request.device_class_name not in tracker.classes:
+                return _unresolvable(f"request {request.name}: device class {request.device_class_name} does not "
+                                     "exist")
+    state = DRAState(claims)
+    if state.to_allocate():
+        state.allocator = Allocator(tracker.classes, tracker.slices, tracker.devices_in_use())
+    return state
+
+
+def filter_node(state: DRAState, node: Node) -> Status | None:
+    unavailable = False
+    for claim in state.claims:
+        selector = claim.allocation.node_selector if claim.allocation is not None else None
+        if selector is not None and not node_selector_terms_match(selector, node):
+            unavailable = True
+    allocations: list[ClaimAllocation] = []
+    if state.allocator is not None:
+        try:
+            result = state.allocator.allocate(node.name, state.to_allocate())
+        except AllocationError as err:
+            return Status(StatusCode.Error, str(err))
+        if result is None:
+            return _unresolvable(REASON_CANNOT_ALLOCATE)
+        allocations = result
+    if unavailable:
+        return _unresolvable(REASON_NOT_AVAILABLE)
+    if state.allocator is not None:
+        state.node_allocations[node.name] = allocations
+    return None
+
+
+def reserve(tracker: ClaimTracker, state: DRAState, node_name: str) -> Exception | None:
+    """Signal the node's allocations as in flight (nothing to do when every claim is allocated)."""
+    to_allocate = state.to_allocate()
+    if not to_allocate or state.allocator is None:
+        return None
+    allocations = state.node_allocations.get(node_name)
+    if not allocations:
+        return Exception("claim allocation not found for node")
+    for claim, allocation in zip(to_allocate, allocations):
+        tracker.pending[claim.key] = allocation
+    return None
+
+
+def unreserve(tracker: ClaimTracker, state: DRAState) -> None:
+    for claim in state.claims:
+        tracker.pending.pop(claim.key, None)
+
+
+def pre_bind(tracker: ClaimTracker, state: DRAState, pod: Pod) -> Exception | None:
+    """Record each claim's allocation (the one in flight) and the pod as its consumer."""
+    for index, claim in enumerate(state.claims):
+        if pod.uid in claim.reserved_for:
+            continue
+        allocation = claim.allocation or tracker.pending.get(claim.key)
+        if allocation is None:
+            return Exception(f"claim {claim.key}: allocation not found")  # unreachable after Reserve
+        try:
+            state.claims[index] = tracker.write(claim, allocation, pod.uid)
+        except LookupError as err:
+            return Exception(f"update ResourceClaim {claim.key}: {err}")
+    return None

@@ -1,0 +1,50 @@
+"""updateQueueStatus at session close: each queue's status.allocated, with the DRA device counts of
+session_dra_queue_status.go (a shared claim charged once per queue)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import schedcheck
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.framework.queue_status import _charge, resource_list
+from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.scheduler import Scheduler
+from schedcheck.scenario.loader import load_scenario
+
+CORPUS = Path(schedcheck.__file__).resolve().parent / "corpus"
+
+
+class _Task:
+    def __init__(self, claim: str) -> None:
+        self.dra_resreq = {"gpu.example.com": 1}
+        self.claim_dra_resreq = {claim: {"gpu.example.com": 1}}
+        self.claim_keys = [claim]
+
+
+def test_a_shared_claim_is_charged_once_per_queue() -> None:
+    dra: dict = {}
+    refs: dict = {}
+    _charge(dra, refs, "q1", _Task("ns1/shared"))
+    _charge(dra, refs, "q1", _Task("ns1/shared"))
+    _charge(dra, refs, "q2", _Task("ns1/shared"))
+    _charge(dra, refs, "q1", _Task("ns1/distinct"))
+    assert dra == {"q1": {"gpu.example.com": 2}, "q2": {"gpu.example.com": 1}}
+
+
+def test_the_status_lists_resources_and_device_counts() -> None:
+    allocated = Resource(milli_cpu=1500, memory=2**30, scalars={"pods": 2, "nvidia.com/gpu": 1000})
+    status = resource_list(allocated, {"gpu.example.com": 2, "nic.example.com": 0})
+    assert status == {"cpu": Quantity.parse("1500m"), "memory": Quantity.parse("1Gi"), "pods": Quantity.parse("2"),
+                      "nvidia.com/gpu": Quantity.parse("1"), "deviceclass/gpu.example.com": Quantity.parse("2")}
+
+
+def test_session_close_writes_each_queue_and_its_ancestors() -> None:
+    scenario = load_scenario(CORPUS / "dra-capacity-quota-blocks-a-claim.yaml")
+    scheduler = Scheduler(scenario.objects, scenario.conf)
+    scheduler.run_once()
+    queues = {q.name: q.status_allocated for q in scheduler.cache.world.queues}
+    # holder-0 (running) and peer-0 (bound this session) share claim held-gpu: one device
+    assert queues["team"]["deviceclass/gpu.example.com"] == Quantity.parse("1")
+    assert queues["team"]["cpu"] == Quantity.parse("2") and queues["root"] == queues["team"]
+    assert "deviceclass/gpu.example.com" not in queues["default"]

@@ -1,0 +1,215 @@
+"""DRA in the reference: the CEL subset of device selectors, the structured allocator, the DynamicResources
+filter / reserve / prebind through predicates, capacity's device-class quotas, and the claim's life in the
+world (allocation at bind, release when its pods are gone)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import schedcheck
+from schedcheck.reference.api.unschedule_info import StatusCode
+from schedcheck.reference.cache.dra_claims import release_claims
+from schedcheck.reference.k8s_dra import (
+    AllocatedDevice,
+    ClaimAllocation,
+    Device,
+    DeviceClass,
+    DeviceRequest,
+    ResourceClaim,
+    ResourceSlice,
+)
+from schedcheck.reference.plugins import capacity_dra
+from schedcheck.reference.plugins.dra_allocator import AllocationError, Allocator, gather_pools
+from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.scheduler import Scheduler
+from schedcheck.reference.util import dra_cel
+from schedcheck.scenario.loader import load_scenario
+
+CORPUS = Path(schedcheck.__file__).resolve().parent / "corpus"
+DRIVER = "gpu.example.com"
+GPU_CLASS = DeviceClass(DRIVER, [f"device.driver == '{DRIVER}'"])
+
+
+def device(name: str, **attributes) -> Device:
+    return Device(name, dict(attributes))
+
+
+def node_slice(node: str, *devices: Device, pool: str | None = None, generation: int = 1, count: int = 1
+               ) -> ResourceSlice:
+    return ResourceSlice(f"{node}-{pool or node}-{generation}", DRIVER, pool or node, generation, count, node_name=node,
+                         devices=list(devices))
+
+
+def gpu_claim(name: str = "c1", count: int = 1, mode: str = "ExactCount", selectors: list[str] | None = None
+              ) -> ResourceClaim:
+    return ResourceClaim(name, "ns", f"uid-{name}", [DeviceRequest("gpu", DRIVER, mode, count, selectors or [])])
+
+
+# -- CEL ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("expression,expected", [
+    ("device.driver == 'gpu.example.com'", True),
+    ('device.attributes["gpu.example.com"].model == "t4"', True),
+    ('device.attributes["gpu.example.com"]["cores"] >= 8 && !device.attributes["gpu.example.com"].spare', True),
+    ('"other.io" in device.attributes || device.driver != "x"', True),
+    ('"other.io" in device.attributes', False),
+    ('device.attributes["gpu.example.com"].model == 4', False),  # equality across types is false in CEL
+    ('false && device.attributes["none"].x', False),  # && absorbs the error of its other side
+    ('true || device.attributes["none"].x', True),
+])
+def test_cel_subset_evaluates(expression: str, expected: bool) -> None:
+    variable = dra_cel.device_variable(DRIVER, {"model": "t4", "cores": 8, "spare": False}, {})
+    assert dra_cel.evaluate(dra_cel.parse(expression), variable) is expected
+
+
+def test_cel_missing_attribute_is_a_runtime_error_and_missing_domain_an_empty_map() -> None:
+    variable = dra_cel.device_variable(DRIVER, {}, {})
+    with pytest.raises(dra_cel.CelRuntimeError, match="no such key: healthy"):
+        dra_cel.evaluate(dra_cel.parse('device.attributes["some-driver"].healthy'), variable)
+
+
+@pytest.mark.parametrize("expression", ['device.attributes["a"].v.isGreaterThan(quantity("1"))',
+                                        'semver("1.0.0") == device.attributes["a"].v', "1", "device.driver + 'x'",
+                                        "device.attributes.exists(d, true)"])
+def test_cel_beyond_the_subset_is_not_modelled(expression: str) -> None:
+    with pytest.raises(dra_cel.NotModelled):
+        dra_cel.parse(expression)
+
+
+# -- the allocator -----------------------------------------------------------------------------------------
+
+
+def test_allocator_takes_free_matching_devices_on_the_node_and_pins_them() -> None:
+    slices = [node_slice("n1", device("gpu-0", model="a100"), device("gpu-1", model="t4")), node_slice("n2")]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, in_use=set())
+    claim = gpu_claim(selectors=[f'device.attributes["{DRIVER}"].model == "t4"'])
+    (result,) = allocator.allocate("n1", [claim])
+    assert [d.device for d in result.devices] == ["gpu-1"]
+    assert result.node_selector[0].match_fields[0].values == ["n1"]
+    assert allocator.allocate("n2", [claim]) is None
+
+
+def test_allocator_backtracks_and_skips_devices_in_use() -> None:
+    slices = [node_slice("n1", device("gpu-0", model="t4"), device("gpu-1", model="a100"), device("gpu-2"))]
+    any_gpu, only_t4 = gpu_claim("any"), gpu_claim("t4", selectors=[f'"model" in device.attributes["{DRIVER}"] && '
+                                                                     f'device.attributes["{DRIVER}"].model == "t4"'])
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-2")})
+    first, second = allocator.allocate("n1", [any_gpu, only_t4])
+    assert [d.device for d in first.devices] == ["gpu-1"] and [d.device for d in second.devices] == ["gpu-0"]
+    assert Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-0")}).allocate("n1", [only_t4]) is None
+
+
+def test_allocator_all_mode_and_incomplete_pools() -> None:
+    complete = [node_slice("n1", device("gpu-0"), device("gpu-1"))]
+    (result,) = Allocator({DRIVER: GPU_CLASS}, complete, set()).allocate("n1", [gpu_claim(mode="All")])
+    assert len(result.devices) == 2
+    assert Allocator({DRIVER: GPU_CLASS}, complete, {(DRIVER, "n1", "gpu-0")}).allocate("n1", [gpu_claim(mode="All")]) \
+        is None
+    partial = [node_slice("n1", device("gpu-0"), count=2)]
+    assert gather_pools(partial, "n1")[0].incomplete
+    assert Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate("n1", [gpu_claim()]) is None
+    with pytest.raises(AllocationError, match="asks for all devices, but resource pool gpu.example.com/n1 is currently"):
+        Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate("n1", [gpu_claim(mode="All")])
+
+
+def test_allocator_uses_only_the_newest_pool_generation() -> None:
+    slices = [node_slice("n1", device("old"), generation=1), node_slice("n1", device("new"), generation=2)]
+    (result,) = Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate("n1", [gpu_claim()])
+    assert [d.device for d in result.devices] == ["new"]
+
+
+def test_allocator_errors_name_the_selector() -> None:
+    broken = DeviceClass(DRIVER, ['device.attributes["some-driver"].healthy'])
+    with pytest.raises(AllocationError, match=r"class gpu.example.com: selector #0: CEL runtime error: no such key"):
+        Allocator({DRIVER: broken}, [node_slice("n1", device("gpu-0"))], set()).allocate("n1", [gpu_claim()])
+    odd = DeviceClass(DRIVER, ["device.driver.startsWith('gpu')"])
+    with pytest.raises(AllocationError, match="CEL expression not modelled by schedcheck"):
+        Allocator({DRIVER: odd}, [node_slice("n1", device("gpu-0"))], set()).allocate("n1", [gpu_claim()])
+
+
+# -- the filter, reserve and prebind through a scheduler run --------------------------------------------------
+
+
+def test_bind_writes_the_allocation_and_the_consumer_to_the_claim() -> None:
+    scenario = load_scenario(CORPUS / "dra-claim-allocated-from-a-slice.yaml")
+    scheduler = Scheduler(scenario.objects, scenario.conf)
+    scheduler.run_once()
+    claim = scheduler.cache.dra.claims["default/train-gpu"]
+    assert claim.allocation is not None and [d.device for d in claim.allocation.devices] == ["gpu-1"]
+    assert claim.allocation.node_selector[0].match_fields[0].values == ["n2"]
+    assert claim.reserved_for == ["default-train-0"] and not scheduler.cache.dra.pending
+    scheduler.advance()  # the next session sees the claim allocated: the device stays in use
+    assert (DRIVER, "n2", "gpu-1") in scheduler.cache.dra.devices_in_use()
+
+
+def test_filter_reasons() -> None:
+    ssn_fit = _fit_errors(CORPUS / "dra-shared-claim-already-allocated.yaml", "client-0")
+    assert ssn_fit["n1"] == [(StatusCode.UnschedulableAndUnresolvable, "resourceclaim not available on the node")]
+    assert "n2" not in ssn_fit
+    other = _fit_errors(CORPUS / "dra-shared-claim-already-allocated.yaml", "other-0")
+    assert other["n2"] == [(StatusCode.UnschedulableAndUnresolvable, "cannot allocate all claims")]
+
+
+def _fit_errors(path: Path, pod: str) -> dict[str, list[tuple[StatusCode, str]]]:
+    from schedcheck.reference.framework.framework import open_session
+
+    scenario = load_scenario(path)
+    scheduler = Scheduler(scenario.objects, scenario.conf)
+    ssn = open_session(scheduler.cache, scenario.conf, 0, 0)
+    task = next(t for job in ssn.jobs.values() for t in job.tasks.values() if t.name == pod)
+    assert ssn.pre_predicate_fn(task) is None
+    out = {}
+    for node in ssn.node_list:
+        err = ssn.predicate_fn(task, node)
+        if err is not None:
+            out[node.name] = [(s.code, s.reason) for s in err.statuses]
+    return out
+
+
+def test_release_drops_gone_consumers_and_deallocates() -> None:
+    from schedcheck.reference.k8s import ClusterObjects
+
+    claim = gpu_claim()
+    claim.allocation = ClaimAllocation([AllocatedDevice("gpu", DRIVER, "n1", "gpu-0")])
+    claim.reserved_for = ["gone"]
+    kept = gpu_claim("c2")
+    kept.allocation = ClaimAllocation([AllocatedDevice("gpu", DRIVER, "n1", "gpu-1")])  # never reserved: kept
+    world = ClusterObjects(resource_claims=[claim, kept])
+    release_claims(world)
+    assert world.resource_claims[0].allocation is None and world.resource_claims[0].reserved_for == []
+    assert world.resource_claims[1].allocation is not None
+
+
+# -- capacity's quota helpers -------------------------------------------------------------------------------
+
+
+def test_capacity_parses_counts_and_capacity_only_classes() -> None:
+    parsed = capacity_dra.parse_counts({"deviceclass/gpu": Quantity.parse("2"),
+                                        "memory.deviceclass/nic": Quantity.parse("1Gi"), "cpu": Quantity.parse("4")})
+    assert parsed == {"gpu": 2, "nic": 0}
+    assert capacity_dra.new_quota({"cpu": Quantity.parse("1")}, {}, {}) is None
+
+
+def test_capacity_quota_counts_a_shared_claim_once_and_saturates() -> None:
+    quota = capacity_dra.DRAQuota({"gpu": 2})
+    refs: dict[str, int] = {}
+
+    class Task:
+        dra_resreq = {"gpu": 1}
+        claim_dra_resreq = {"ns/shared": {"gpu": 1}}
+        claim_keys = ["ns/shared"]
+
+    capacity_dra.add_task(quota, refs, Task())
+    capacity_dra.add_task(quota, refs, Task())
+    assert quota.allocated == {"gpu": 1} and refs == {"ns/shared": 2}
+    assert capacity_dra.incremental(refs, Task()) is None
+    capacity_dra.remove_task(quota, refs, Task())
+    assert quota.allocated == {"gpu": 1}
+    capacity_dra.remove_task(quota, refs, Task())
+    assert quota.allocated == {"gpu": 0} and refs == {}
+    quota.inqueue = {"gpu": capacity_dra.INT64_MAX}
+    assert not quota.fits({"gpu": capacity_dra.INT64_MAX}, include_inqueue=True)
+    assert quota.fits({"gpu": 2}, include_inqueue=False)

@@ -1,0 +1,150 @@
+"""Reading the DRA kinds (DeviceClass, ResourceSlice, ResourceClaim) and pods' resourceClaims."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from schedcheck.scenario.errors import ScenarioError
+from schedcheck.scenario.loader import scenario_from_document
+
+API = "resource.k8s.io/v1"
+
+
+def wrap(*objects: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "schedcheck/v1", "kind": "Scenario", "objects": list(objects)}
+
+
+def claim(**request: Any) -> dict[str, Any]:
+    exactly = {"deviceClassName": "gpu.example.com", **request}
+    return {"apiVersion": API, "kind": "ResourceClaim", "metadata": {"name": "c1", "namespace": "ns"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}}
+
+
+def pod_with_claim(name: str = "c1") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p1", "namespace": "ns"},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}, "claims": [{"name": "g"}]}}],
+                     "resourceClaims": [{"name": "g", "resourceClaimName": name}]}}
+
+
+DEVICE_CLASS = {"apiVersion": API, "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+                "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]}}
+SLICE = {"apiVersion": API, "kind": "ResourceSlice", "metadata": {"name": "n1-gpus"},
+         "spec": {"driver": "gpu.example.com", "nodeName": "n1", "pool": {"name": "n1", "generation": 2},
+                  "devices": [{"name": "gpu-0", "attributes": {"model": {"string": "t4"}, "healthy": {"bool": True},
+                                                               "example.com/cores": {"int": 8}},
+                               "capacity": {"memory": {"value": "16Gi"}}}]}}
+
+
+def test_every_dra_kind_is_read() -> None:
+    allocated = claim(count=2)
+    allocated["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}},
+        "reservedFor": [{"resource": "pods", "name": "p0", "uid": "u0"}]}
+    scenario = scenario_from_document(wrap(DEVICE_CLASS, SLICE, allocated, pod_with_claim()), "s.yaml")
+    objects = scenario.objects
+    assert objects.device_classes[0].selectors == ["device.driver == 'gpu.example.com'"]
+    (slice_,) = objects.resource_slices
+    assert (slice_.driver, slice_.pool, slice_.pool_generation, slice_.pool_slice_count) == ("gpu.example.com", "n1",
+                                                                                             2, 1)
+    assert slice_.devices[0].attributes == {"model": "t4", "healthy": True, "example.com/cores": 8}
+    (read,) = objects.resource_claims
+    assert read.key == "ns/c1" and read.requests[0].count == 2 and read.requests[0].allocation_mode == "ExactCount"
+    assert read.allocation is not None and read.allocation.devices[0].device_id == ("gpu.example.com", "n1", "gpu-0")
+    assert read.allocation.node_selector[0].match_fields[0].values == ["n1"] and read.reserved_for == ["u0"]
+    (pod,) = objects.pods
+    assert pod.resource_claims[0].resource_claim_name == "c1" and pod.containers[0].claims == ["g"]
+    assert not [w for w in scenario.warnings if "DRA" in w or "resource" in w.lower()]
+
+
+def test_a_claim_without_count_asks_for_one_device() -> None:
+    scenario = scenario_from_document(wrap(DEVICE_CLASS, claim()), "s.yaml")
+    assert scenario.objects.resource_claims[0].requests[0].count == 1
+
+
+@pytest.mark.parametrize("request_fields,field,reason", [
+    ({"count": "two"}, "spec.devices.requests[0].exactly.count", "expected an integer"),
+    ({"allocationMode": "Some"}, "spec.devices.requests[0].exactly.allocationMode", "expected one of All, ExactCount"),
+    ({"deviceClassName": None}, "spec.devices.requests[0].exactly.deviceClassName", "missing"),
+])
+def test_a_malformed_claim_names_file_object_and_field(request_fields: dict, field: str, reason: str) -> None:
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document(wrap(claim(**request_fields)), "claims.yaml")
+    err = info.value
+    assert (err.file, err.obj, err.field) == ("claims.yaml", "ResourceClaim ns/c1", field)
+    assert reason in err.reason and "\n" not in str(err)
+
+
+def test_a_request_without_exactly_is_refused_as_not_modelled() -> None:
+    doc = claim()
+    doc["spec"]["devices"]["requests"][0] = {"name": "gpu", "firstAvailable": []}
+    with pytest.raises(ScenarioError, match=r"ResourceClaim ns/c1: spec.devices.requests\[0\].exactly: missing"):
+        scenario_from_document(wrap(doc), "s.yaml")
+
+
+def test_a_slice_needs_a_node_or_all_nodes() -> None:
+    doc = {**SLICE, "spec": {**SLICE["spec"], "nodeName": None}}
+    with pytest.raises(ScenarioError, match="ResourceSlice n1-gpus: spec: expected exactly one of nodeName"):
+        scenario_from_document(wrap(doc), "s.yaml")
+
+
+def test_a_bad_attribute_is_refused() -> None:
+    device = {"name": "d", "attributes": {"model": {"string": "a", "int": 1}}}
+    doc = {**SLICE, "spec": {**SLICE["spec"], "devices": [device]}}
+    with pytest.raises(ScenarioError, match=r"spec.devices\[0\].attributes.model: expected exactly one of"):
+        scenario_from_document(wrap(doc), "s.yaml")
+
+
+def test_warnings_name_missing_claims_templates_classes_and_unmodelled_selectors() -> None:
+    template_pod = pod_with_claim()
+    template_pod["metadata"]["name"] = "p2"
+    template_pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "tpl"}]
+    odd_class = {**DEVICE_CLASS, "metadata": {"name": "odd"},
+                 "spec": {"selectors": [{"cel": {"expression": "device.attributes['x'].v.isGreaterThan(quantity('1'))"}}]}}
+    unknown_class = claim(deviceClassName="nic.example.com")
+    scenario = scenario_from_document(wrap(odd_class, SLICE, unknown_class, pod_with_claim("gone"), template_pod),
+                                      "s.yaml")
+    text = "\n".join(scenario.warnings)
+    assert "ResourceClaim ns/gone, named by Pod ns/p1, is not among the objects" in text
+    assert "Pod ns/p2: spec.resourceClaims[0] uses ResourceClaimTemplate tpl" in text
+    assert "DeviceClass nic.example.com, named by ResourceClaim ns/c1, is not among the objects" in text
+    assert "DeviceClass odd: spec.selectors[0].cel.expression" in text and "is not modelled (method call" in text
+
+
+def test_unknown_dra_fields_are_warned_by_name() -> None:
+    doc = claim()
+    doc["spec"]["devices"]["constraints"] = [{"matchAttribute": "x"}]
+    scenario = scenario_from_document(wrap(DEVICE_CLASS, doc), "s.yaml")
+    assert any("ignored fields of ResourceClaim" in w and "spec.devices.constraints" in w for w in scenario.warnings)
+
+
+def test_the_cli_reports_a_malformed_claim_in_one_line(tmp_path) -> None:
+    path = tmp_path / "bad-claim.yaml"
+    path.write_text("apiVersion: schedcheck/v1\nkind: Scenario\nobjects:\n- apiVersion: resource.k8s.io/v1\n"
+                    "  kind: ResourceClaim\n  metadata: {name: c1, namespace: ns}\n"
+                    "  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: g, count: -1}}]}}\n")
+    proc = subprocess.run([sys.executable, "-m", "schedcheck.cli", "run", str(path)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    assert (f"{path}: ResourceClaim ns/c1: spec.devices.requests[0].exactly.count: must be at least 0"
+            in proc.stderr)
+
+
+def test_dra_objects_round_trip_through_the_dump() -> None:
+    from schedcheck.scenario.dump import objects_document
+
+    allocated = claim(allocationMode="All")
+    allocated["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}]}},
+        "reservedFor": [{"resource": "pods", "name": "p1", "uid": "ns-p1"}]}
+    first = scenario_from_document(wrap(DEVICE_CLASS, SLICE, allocated, pod_with_claim()), "s.yaml").objects
+    again = scenario_from_document(wrap(*objects_document(first)), "s.yaml").objects
+    assert again.device_classes == first.device_classes and again.resource_slices == first.resource_slices
+    assert again.resource_claims == first.resource_claims
+    assert again.pods[0].resource_claims == first.pods[0].resource_claims
+    assert again.pods[0].containers[0].claims == ["g"]
