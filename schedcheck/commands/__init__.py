@@ -45,7 +45,7 @@ COMMANDS: tuple[Command, ...] = (
             "generate clusters and cycles, check every invariant, minimise the first failure",
             "[--budget S] [--seed N] [--profile ci|nightly] [--workers N] [--cluster ADDRESS] [--report DIR] "
             "[--junit FILE] [--database DIR|URL] [--strict] [--only IDS] [--mutant NAME] [--fail-on-known IDS] "
-            "[--no-corpus] [--no-progress] [--json]",
+            "[--no-corpus] [--no-progress] [--json] [--bench N]",
             ("clean within the budget", "violation found", "usage error")),
     Command("replay", "schedcheck.replay", "replay a saved counterexample",
             "FILE [--impl CMD] [--json]", ("no longer fails", "still fails", "unreadable")),
