@@ -255,7 +255,8 @@ class PredicatesPlugin(Plugin):
             return Exception(f"plugin NodeAffinity pre-predicates failed {REASON_AFFINITY_CONFLICT}")
         state = self.ssn.cycle_states.setdefault(task.uid, {})
         if self.pod_affinity_enable:  # InterPodAffinity's PreFilter: counts over the node view as it is now
-            state[AFFINITY_STATE] = pre_filter(pod, self.mirror.nodes.values()) or SKIP
+            state[AFFINITY_STATE] = pre_filter(pod, self.mirror.nodes.values(),
+                                              self.mirror.affinity_nodes.values()) or SKIP
         if self.node_volume_limits_enable:
             state[LIMITS_STATE] = True if limits_pre_filter(pod) else SKIP
         if self.volume_zone_enable:
