@@ -56,6 +56,7 @@ Not modelled, and why:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from schedcheck.reference.api.node_info import NodeInfo
@@ -103,6 +104,7 @@ AFFINITY_STATE = "PreFilterInterPodAffinity"
 POD_TOPOLOGY_SPREAD_ENABLE = "predicate.PodTopologySpreadEnable"
 SPREAD_STATE = "PreFilterPodTopologySpread"
 SKIP = "skip"  # PreFilter said Skip: the filter does not run
+CHECKS_STATE = "schedcheck/predicates-filters"  # the filters predicate() runs for the task (_filters_to_run)
 REASON_NODE_PORTS = "node(s) didn't have free ports for the requested pod ports"
 TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
 NODE_VOLUME_LIMITS_ENABLE = "predicate.NodeVolumeLimitsEnable"
@@ -254,6 +256,7 @@ class PredicatesPlugin(Plugin):
         if self.node_affinity_enable and required_terms_conflict(pod):
             return Exception(f"plugin NodeAffinity pre-predicates failed {REASON_AFFINITY_CONFLICT}")
         state = self.ssn.cycle_states.setdefault(task.uid, {})
+        state.pop(CHECKS_STATE, None)  # written again below once every PreFilter passed
         if self.pod_affinity_enable:  # InterPodAffinity's PreFilter: counts over the node view as it is now
             state[AFFINITY_STATE] = pre_filter(pod, self.mirror.nodes.values(),
                                               self.mirror.affinity_nodes.values()) or SKIP
@@ -271,8 +274,29 @@ class PredicatesPlugin(Plugin):
             if isinstance(binding, Status):
                 return Exception(f"plugin {BINDING_STATE} pre-predicates failed {binding.reason}")
             state[BINDING_STATE] = binding
+        state[CHECKS_STATE] = self._filters_to_run(pod, state)
         self.mirror.prefiltered.add(task.uid)
         return None
+
+    def _filters_to_run(self, pod: Pod, state: dict[str, Any]) -> tuple[Callable[..., Status | None], ...]:
+        """The per-node filters of `predicate` that can say anything for this pod, given its PreFilter state:
+        a filter that is off, or that its PreFilter told to Skip, or that has nothing of the pod's to check
+        (no host ports, no volumes) passes every node and is left out. Order as upstream's."""
+        checks: list[Callable[..., Status | None]] = []
+        if self.node_ports_enable and host_ports(pod):
+            checks.append(self._node_ports)
+        if self.pod_affinity_enable and state.get(AFFINITY_STATE) is not SKIP:
+            checks.append(self._pod_affinity)
+        if self.node_volume_limits_enable and state.get(LIMITS_STATE) is not SKIP and pod.volumes:
+            checks.append(self._volume_limits)
+        if self.volume_zone_enable and pod.volumes:
+            checks.append(self._volume_zone)
+        if self.pod_topology_spread_enable and state.get(SPREAD_STATE) is not SKIP:
+            checks.append(self._topology_spread)
+        binding = state.get(BINDING_STATE)
+        if self.volume_binding_enable and not (isinstance(binding, BindingState) and binding.skip):
+            checks.append(self._volume_binding)
+        return tuple(checks)
 
     # -- predicate ----------------------------------------------------------------------
 
@@ -291,8 +315,11 @@ class PredicatesPlugin(Plugin):
             statuses.append(Status(failed.code, failed.reason))  # a fresh status per FitError
         else:  # then the other filters, in upstream's order; an aborting one stops them
             state = self.ssn.cycle_states.get(task.uid, {})
-            for check in (self._node_ports, self._pod_affinity, self._volume_limits, self._volume_zone,
-                          self._topology_spread, self._volume_binding):
+            checks = state.get(CHECKS_STATE)
+            if checks is None:  # no PrePredicate ran for the task: every filter, each says why
+                checks = (self._node_ports, self._pod_affinity, self._volume_limits, self._volume_zone,
+                          self._topology_spread, self._volume_binding)
+            for check in checks:
                 status = check(task, mirror_node, state)
                 if status is not None:
                     statuses.append(status)
