@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedcheck.invariants.ledger import build_ledger, mismatches
+from schedcheck.invariants.ledger import build_ledger, mismatches, negatives
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus
@@ -44,4 +44,32 @@ def test_rows_sum_each_class_and_a_dimension_only_a_task_has_widens_every_row():
 
 def test_no_nodes_no_rows():
     ledger = build_ledger([])
-    assert ledger.names == [] and ledger.idle.shape == (0, 2)
+    assert ledger.names == [] and ledger.dims == ["cpu", "memory"]
+    assert not mismatches(ledger, ledger.idle + ledger.used, ledger.allocatable) and not negatives(ledger, ledger.used)
+
+
+def test_a_one_node_ledger_in_python_rows_finds_what_numpy_finds(monkeypatch):
+    """The operation checkpoint's one-node ledger is plain Python (ledger.Rows); the node rules' arithmetic
+    and comparisons on it must give numpy's answers, broken ledgers included."""
+    from schedcheck.invariants import ledger as module
+
+    def findings() -> list:
+        ledger = build_ledger([busy])
+        return [mismatches(ledger, ledger.idle + ledger.used, ledger.allocatable),
+                mismatches(ledger, ledger.future_idle, ledger.idle + ledger.releasing - ledger.pipelined),
+                mismatches(ledger, ledger.used, ledger.sum_used), negatives(ledger, ledger.pipelined)]
+
+    busy = NodeInfo(node("n1"))
+    busy.add_task(_task("run", TaskStatus.Running))
+    busy.add_task(_task("later", TaskStatus.Pipelined, gpu="1"))
+    busy.used.milli_cpu += 0.05  # within the tolerance: not a finding
+    busy.idle.memory -= 3.0 * GI
+    busy.pipelined.milli_cpu = -700.0
+    busy._future_idle = None
+    busy.future_idle_view().milli_cpu += 1000  # a stale FutureIdle
+    assert isinstance(build_ledger([busy]).idle, module.Rows)
+    rows = findings()
+    monkeypatch.setattr(module, "ROWS_UP_TO", 0)
+    assert isinstance(build_ledger([busy]).idle, np.ndarray)
+    assert rows == findings()
+    assert rows[0] and rows[1] and rows[3] == [("n1", "cpu", -700.0)] and not rows[2]
