@@ -278,25 +278,26 @@ class PredicatesPlugin(Plugin):
         self.mirror.prefiltered.add(task.uid)
         return None
 
-    def _filters_to_run(self, pod: Pod, state: dict[str, Any]) -> tuple[Callable[..., Status | None], ...]:
-        """The per-node filters of `predicate` that can say anything for this pod, given its PreFilter state:
-        a filter that is off, or that its PreFilter told to Skip, or that has nothing of the pod's to check
-        (no host ports, no volumes) passes every node and is left out. Order as upstream's."""
-        checks: list[Callable[..., Status | None]] = []
-        if self.node_ports_enable and host_ports(pod):
-            checks.append(self._node_ports)
-        if self.pod_affinity_enable and state.get(AFFINITY_STATE) is not SKIP:
-            checks.append(self._pod_affinity)
-        if self.node_volume_limits_enable and state.get(LIMITS_STATE) is not SKIP and pod.volumes:
-            checks.append(self._volume_limits)
-        if self.volume_zone_enable and pod.volumes:
-            checks.append(self._volume_zone)
-        if self.pod_topology_spread_enable and state.get(SPREAD_STATE) is not SKIP:
-            checks.append(self._topology_spread)
+    def _filters_to_run(self, pod: Pod, state: dict[str, Any]) -> tuple[int, ...]:
+        """Which per-node filters of `predicate` (indices into _per_node_filters) can say anything for this pod,
+        given its PreFilter state: a filter that is off, or that its PreFilter told to Skip, or that has
+        nothing of the pod's to check (no host ports, no volumes) passes every node and is left out. Plain
+        integers, since dry runs deep-copy cycle states."""
         binding = state.get(BINDING_STATE)
-        if self.volume_binding_enable and not (isinstance(binding, BindingState) and binding.skip):
-            checks.append(self._volume_binding)
-        return tuple(checks)
+        wanted = (
+            self.node_ports_enable and bool(host_ports(pod)),
+            self.pod_affinity_enable and state.get(AFFINITY_STATE) is not SKIP,
+            self.node_volume_limits_enable and state.get(LIMITS_STATE) is not SKIP and bool(pod.volumes),
+            self.volume_zone_enable and bool(pod.volumes),
+            self.pod_topology_spread_enable and state.get(SPREAD_STATE) is not SKIP,
+            self.volume_binding_enable and not (isinstance(binding, BindingState) and binding.skip),
+        )
+        return tuple(index for index, on in enumerate(wanted) if on)
+
+    def _per_node_filters(self) -> tuple[Callable[..., Status | None], ...]:
+        """The per-node filters in upstream's order."""
+        return (self._node_ports, self._pod_affinity, self._volume_limits, self._volume_zone,
+                self._topology_spread, self._volume_binding)
 
     # -- predicate ----------------------------------------------------------------------
 
@@ -315,10 +316,9 @@ class PredicatesPlugin(Plugin):
             statuses.append(Status(failed.code, failed.reason))  # a fresh status per FitError
         else:  # then the other filters, in upstream's order; an aborting one stops them
             state = self.ssn.cycle_states.get(task.uid, {})
-            checks = state.get(CHECKS_STATE)
-            if checks is None:  # no PrePredicate ran for the task: every filter, each says why
-                checks = (self._node_ports, self._pod_affinity, self._volume_limits, self._volume_zone,
-                          self._topology_spread, self._volume_binding)
+            filters = self._per_node_filters()
+            wanted = state.get(CHECKS_STATE)
+            checks = filters if wanted is None else [filters[i] for i in wanted]  # None: no PrePredicate ran
             for check in checks:
                 status = check(task, mirror_node, state)
                 if status is not None:
