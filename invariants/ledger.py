@@ -1,7 +1,9 @@
-"""Node ledgers as numpy matrices (nodes x resource dimensions), for vectorised checks.
+"""Node ledgers as matrices (nodes x resource dimensions), for vectorised checks.
 
 One pass over the nodes and their stored tasks builds every matrix; the checks
-themselves are whole-array comparisons.
+themselves are whole-array comparisons. Numpy for many nodes (an action's or the
+close's checkpoint); plain Python rows for the single node of an operation
+checkpoint, where numpy's per-call cost was most of the node rules' time.
 """
 
 from __future__ import annotations
@@ -17,22 +19,50 @@ from schedcheck.reference.api.types import TaskStatus
 TOLERANCE = MIN_RESOURCE
 
 
+ROWS_UP_TO = 1  # ledgers of at most this many nodes (an operation's node) keep Python rows, not numpy
+
+
+class Rows:
+    """A few ledger rows as Python floats, with numpy's elementwise + and -: for the one-node ledger of every
+    operation checkpoint, numpy's cost per call exceeds the arithmetic. IEEE doubles either way, so the
+    sums and comparisons give the same numbers."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[list[float]]) -> None:
+        self.rows = rows
+
+    def __add__(self, other: Rows) -> Rows:
+        return Rows([[a + b for a, b in zip(x, y)] for x, y in zip(self.rows, other.rows)])
+
+    def __sub__(self, other: Rows) -> Rows:
+        return Rows([[a - b for a, b in zip(x, y)] for x, y in zip(self.rows, other.rows)])
+
+
+Matrix = np.ndarray | Rows
+
+
 @dataclass
 class Ledger:
     names: list[str]  # node names, one row each
     dims: list[str]  # resource dimensions, one column each
-    allocatable: np.ndarray
-    idle: np.ndarray
-    used: np.ndarray
-    releasing: np.ndarray
-    pipelined: np.ndarray
-    future_idle: np.ndarray  # the node's own (possibly cached) FutureIdle
-    sum_used: np.ndarray  # Σ request of stored tasks that are not Pipelined
-    sum_releasing: np.ndarray  # Σ request of stored Releasing tasks
-    sum_pipelined: np.ndarray  # Σ request of stored Pipelined tasks
+    allocatable: Matrix
+    idle: Matrix
+    used: Matrix
+    releasing: Matrix
+    pipelined: Matrix
+    future_idle: Matrix  # the node's own (possibly cached) FutureIdle
+    sum_used: Matrix  # Σ request of stored tasks that are not Pipelined
+    sum_releasing: Matrix  # Σ request of stored Releasing tasks
+    sum_pipelined: Matrix  # Σ request of stored Pipelined tasks
+
+
+KEYS = ("a", "i", "u", "r", "p", "f", "su", "sr", "sp")
 
 
 def build_ledger(nodes: list[NodeInfo]) -> Ledger:
+    """Rows summed in Python floats, in node, then resource, then task order; numpy matrices for more than
+    ROWS_UP_TO nodes, Rows otherwise."""
     dims = [CPU, MEMORY]
     seen = set(dims)
     for node in nodes:
@@ -42,48 +72,65 @@ def build_ledger(nodes: list[NodeInfo]) -> Ledger:
                     seen.add(name)
                     dims.append(name)
     index = {d: i for i, d in enumerate(dims)}
-    shape = (len(nodes), len(dims))
-    arrays = {k: np.zeros(shape) for k in ("a", "i", "u", "r", "p", "f", "su", "sr", "sp")}
+    rows: dict[str, list[list[float]]] = {k: [[0.0] * len(dims) for _ in nodes] for k in KEYS}
 
-    def put(key: str, row: int, resource: Resource) -> None:
-        target = arrays[key][row]
+    def put(target: list[float], resource: Resource) -> None:
         target[0] += resource.milli_cpu
         target[1] += resource.memory
         for name, value in (resource.scalars or {}).items():
             target[index[name]] += value
 
     for row, node in enumerate(nodes):
-        put("a", row, node.allocatable)
-        put("i", row, node.idle)
-        put("u", row, node.used)
-        put("r", row, node.releasing)
-        put("p", row, node.pipelined)
-        put("f", row, node.future_idle_view())
+        put(rows["a"][row], node.allocatable)
+        put(rows["i"][row], node.idle)
+        put(rows["u"][row], node.used)
+        put(rows["r"][row], node.releasing)
+        put(rows["p"][row], node.pipelined)
+        put(rows["f"][row], node.future_idle_view())
         if node.node is None:
             continue  # an uninitialised node keeps no ledger
         for task in node.tasks.values():
             for name in (task.resreq.scalars or ()):
-                if name not in index:  # a dimension only a task has: extend the matrices
+                if name not in index:  # a dimension only a task has: widen every row
                     index[name] = len(dims)
                     dims.append(name)
-                    for key in arrays:
-                        arrays[key] = np.hstack([arrays[key], np.zeros((len(nodes), 1))])
+                    for table in rows.values():
+                        for values in table:
+                            values.append(0.0)
             if task.status == TaskStatus.Pipelined:
-                put("sp", row, task.resreq)
+                put(rows["sp"][row], task.resreq)
             else:
-                put("su", row, task.resreq)
+                put(rows["su"][row], task.resreq)
                 if task.status == TaskStatus.Releasing:
-                    put("sr", row, task.resreq)
-    return Ledger([n.name for n in nodes], dims, arrays["a"], arrays["i"], arrays["u"], arrays["r"],
-                  arrays["p"], arrays["f"], arrays["su"], arrays["sr"], arrays["sp"])
+                    put(rows["sr"][row], task.resreq)
+    if len(nodes) <= ROWS_UP_TO:
+        m: dict[str, Matrix] = {k: Rows(v) for k, v in rows.items()}
+    else:
+        shape = (len(nodes), len(dims))
+        m = {k: np.array(v, dtype=float).reshape(shape) for k, v in rows.items()}
+    return Ledger([n.name for n in nodes], dims, m["a"], m["i"], m["u"], m["r"], m["p"], m["f"], m["su"], m["sr"],
+                  m["sp"])
 
 
-def mismatches(ledger: Ledger, left: np.ndarray, right: np.ndarray) -> list[tuple[str, str, float, float]]:
-    """(node, dimension, left, right) wherever |left - right| exceeds the tolerance."""
+def mismatches(ledger: Ledger, left: Matrix, right: Matrix) -> list[tuple[str, str, float, float]]:
+    """(node, dimension, left, right) wherever |left - right| exceeds the tolerance, row by row."""
+    if isinstance(left, Rows) and isinstance(right, Rows):
+        return [(ledger.names[r], ledger.dims[c], lv, rv)
+                for r, (lrow, rrow) in enumerate(zip(left.rows, right.rows))
+                for c, (lv, rv) in enumerate(zip(lrow, rrow)) if abs(lv - rv) > _bound(rv)]
     bad = np.argwhere(np.abs(left - right) > np.maximum(TOLERANCE, 1e-9 * np.abs(right)))
     return [(ledger.names[r], ledger.dims[c], float(left[r, c]), float(right[r, c])) for r, c in bad]
 
 
-def negatives(ledger: Ledger, values: np.ndarray) -> list[tuple[str, str, float]]:
+def _bound(right: float) -> float:
+    """np.maximum(TOLERANCE, 1e-9 * |right|) for one value (NaN propagates, as numpy's does)."""
+    scaled = 1e-9 * abs(right)
+    return scaled if scaled != scaled or scaled > TOLERANCE else TOLERANCE
+
+
+def negatives(ledger: Ledger, values: Matrix) -> list[tuple[str, str, float]]:
+    if isinstance(values, Rows):
+        return [(ledger.names[r], ledger.dims[c], v) for r, row in enumerate(values.rows)
+                for c, v in enumerate(row) if v < -TOLERANCE]
     bad = np.argwhere(values < -TOLERANCE)
     return [(ledger.names[r], ledger.dims[c], float(values[r, c])) for r, c in bad]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from time import perf_counter
 
 from schedcheck.reference.actions.base import get_action
 from schedcheck.reference.cache.cache import SchedulerCache
@@ -24,6 +25,8 @@ class CycleReport:
     cycle: int
     session: Session
     skipped_actions: list[str] = field(default_factory=list)
+    # wall seconds of "open", of each action that ran (by name) and of "close"; read by `schedcheck bench`
+    phase_seconds: dict[str, float] = field(default_factory=dict)
 
 
 class Scheduler:
@@ -50,25 +53,32 @@ class Scheduler:
 
     def run_once(self) -> CycleReport:
         hooks = self.hooks_factory() if self.hooks_factory else None
+        started = perf_counter()
         ssn = open_session(self.cache, self.conf, self.cycle, self.seed, hooks)
         ssn.tie_chooser = self.tie_chooser
         observe = getattr(self.tie_chooser, "observe", None)  # a guided replay follows every placement
         if observe is not None:
             ssn.hooks.on_operation.append(observe)
         report = CycleReport(self.cycle, ssn)
+        phases = report.phase_seconds
+        phases["open"] = perf_counter() - started
         try:
             for name in self.conf.actions:
                 action = get_action(name)
                 if action is None:
                     report.skipped_actions.append(name)
                     continue
+                started = perf_counter()
                 ssn.current_action = name
                 action.execute(ssn)
                 for hook in ssn.hooks.on_action_end:
                     hook(ssn, name)
+                phases[name] = phases.get(name, 0.0) + perf_counter() - started
             ssn.current_action = ""
         finally:
+            started = perf_counter()
             close_session(ssn)
+            phases["close"] = perf_counter() - started
         return report
 
     def advance(self) -> None:

@@ -1,16 +1,20 @@
-"""`schedcheck bench`: wall time of one scheduling session on synthetic clusters.
+"""`schedcheck bench`: one scheduling session on synthetic clusters, phase by phase, reference and upstream.
 
 A cluster of N nodes carries 10xN pods: half already running (spread over the
 nodes), half pending in gangs of 5 spread over four weighted queues. The
 scheduler runs upstream's default configuration, as a cluster without a conf
 runs (the reference's `default_scheduler_conf`: DEFAULT_ACTIONS and
-DEFAULT_TIERS in reference_impl/framework/conf.py). Each size is timed without and with every invariant checked. The
-figures are measured, printed and never asserted: machines are shared and noisy.
+DEFAULT_TIERS in reference_impl/framework/conf.py).
 
-The same snapshot also goes through upstream's own Go scheduler (the Volcano
-adapter, adapters/volcano/), which reports its own session time; the ratio
-reference / upstream is printed. Without Go (or with SCHEDCHECK_BENCH_UPSTREAM=0,
-or `upstream=False`) that part is skipped and a note goes to stderr.
+The cluster is written once as a scenario file; the reference (without, then with every invariant
+checked) and upstream's own Go scheduler (the Volcano adapter, adapters/volcano/) each read it in a
+process of their own and report the same phases: load, open, each action, close (and, for the
+reference with invariants, the seconds inside the invariant engine), plus the process's peak memory.
+The ratio reference / upstream compares the sessions (open to close); what else upstream's process
+spends (process start, decoding, informers, waiting for its asynchronous binds) is reported apart
+(schedcheck/bench_measure.py). Without Go (or with SCHEDCHECK_BENCH_UPSTREAM=0, or `upstream=False`)
+the upstream part is skipped and a note goes to stderr. Figures are measured, printed and never asserted:
+machines are shared and noisy.
 """
 
 from __future__ import annotations
@@ -19,10 +23,8 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
-import time
 from typing import IO, Any
 
 from schedcheck.reference.framework.conf import DEFAULT_ACTIONS, DEFAULT_TIERS, SchedulerConf, default_scheduler_conf
@@ -36,9 +38,6 @@ from schedcheck.reference.k8s import (
     Queue,
 )
 from schedcheck.reference.quantity import Quantity
-from schedcheck.invariants.engine import InvariantEngine
-from schedcheck.reference.cache.cache import SchedulerCache
-from schedcheck.reference.scheduler import Scheduler
 
 GANG_SIZE = 5
 QUEUES = 4
@@ -91,75 +90,41 @@ def _add_gang(objects: ClusterObjects, name: str, queue: str, phase: str, rng: r
         ))
 
 
-def _timed_session(objects: ClusterObjects, seed: int, engine: InvariantEngine | None):
-    scheduler = Scheduler(objects, bench_conf(), seed=seed, hooks_factory=engine.hooks if engine else None)
-    started = time.perf_counter()
-    report = scheduler.run_once()
-    return report.session, time.perf_counter() - started
-
-
-def measure(num_nodes: int, seed: int, with_invariants: bool = True) -> dict[str, Any]:
-    started = time.perf_counter()
-    objects = build_cluster(num_nodes, seed)
-    built = time.perf_counter()
-    SchedulerCache(objects)
-    cache_ready = time.perf_counter()
-    ssn, session_seconds = _timed_session(objects, seed, None)
-    binds = sum(1 for op in ssn.operations if op.op == "bind")
-    pipelined = sum(1 for op in ssn.operations if op.op == "pipeline")
-    checked: dict[str, Any] = {}
-    if with_invariants:
-        engine = InvariantEngine()
-        checked_ssn, checked_seconds = _timed_session(objects, seed, engine)
-        costliest = sorted(engine.cost.items(), key=lambda kv: -kv[1])[:3]
-        checked = {
-            "sessionSecondsWithInvariants": round(checked_seconds, 4),
-            "invariantOverhead": round(checked_seconds / session_seconds - 1, 3) if session_seconds else None,
-            "invariantChecks": engine.checks_run,
-            "violations": len(engine.violations),
-            "findings": len(engine.findings),
-            "costliestInvariants": {k: round(v, 4) for k, v in costliest},
-        }
-    return {
-        "nodes": num_nodes,
-        "pods": len(objects.pods),
-        "pendingPods": sum(1 for p in objects.pods if not p.node_name),
-        "buildSeconds": round(built - started, 4),
-        "cacheSeconds": round(cache_ready - built, 4),
-        "sessionSeconds": round(session_seconds, 4),
-        "binds": binds,
-        "pipelined": pipelined,
-        "podsPlacedPerSecond": round(binds / session_seconds, 1) if session_seconds > 0 else None,
-        **checked,
-    }
-
-
-def measure_upstream(command: list[str], num_nodes: int, seed: int) -> dict[str, Any]:
-    """One session of the same synthetic cluster through upstream's scheduler (the adapter)."""
+def write_scenario(num_nodes: int, seed: int, folder: str) -> str:
+    """The synthetic cluster as a scenario file (JSON), the input both sides read."""
     from schedcheck.scenario.dump import scenario_document
 
-    doc = scenario_document(f"bench-{num_nodes}", build_cluster(num_nodes, seed), bench_conf())
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(doc, f)
-        path = f.name
-    try:
-        started = time.perf_counter()
-        done = subprocess.run([*command, path], capture_output=True, text=True,
-                              env={**os.environ, "SCHEDCHECK_PROTOCOL": "1", "SCHEDCHECK_SEED": str(seed)})
-        wall = time.perf_counter() - started
-    finally:
-        os.unlink(path)
-    if done.returncode != 0:
-        lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
-        raise RuntimeError(f"the Volcano adapter failed: {lines[-1]}")
-    result = json.loads(done.stdout)
-    return {
-        "sessionSeconds": round(result["timings"]["totalSeconds"], 4),
-        "processSeconds": round(wall, 4),
-        "binds": len(result["binds"]),
-        "pipelined": len(result["pipelined"]),
-        "implementation": result.get("implementation", ""),
+    path = os.path.join(folder, f"bench-{num_nodes}.json")
+    with open(path, "w") as f:
+        json.dump(scenario_document(f"bench-{num_nodes}", build_cluster(num_nodes, seed), bench_conf()), f)
+    return path
+
+
+def measure(num_nodes: int, seed: int, with_invariants: bool = True, command: list[str] | None = None
+            ) -> dict[str, Any]:
+    """One size: the reference without (and with) the invariants, and upstream when `command` is given."""
+    from schedcheck.bench_measure import measure_reference, measure_upstream
+
+    objects = build_cluster(num_nodes, seed)
+    figures: dict[str, Any] = {
+        "nodes": num_nodes, "pods": len(objects.pods), "pendingPods": sum(1 for p in objects.pods if not p.node_name),
     }
+    with tempfile.TemporaryDirectory(prefix="schedcheck-bench-") as folder:
+        path = write_scenario(num_nodes, seed, folder)
+        reference = figures["reference"] = measure_reference(path, seed, False)
+        if with_invariants:
+            checked = figures["referenceWithInvariants"] = measure_reference(path, seed, True)
+            figures["invariantOverhead"] = (round(checked["sessionSeconds"] / reference["sessionSeconds"] - 1, 3)
+                                            if reference["sessionSeconds"] else None)
+            figures["invariantShare"] = (round(checked["invariantSeconds"] / checked["sessionSeconds"], 3)
+                                         if checked["sessionSeconds"] else None)
+        if command is not None:
+            up = figures["upstream"] = measure_upstream(command, path, seed)
+            figures["referenceOverUpstream"] = (round(reference["sessionSeconds"] / up["sessionSeconds"], 2)
+                                                if up["sessionSeconds"] > 0 else None)
+    seconds = reference["sessionSeconds"]
+    figures["podsPlacedPerSecond"] = round(reference["binds"] / seconds, 1) if seconds > 0 else None
+    return figures
 
 
 def _upstream_command(upstream: bool | None, progress: IO[str] | None) -> list[str] | None:
@@ -187,13 +152,7 @@ def run_bench(sizes: list[int], seed: int = 0, progress: IO[str] | None = None,
     for index, size in enumerate(sizes):
         if display is not None:
             display.update(index, measuring=f"{size} nodes")
-        figures = measure(size, seed, with_invariants)
-        if command is not None:
-            up = measure_upstream(command, size, seed)
-            figures["upstream"] = up
-            figures["referenceOverUpstream"] = (
-                round(figures["sessionSeconds"] / up["sessionSeconds"], 1) if up["sessionSeconds"] > 0 else None)
-        results.append(figures)
+        results.append(measure(size, seed, with_invariants, command))
     if display is not None:
         display.update(len(sizes), measured=f"{len(sizes)} sizes")
         display.close()
@@ -201,40 +160,66 @@ def run_bench(sizes: list[int], seed: int = 0, progress: IO[str] | None = None,
 
 
 def render_bench(figures: dict[str, Any]) -> str:
+    """One row per size and side: the phases in seconds, peak memory, binds."""
     from schedcheck.render import table
 
+    phases = ["load", "open", *figures["actions"], "close"]
     rows = []
     for r in figures["sizes"]:
-        with_checks = r.get("sessionSecondsWithInvariants")
-        rows.append([str(r["nodes"]), str(r["pods"]), str(r["pendingPods"]), f"{r['sessionSeconds']:.3f}",
-                     str(r["binds"]), str(r["podsPlacedPerSecond"]),
-                     f"{with_checks:.3f}" if with_checks is not None else "-",
-                     f"{100 * r['invariantOverhead']:.0f}%" if r.get("invariantOverhead") is not None else "-",
-                     str(r.get("invariantChecks", "-")),
-                     f"{r['upstream']['sessionSeconds']:.3f}" if "upstream" in r else "-",
-                     f"{r['referenceOverUpstream']}x" if r.get("referenceOverUpstream") else "-"])
+        for side, label in (("reference", "reference"), ("referenceWithInvariants", "ref+invariants"),
+                            ("upstream", "upstream")):
+            if side not in r:
+                continue
+            m = r[side]
+            inv = f"{m['invariantSeconds']:.2f}" if "invariantSeconds" in m else "-"
+            rows.append([str(r["nodes"]), str(r["pods"]), label,
+                         *(f"{m['phases'].get(p, 0.0):.2f}" for p in phases),
+                         f"{m['sessionSeconds']:.2f}", inv, f"{m['maxRSSMB']:.0f}", str(m["binds"])])
     header = (f"one session ({', '.join(figures['actions'])}; plugins "
-              f"{' | '.join(', '.join(t) for t in figures['tiers'])}), seed {figures['seed']}\n")
-    return header + table(["nodes", "pods", "pending", "session s", "binds", "pods placed/s",
-                           "with invariants s", "overhead", "checks", "upstream s", "ref/upstream"], rows)
+              f"{' | '.join(', '.join(t) for t in figures['tiers'])}), seed {figures['seed']}; seconds\n")
+    notes = []
+    for r in figures["sizes"]:
+        parts = []
+        if r.get("invariantOverhead") is not None:
+            parts.append(f"invariants add {100 * r['invariantOverhead']:.0f}% to the session "
+                         f"({100 * r['invariantShare']:.0f}% of it in the engine)")
+        if "upstream" in r:
+            up = r["upstream"]
+            parts.append(f"reference/upstream {r['referenceOverUpstream']}x; upstream's process "
+                         f"{up['processSeconds']:.2f} s, of which {up['outsideSessionSeconds']:.2f} s outside "
+                         f"load and session (process start, bind wait {up['bindWaitSeconds']:.2f} s, "
+                         f"adapter {up['adapterSeconds']:.2f} s)")
+        if parts:
+            notes.append(f"{r['nodes']} nodes: " + "; ".join(parts))
+    body = table(["nodes", "pods", "side", *phases, "session", "invariants", "peak MB", "binds"], rows)
+    return header + body + "".join(n + "\n" for n in notes)
 
 
 # ---------------------------------------------------------------- the command
 
 
 DESCRIPTION = ("Build synthetic clusters (N nodes, 10xN pods, half of them pending in gangs across "
-               "several queues) and time one allocate session at each size, with and without the invariants, "
-               "and through upstream Volcano's own scheduler (the Go adapter) for the ratio reference / "
-               "upstream. Prints figures; asserts nothing.")
+               "several queues) and time one session at each size, phase by phase (load, open, each action, "
+               "close), for the reference without and with every invariant checked, and for upstream Volcano's "
+               "own scheduler (the Go adapter, timed inside its process), with each process's peak memory and "
+               "the ratio reference / upstream of the sessions. Prints figures; asserts nothing.")
 EPILOG = """examples:
-  schedcheck bench
-  schedcheck bench --sizes 100 --json
+  schedcheck bench                          100 and 1,000 nodes (a few minutes)
+  schedcheck bench --sizes 1000,5000        upstream scale: 10,000 and 50,000 pods (tens of minutes)
+  schedcheck bench --sizes 100 --json --no-upstream
+
+what upstream's figures include: load is the adapter's decoding of the scenario file plus a fresh mock
+cache (informers started and synced, every object added); open..close are OpenSession, each action's
+Execute and CloseSession. Process start, Go's init, the adapter's own trace and ledgers, the wait for the
+asynchronous binds and writing the result are outside the session and reported apart.
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--sizes", default="100,1000", help="comma-separated node counts (default 100,1000)")
+    parser.add_argument("--sizes", default="100,1000",
+                        help="comma-separated node counts, 10 pods per node (default 100,1000; upstream scale: "
+                             "1000,5000)")
     parser.add_argument("--seed", type=int, default=0, help="seed for the synthetic cluster (default 0)")
     parser.add_argument("--no-invariants", action="store_true", help="skip the run with every invariant checked")
     parser.add_argument("--no-upstream", action="store_true",

@@ -123,15 +123,37 @@ def test_console_script_runs_without_traceback(tmp_path):
 
 def test_bench_prints_figures_without_asserting_times(capsys):
     """A tiny cluster and no upstream run (the Go adapter's build and run cost a minute; tests/adapters
-    covers it): the figures are printed, as JSON and as the table."""
+    covers it): the phases of each side are printed, as JSON and as the table."""
     assert main(["bench", "--sizes", "2", "--no-upstream", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     (size,) = figures["sizes"]
-    assert size["nodes"] == 2 and size["pods"] == 20 and size["binds"] == size["pendingPods"] == 10
-    assert size["sessionSeconds"] >= 0 and size["invariantChecks"] > 0
+    assert size["nodes"] == 2 and size["pods"] == 20 and size["pendingPods"] == 10
+    for side in ("reference", "referenceWithInvariants"):
+        measured = size[side]
+        assert measured["binds"] == 10 and measured["maxRSSMB"] > 0
+        assert list(measured["phases"]) == ["load", "open", "enqueue", "allocate", "backfill", "close"]
+        assert measured["sessionSeconds"] == pytest.approx(
+            sum(v for k, v in measured["phases"].items() if k != "load"), abs=1e-3)
+    assert "invariantSeconds" not in size["reference"]
+    assert size["referenceWithInvariants"]["invariantChecks"] > 0
+    assert size["referenceWithInvariants"]["violations"] == 0 and "upstream" not in size
     assert main(["bench", "--sizes", "2", "--no-upstream"]) == 0
     table = capsys.readouterr().out
-    assert "session s" in table and "pods placed/s" in table and "\n2 " in table
+    assert "allocate" in table and "peak MB" in table and "\n2 " in table and "ref+invariants" in table
+
+
+def test_bench_reads_upstreams_phases_from_the_adapters_timings():
+    from schedcheck.bench_measure import upstream_figures
+
+    timings = {"sessionSeconds": [3.5], "totalSeconds": 3.5, "readSeconds": 0.5, "runSeconds": 5.0,
+               "maxRSSKB": 2048, "sessions": [{
+                   "cacheSeconds": 1.0, "openSeconds": 0.5, "closeSeconds": 0.25, "adapterSeconds": 0.1,
+                   "waitSeconds": 0.2, "actions": [{"name": "enqueue", "seconds": 0.25},
+                                                    {"name": "allocate", "seconds": 2.5}]}]}
+    figures = upstream_figures({"timings": timings, "binds": {"a/b": "n"}, "pipelined": {}}, wall=6.0)
+    assert figures["phases"] == {"load": 1.5, "open": 0.5, "enqueue": 0.25, "allocate": 2.5, "close": 0.25}
+    assert figures["sessionSeconds"] == 3.5 and figures["maxRSSMB"] == 2.0 and figures["binds"] == 1
+    assert figures["outsideSessionSeconds"] == 1.0  # 6 s of process, 5 s in load and session
 
 
 def test_bench_rejects_bad_sizes(capsys):

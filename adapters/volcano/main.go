@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"syscall"
+	"time"
 
 	"k8s.io/klog/v2"
 
@@ -38,11 +40,17 @@ func main() {
 	stdout := os.Stdout
 	os.Stdout = os.Stderr
 
+	readStart := time.Now()
 	sc, err := ReadScenario(flag.Arg(0))
 	if err == nil {
+		readSeconds := time.Since(readStart).Seconds()
+		runStart := time.Now()
 		var res *Result
 		res, err = Run(sc)
 		if err == nil {
+			res.Timings.ReadSeconds = readSeconds
+			res.Timings.RunSeconds = time.Since(runStart).Seconds()
+			res.Timings.MaxRSSKB = maxRSSKB()
 			res.Implementation = implementation()
 			klog.Flush()
 			enc := json.NewEncoder(stdout)
@@ -85,4 +93,13 @@ func implementation() string {
 		return "volcano@" + dep.Version
 	}
 	return "volcano"
+}
+
+// maxRSSKB is the process's peak resident set size so far (Linux reports KiB), 0 if unknown.
+func maxRSSKB() int64 {
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
+		return 0
+	}
+	return int64(usage.Maxrss)
 }

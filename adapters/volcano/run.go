@@ -66,10 +66,32 @@ type Ledger struct {
 	Nodes map[string]map[string]map[string]any `json:"nodes"`
 }
 
-// Timings: wall-clock seconds inside upstream's code, open to close, per session.
+// Timings: wall-clock seconds. SessionSeconds and TotalSeconds count upstream's session code only:
+// OpenSession, every action's Execute and CloseSession. The rest of the run is itemised per session
+// (Sessions) and for the process (ReadSeconds, RunSeconds, set by main; MaxRSSKB).
 type Timings struct {
-	SessionSeconds []float64 `json:"sessionSeconds"`
-	TotalSeconds   float64   `json:"totalSeconds"`
+	SessionSeconds []float64       `json:"sessionSeconds"`
+	TotalSeconds   float64         `json:"totalSeconds"`
+	Sessions       []SessionTiming `json:"sessions"`
+	ReadSeconds    float64         `json:"readSeconds"` // reading and decoding the scenario file
+	RunSeconds     float64         `json:"runSeconds"`  // every cycle, from the conf's parsing to the last cycle's end
+	MaxRSSKB       int64           `json:"maxRSSKB"`    // the process's peak resident set (getrusage), KiB
+}
+
+// SessionTiming itemises one cycle.
+type SessionTiming struct {
+	CacheSeconds   float64        `json:"cacheSeconds"`   // mock cache made, informers started and synced, world added
+	OpenSeconds    float64        `json:"openSeconds"`    // framework.OpenSession: snapshot, plugins' OnSessionOpen
+	Actions        []ActionTiming `json:"actions"`        // each action's Execute
+	CloseSeconds   float64        `json:"closeSeconds"`   // framework.CloseSession
+	AdapterSeconds float64        `json:"adapterSeconds"` // the adapter's own reading of the session (bind trace, ledgers, task counts)
+	WaitSeconds    float64        `json:"waitSeconds"`    // after close: waiting for the asynchronous binds and evictions
+}
+
+// ActionTiming is one action's Execute.
+type ActionTiming struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
 }
 
 // Run executes every cycle of sc and returns the result.
@@ -83,6 +105,7 @@ func Run(sc *Scenario) (*Result, error) {
 		Binds: map[string]string{}, Evicted: []string{}, Pipelined: map[string]string{},
 		PodGroupPhases: map[string]string{}, TaskStatusCounts: map[string]map[string]int{},
 		Trace: []TraceEntry{}, Ledgers: []Ledger{}, sessions: map[string]bool{},
+		Timings: Timings{SessionSeconds: []float64{}, Sessions: []SessionTiming{}},
 	}
 	clock := sc.Now
 	if clock.IsZero() {
@@ -120,6 +143,8 @@ type cycleOutcome struct {
 
 func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Action, tiers []conf.Tier,
 	configurations []conf.Configuration, res *Result) (*cycleOutcome, error) {
+	timing := SessionTiming{Actions: []ActionTiming{}}
+	cacheStart := time.Now()
 	binder := &recordingBinder{}
 	evictor := &recordingEvictor{}
 	// A FakeRecorder without a channel drops events, so large scenarios never block on it.
@@ -148,18 +173,29 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	for _, a := range actions {
 		conf.EnabledActionMap[a.Name()] = true
 	}
+	timing.CacheSeconds = time.Since(cacheStart).Seconds()
 	start := time.Now()
 	ssn := framework.OpenSession(c, tiers, configurations)
+	timing.OpenSeconds = time.Since(start).Seconds()
+	adapterStart := time.Now()
 	res.sessions[string(ssn.UID)] = true
 	sc.World.syncVolumeCaches(c)
 	tracer := &tracer{cycle: cycle, last: map[string]TraceEntry{}}
 	ssn.AddEventHandler(tracer.handler())
+	timing.AdapterSeconds += time.Since(adapterStart).Seconds()
 	for _, a := range actions {
+		adapterStart = time.Now()
 		tracer.action = a.Name()
 		before := bindingTasks(ssn)
+		actionStart := time.Now()
+		timing.AdapterSeconds += actionStart.Sub(adapterStart).Seconds()
 		a.Execute(ssn)
+		actionEnd := time.Now()
+		timing.Actions = append(timing.Actions, ActionTiming{Name: a.Name(), Seconds: actionEnd.Sub(actionStart).Seconds()})
 		tracer.binds(ssn, before)
+		timing.AdapterSeconds += time.Since(actionEnd).Seconds()
 	}
+	adapterStart = time.Now()
 	jobs := ssn.Jobs
 	res.Ledgers = append(res.Ledgers, ledger(cycle, ssn))
 	if cycle == sc.Cycles-1 {
@@ -181,8 +217,15 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 			res.TaskStatusCounts[key] = counts
 		}
 	}
+	closeStart := time.Now()
+	timing.AdapterSeconds += closeStart.Sub(adapterStart).Seconds()
 	framework.CloseSession(ssn)
-	elapsed := time.Since(start).Seconds()
+	closeEnd := time.Now()
+	timing.CloseSeconds = closeEnd.Sub(closeStart).Seconds()
+	elapsed := timing.OpenSeconds + timing.CloseSeconds
+	for _, a := range timing.Actions {
+		elapsed += a.Seconds
+	}
 	res.Timings.SessionSeconds = append(res.Timings.SessionSeconds, elapsed)
 	res.Timings.TotalSeconds += elapsed
 	res.Trace = append(res.Trace, tracer.entries...)
@@ -217,6 +260,8 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 		}
 		time.Sleep(time.Millisecond)
 	}
+	timing.WaitSeconds = time.Since(closeEnd).Seconds()
+	res.Timings.Sessions = append(res.Timings.Sessions, timing)
 	sc.World.readVolumes(c)
 	sc.World.readDRA(c)
 	out := &cycleOutcome{binds: binder.snapshot(), evicted: evictor.snapshot(), groups: map[string]*api.JobInfo{},

@@ -109,8 +109,8 @@ def single_placement(ctx: CheckContext) -> Iterator[Violation]:
 def no_oscillation(ctx: CheckContext) -> Iterator[Violation]:
     found = preemptions(ctx)
     memory = _memory(ctx, "no-oscillation")
-    uids = frozenset(ctx.session_state.get("cache_at_open", {}))
     if memory.get("open_cycle") != ctx.cycle:  # first evicting statement of this session
+        uids = frozenset(ctx.session_state.get("cache_at_open", {}))  # once a session: a set of every pod
         memory["open_cycle"] = ctx.cycle
         if not uids <= memory.get("uids", frozenset()):
             memory["quiet_since"] = ctx.cycle  # a pod arrived: a new window starts

@@ -104,9 +104,10 @@ def accounting_non_negative(ctx: CheckContext) -> Iterator[Violation]:
                 yield Violation("", f"queue {name}: proportion allocated on {dim} is {value:g}", [f"queue {name}"],
                                 ">= 0", value)
     drf = ctx.ssn.plugins.get("drf")
-    for uid, attr in (drf.job_attrs.items() if drf is not None else ()):
-        if job is not None and uid != job.uid:
-            continue
+    attrs = drf.job_attrs if drf is not None else {}
+    if job is not None:  # at an operation only its job can have changed: look it up, not walk every job
+        attrs = {job.uid: attrs[job.uid]} if job.uid in attrs else {}
+    for uid, attr in attrs.items():
         for dim, value in attr.allocated.as_dict().items():
             if value < -MIN_RESOURCE:
                 yield Violation("", f"job {uid}: drf allocated on {dim} is {value:g}", [f"job {uid}"], ">= 0", value)

@@ -333,6 +333,10 @@ class Session:
             self._tiered_cache["_node_order_plugins"] = cached  # type: ignore[assignment]
         return cached  # type: ignore[return-value]
 
+    def has_node_order_map(self) -> bool:
+        """Some plugin with node ordering enabled has a NodeOrderFn or NodeMapFn."""
+        return bool(self._node_order_plugins())
+
     def node_order_map_fn(self, task: TaskInfo, node: NodeInfo) -> tuple[dict[str, float], float]:
         map_scores: dict[str, float] = {}
         order_score = 0.0

@@ -77,16 +77,19 @@ def _add(scores: dict[str, dict[str, int]], term: PodAffinityTerm, node: MirrorN
         by_value[labels[term.topology_key]] = by_value.get(labels[term.topology_key], 0) + value
 
 
-def topology_scores(pod: Pod, all_nodes: Iterable[MirrorNode]) -> dict[str, dict[str, int]]:
-    """PreScore: topology key -> label value -> summed weights ({} means Skip)."""
+def topology_scores(pod: Pod, all_nodes: Iterable[MirrorNode],
+                    affinity_nodes: Iterable[MirrorNode] | None = None) -> dict[str, dict[str, int]]:
+    """PreScore: topology key -> label value -> summed weights ({} means Skip). `affinity_nodes`, when given,
+    are the nodes of `all_nodes` holding a pod with (anti-)affinity (K8sMirror.affinity_nodes)."""
     affinity = pod.pod_affinity.preferred if pod.pod_affinity is not None else []
     anti = pod.pod_anti_affinity.preferred if pod.pod_anti_affinity is not None else []
     constrained = bool(affinity or anti)
+    only_affinity = not constrained and affinity_nodes is not None  # only pods with affinity can add
     scores: dict[str, dict[str, int]] = {}
-    for node in all_nodes:
+    for node in affinity_nodes if only_affinity else all_nodes:  # type: ignore[union-attr]
         if node.node is None or not node.node.labels:
             continue
-        for existing in node.pod_objects.values():
+        for existing in (node.affinity_pods if only_affinity else node.pod_objects).values():
             if not constrained and not has_affinity(existing):
                 continue
             for weighted in affinity:
@@ -106,9 +109,10 @@ def topology_scores(pod: Pod, all_nodes: Iterable[MirrorNode]) -> dict[str, dict
     return scores
 
 
-def normalized_scores(pod: Pod, candidates: list[MirrorNode], all_nodes: Iterable[MirrorNode]) -> list[int] | None:
+def normalized_scores(pod: Pod, candidates: list[MirrorNode], all_nodes: Iterable[MirrorNode],
+                      affinity_nodes: Iterable[MirrorNode] | None = None) -> list[int] | None:
     """Score then NormalizeScore over the candidates; None when PreScore skips."""
-    scores = topology_scores(pod, all_nodes)
+    scores = topology_scores(pod, all_nodes, affinity_nodes)
     if not scores:
         return None
     raw = []
@@ -174,16 +178,19 @@ def update_with_pod(state: AffinityFilterState, existing: Pod, labels: dict[str,
             _count(state.anti, term.topology_key, labels, multiplier)
 
 
-def pre_filter(pod: Pod, all_nodes: Iterable[MirrorNode]) -> AffinityFilterState | None:
+def pre_filter(pod: Pod, all_nodes: Iterable[MirrorNode],
+               affinity_nodes: Iterable[MirrorNode] | None = None) -> AffinityFilterState | None:
     """PreFilter; None is Skip (no required term on the pod, no existing pod with a required
-    anti-affinity term anywhere)."""
+    anti-affinity term anywhere). `affinity_nodes`, when given, are the nodes of `all_nodes` holding a pod
+    with (anti-)affinity: for a pod without required terms only those pods can count."""
     state = AffinityFilterState(pod)
+    only_affinity = affinity_nodes is not None and not state.affinity_terms and not state.anti_terms
     any_existing_anti = False
-    for node in all_nodes:
+    for node in affinity_nodes if only_affinity else all_nodes:  # type: ignore[union-attr]
         if node.node is None:
             continue
         labels = node.node.labels
-        for existing in node.pod_objects.values():
+        for existing in (node.affinity_pods if only_affinity else node.pod_objects).values():
             anti = existing.pod_anti_affinity.required if existing.pod_anti_affinity is not None else []
             if anti:
                 any_existing_anti = True

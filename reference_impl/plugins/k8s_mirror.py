@@ -131,8 +131,8 @@ def host_ports(pod: Pod) -> list[tuple[str, str, int]]:
 class MirrorNode:
     """One k8s NodeInfo: allocatable, pod multiset (by pod UID) and request sums."""
 
-    __slots__ = ("name", "node", "pods", "pod_objects", "num_pods", "cpu", "memory", "gpu", "non0_cpu",
-                 "non0_memory", "alloc_cpu", "alloc_memory", "alloc_gpu", "version", "used_ports")
+    __slots__ = ("name", "node", "pods", "pod_objects", "affinity_pods", "num_pods", "cpu", "memory", "gpu",
+                 "non0_cpu", "non0_memory", "alloc_cpu", "alloc_memory", "alloc_gpu", "version", "used_ports")
 
     def __init__(self, name: str, node: Node | None) -> None:
         self.name = name
@@ -143,6 +143,7 @@ class MirrorNode:
         self.alloc_gpu = allocatable[GPU].value() if GPU in allocatable else 0
         self.pods: dict[str, int] = {}  # uid -> multiplicity (AddPodInfo does not deduplicate)
         self.pod_objects: dict[str, Pod] = {}  # uid -> the pod (its labels and affinity, for InterPodAffinity)
+        self.affinity_pods: dict[str, Pod] = {}  # the entries of pod_objects with pod (anti-)affinity
         self.num_pods = 0
         self.cpu = self.memory = self.gpu = self.non0_cpu = self.non0_memory = 0
         self.version = 0  # bumped on every change, for readers that cache per-node values
@@ -168,6 +169,9 @@ class K8sMirror:
         # Task UIDs whose PrePredicate reached the VolumeBinding/DRA PreFilters in this session;
         # their Reserve plugins need that state (see predicates.py).
         self.prefiltered: set[str] = set()
+        # The nodes whose affinity_pods is not empty: InterPodAffinity walks only these for an incoming pod
+        # without terms of its own (the other pods add nothing to its counts or scores).
+        self.affinity_nodes: dict[str, MirrorNode] = {}
         for name, info in nodes.items():
             mirror_node = MirrorNode(name, info.node)
             self.nodes[name] = mirror_node
@@ -185,6 +189,11 @@ class K8sMirror:
     def _add(self, node: MirrorNode, pod: Pod) -> None:
         node.pods[pod.uid] = node.pods.get(pod.uid, 0) + 1
         node.pod_objects[pod.uid] = pod
+        if pod.pod_affinity is not None or pod.pod_anti_affinity is not None:
+            node.affinity_pods[pod.uid] = pod
+            self.affinity_nodes[node.name] = node
+        elif node.affinity_pods:
+            self._forget_affinity(node, pod.uid)
         node.used_ports.update(host_ports(pod))
         node.num_pods += 1
         node._apply(self.pod_requests(pod), 1)
@@ -206,8 +215,15 @@ class K8sMirror:
         else:
             del node.pods[pod.uid]
             node.pod_objects.pop(pod.uid, None)
+            if node.affinity_pods:
+                self._forget_affinity(node, pod.uid)
         node.num_pods -= 1
         node._apply(self.pod_requests(pod), -1)
+
+    def _forget_affinity(self, node: MirrorNode, uid: str) -> None:
+        node.affinity_pods.pop(uid, None)
+        if not node.affinity_pods:
+            self.affinity_nodes.pop(node.name, None)
 
 
 def session_mirror(ssn: Session) -> K8sMirror:

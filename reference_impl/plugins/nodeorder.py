@@ -233,7 +233,7 @@ class NodeOrderPlugin(Plugin):
             scores = default_normalize([ts.soft.count(m) for m in infos], reverse=True)
             self._add_weighted(totals, scores, self.taint_weight, "TaintToleration", infos)
         if self.pod_affinity_weight:
-            affinity = normalized_scores(task.pod, infos, mirror_nodes.values())
+            affinity = normalized_scores(task.pod, infos, mirror_nodes.values(), self.mirror.affinity_nodes.values())
             if affinity is not None:
                 self._add_weighted(totals, affinity, self.pod_affinity_weight, "InterPodAffinity", infos)
         if self.spread_weight and task.pod.topology_spread_constraints:

@@ -60,6 +60,7 @@ Not modelled, and why:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from schedcheck.reference.api.node_info import NodeInfo
@@ -108,6 +109,7 @@ AFFINITY_STATE = "PreFilterInterPodAffinity"
 POD_TOPOLOGY_SPREAD_ENABLE = "predicate.PodTopologySpreadEnable"
 SPREAD_STATE = "PreFilterPodTopologySpread"
 SKIP = "skip"  # PreFilter said Skip: the filter does not run
+CHECKS_STATE = "schedcheck/predicates-filters"  # the filters predicate() runs for the task (_filters_to_run)
 REASON_NODE_PORTS = "node(s) didn't have free ports for the requested pod ports"
 TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
 NODE_VOLUME_LIMITS_ENABLE = "predicate.NodeVolumeLimitsEnable"
@@ -261,8 +263,10 @@ class PredicatesPlugin(Plugin):
         if self.node_affinity_enable and required_terms_conflict(pod):
             return Exception(f"plugin NodeAffinity pre-predicates failed {REASON_AFFINITY_CONFLICT}")
         state = self.ssn.cycle_states.setdefault(task.uid, {})
+        state.pop(CHECKS_STATE, None)  # written again below once every PreFilter passed
         if self.pod_affinity_enable:  # InterPodAffinity's PreFilter: counts over the node view as it is now
-            state[AFFINITY_STATE] = pre_filter(pod, self.mirror.nodes.values()) or SKIP
+            state[AFFINITY_STATE] = pre_filter(pod, self.mirror.nodes.values(),
+                                              self.mirror.affinity_nodes.values()) or SKIP
         if self.node_volume_limits_enable:
             state[LIMITS_STATE] = True if limits_pre_filter(pod) else SKIP
         if self.volume_zone_enable:
@@ -282,8 +286,31 @@ class PredicatesPlugin(Plugin):
             if isinstance(found, Status) and found.code != StatusCode.Skip:
                 return Exception(f"plugin {dra.NAME} pre-predicates failed {found.reason}")
             state[dra.NAME] = SKIP if isinstance(found, Status) else found
+        state[CHECKS_STATE] = self._filters_to_run(pod, state)
         self.mirror.prefiltered.add(task.uid)
         return None
+
+    def _filters_to_run(self, pod: Pod, state: dict[str, Any]) -> tuple[int, ...]:
+        """Which per-node filters of `predicate` (indices into _per_node_filters) can say anything for this pod,
+        given its PreFilter state: a filter that is off, or that its PreFilter told to Skip, or that has
+        nothing of the pod's to check (no host ports, no volumes, no claims) passes every node and is left out. Plain
+        integers, since dry runs deep-copy cycle states."""
+        binding = state.get(BINDING_STATE)
+        wanted = (
+            self.node_ports_enable and bool(host_ports(pod)),
+            self.pod_affinity_enable and state.get(AFFINITY_STATE) is not SKIP,
+            self.node_volume_limits_enable and state.get(LIMITS_STATE) is not SKIP and bool(pod.volumes),
+            self.volume_zone_enable and bool(pod.volumes),
+            self.pod_topology_spread_enable and state.get(SPREAD_STATE) is not SKIP,
+            self.volume_binding_enable and not (isinstance(binding, BindingState) and binding.skip),
+            self.dra_enable and state.get(dra.NAME) is not SKIP,
+        )
+        return tuple(index for index, on in enumerate(wanted) if on)
+
+    def _per_node_filters(self) -> tuple[Callable[..., Status | None], ...]:
+        """The per-node filters in upstream's order."""
+        return (self._node_ports, self._pod_affinity, self._volume_limits, self._volume_zone,
+                self._topology_spread, self._volume_binding, self._dynamic_resources)
 
     # -- predicate ----------------------------------------------------------------------
 
@@ -302,8 +329,10 @@ class PredicatesPlugin(Plugin):
             statuses.append(Status(failed.code, failed.reason))  # a fresh status per FitError
         else:  # then the other filters, in upstream's order; an aborting one stops them
             state = self.ssn.cycle_states.get(task.uid, {})
-            for check in (self._node_ports, self._pod_affinity, self._volume_limits, self._volume_zone,
-                          self._topology_spread, self._volume_binding, self._dynamic_resources):
+            filters = self._per_node_filters()
+            wanted = state.get(CHECKS_STATE)
+            checks = filters if wanted is None else [filters[i] for i in wanted]  # None: no PrePredicate ran
+            for check in checks:
                 status = check(task, mirror_node, state)
                 if status is not None:
                     statuses.append(status)

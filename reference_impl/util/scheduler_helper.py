@@ -123,7 +123,9 @@ def prioritize_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> dic
     """Score every node: node-order sums + reduced map scores (floored) + batch scores."""
     plugin_scores: dict[str, list[list]] = {}
     order_scores: dict[str, float] = {}
-    for node in nodes:
+    # no plugin scores node by node (the default conf: nodeorder batches, ImageLocality only with images):
+    # every map score is absent and every order score 0.0, which the .get defaults below give
+    for node in nodes if ssn.has_node_order_map() else ():
         map_scores, order_score = ssn.node_order_map_fn(task, node)
         for plugin, score in map_scores.items():
             plugin_scores.setdefault(plugin, []).append([node.name, math.floor(score)])

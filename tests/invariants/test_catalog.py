@@ -442,3 +442,20 @@ def test_a_rule_that_needs_an_enable_flag_runs_only_with_it_on():
         return sum(engine.checks.values())
 
     assert checks(True) > 0 and checks(False) == 0
+
+
+def test_accounting_non_negative_judges_the_operations_own_job_by_lookup():
+    """At an operation the rule reads only the operation's job in drf (a lookup, not a walk over every job):
+    a negative drf count on that job fires there, one on another job waits for the action's checkpoint."""
+    def negative_drf(own: bool):
+        def corrupt(ssn, op):
+            drf = ssn.plugins["drf"]
+            uid = op.job if own else next(u for u in sorted(drf.job_attrs) if u != op.job)
+            drf.job_attrs[uid].allocated.milli_cpu = -1000
+        return corrupt
+
+    for own, checkpoint in ((True, "operation"), (False, "action")):
+        engine = check("queue.accounting-non-negative", tiers=FAIR_TIERS, corrupt=("operation", negative_drf(own)))
+        assert engine.violations, own
+        first = engine.violations[0]
+        assert first.checkpoint == checkpoint and "drf allocated" in first.message, (own, first.one_line())
