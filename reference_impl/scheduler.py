@@ -67,6 +67,9 @@ class Scheduler:
                 for hook in ssn.hooks.on_action_end:
                     hook(ssn, name)
             ssn.current_action = ""
+        except BaseException:
+            ssn.aborted = True  # closed all the same, as upstream's deferred CloseSession runs while it panics
+            raise
         finally:
             close_session(ssn)
         return report

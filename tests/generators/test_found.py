@@ -31,6 +31,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "cross-pipelined-liveness-reclaim-first": ("cross.pipelined-liveness", "upstream-finding"),
     "upstream-assert-task-topology-re-placed-task": ("upstream.assert", "upstream-known"),
     "upstream-assert-task-topology-hypernode-dry-run": ("upstream.assert", "upstream-known"),
+    "upstream-assert-task-topology-discarded-eviction-aborts-the-session": ("upstream.assert", "upstream-known"),
     "queue-drf-allocated-mid-rollback-bound-task": ("queue.drf-allocated", "resolved"),
     "queue-drf-allocated-mid-rollback-pipelined-task": ("queue.drf-allocated", "resolved"),
     "task-single-node-gangpreempt-repipelines-a-pipelined-task": ("task.single-node", "upstream-known"),
