@@ -95,6 +95,8 @@ def apply_cooldowns(draw: st.DrawFn, docs: list[dict[str, Any]], now: int) -> No
 
 def _mark_scheduled(pod: dict[str, Any], delay: int, now: int, cooldown: int | None) -> None:
     created = seconds_of(pod["metadata"]["creationTimestamp"])
+    if created > now - 2 * MARGIN:
+        return  # created at about `now` (a clock the usage metrics chose): no scheduling time to give it
     at = scheduled_at(created, delay, now, cooldown)
     status = pod["status"]
     status.setdefault("conditions", []).append(

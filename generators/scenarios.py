@@ -128,12 +128,11 @@ def scenarios(
     conf = draw(confs if confs is not None else scheduler_confs())
     features = conf_features(conf)
 
-    # The clock: usage metrics need one to be fresh or stale against, cooldowns one to end against;
-    # otherwise optional.
-    if features.cooldowns:
-        now_offset: int | None = draw(_COOLDOWN_NOW)
-    elif features.metrics:
-        now_offset = draw(st.integers(3600, 3 * 3600))
+    # The clock: usage metrics need one to be fresh or stale against; otherwise optional (cdp's is settled
+    # after the jobs: a plugin's draws come last, so that dropping the plugin while shrinking leaves the
+    # draws before them in place).
+    if features.metrics:
+        now_offset: int | None = draw(st.integers(3600, 3 * 3600))
     else:
         now_offset = draw(_OPTIONAL_NOW)
     metrics_time = None
@@ -142,8 +141,6 @@ def scenarios(
 
     node_docs = draw(node_lists(min_nodes, max_nodes, gpu=gpu, metrics=features.metrics,
                                 metrics_time=metrics_time, odd=odd))
-    if features.node_groups:
-        node_docs = draw(label_node_groups(node_docs))
     total = _cluster_total(node_docs)
     # Pods ask for GPUs (sometimes) only where the cluster has some, as users do.
     has_gpus = any(GPU in n["status"]["allocatable"] for n in node_docs)
@@ -162,8 +159,6 @@ def scenarios(
     else:
         queue_docs = draw(queue_lists(max_queues, deserved=features.deserved, guarantee_total=total))
         job_queues = ["default"] + [q["metadata"]["name"] for q in queue_docs if q["metadata"]["name"] != "default"]
-    if features.node_groups:
-        queue_docs = _node_group_queues(draw, queue_docs, features.queue_hierarchy == "nodegroup", max_queues)
 
     ledger = NodeLedger(node_docs)
     extra_pods: list[dict[str, Any]] = []
@@ -187,11 +182,6 @@ def scenarios(
                             max_pods=max_pods_per_job)
         job_docs = filler + job_docs
 
-    if features.cooldowns and now_offset is not None:
-        apply_cooldowns(draw, job_docs, now_offset)
-    if features.task_topology:
-        _task_topologies(draw, job_docs)
-
     quota_docs = []
     if features.resource_quotas:
         usage = namespace_usage(job_docs + extra_pods)
@@ -205,6 +195,17 @@ def scenarios(
         for namespace, app in kinds:
             if draw(sometimes(50)):
                 quota_docs.append(draw(pod_disruption_budgets(namespace, app)))
+
+    # The plugins' own fields last (see the clock above).
+    if features.node_groups:
+        node_docs = draw(label_node_groups(node_docs))
+        queue_docs = _node_group_queues(draw, queue_docs, features.queue_hierarchy == "nodegroup", max_queues)
+    if features.cooldowns:
+        if now_offset is None or (now_offset < 2 * 3600 and not features.metrics):
+            now_offset = draw(_COOLDOWN_NOW)
+        apply_cooldowns(draw, job_docs, now_offset)
+    if features.task_topology:
+        _task_topologies(draw, job_docs)
 
     doc: dict[str, Any] = {
         "apiVersion": API_VERSION,
