@@ -123,7 +123,11 @@ TIER_SETS: dict[str, list[list[dict[str, Any]]]] = {
 TIER_SET_NAMES: tuple[str, ...] = tuple(TIER_SETS)
 
 # Plugins a user adds to the second tier of a set that lacks them.
-OPTIONAL_PLUGINS: tuple[str, ...] = ("binpack", "overcommit", "sla", "resourcequota", "pdb")
+OPTIONAL_PLUGINS: tuple[str, ...] = ("binpack", "overcommit", "sla", "resourcequota", "pdb", "nodegroup", "cdp",
+                                     "task-topology")
+# Plugins that filter victims: they join the first tier, beside priority and gang, where the victims are
+# decided (a later tier's filter only counts when the first tier leaves no victim); the cdp guide puts cdp there.
+FIRST_TIER_PLUGINS = frozenset({"pdb", "cdp"})
 
 # Enable flags users turn off, per plugin (the first is the most common).
 FLAGS_TURNED_OFF: dict[str, tuple[str, ...]] = {
@@ -138,6 +142,11 @@ FLAGS_TURNED_OFF: dict[str, tuple[str, ...]] = {
     "overcommit": ("enableJobEnqueued",),
     "usage": ("enablePredicate", "enableNodeOrder"),
     "sla": ("enableJobOrder",),
+}
+
+# Flags users turn on, per plugin: nodegroup's queues inherit an ancestor's affinity (its guide).
+FLAGS_TURNED_ON: dict[str, tuple[str, ...]] = {
+    "nodegroup": ("enableHierarchy",),
 }
 
 # ---------------------------------------------------------------- arguments
@@ -198,6 +207,18 @@ def usage_arguments() -> st.SearchStrategy[dict[str, Any]]:
     ))
 
 
+def nodegroup_arguments() -> st.SearchStrategy[dict[str, Any]]:
+    """Its guide's two arguments: queues without affinity may use unlabelled nodes; preferred groups scored
+    in their listed order."""
+    return st.sampled_from(({"strict": False}, {"enablePreferredOrder": True},
+                            {"strict": False, "enablePreferredOrder": True}, {"strict": True}))
+
+
+def task_topology_arguments() -> st.SearchStrategy[dict[str, Any]]:
+    # the guides write 10; upstream's default is 1
+    return st.sampled_from((10, 1, 2, 5)).map(lambda w: {"task-topology.weight": w})
+
+
 RESCHEDULING = _p(
     "rescheduling",
     arguments={
@@ -216,7 +237,12 @@ PLUGIN_ARGUMENTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "sla": sla_arguments(),
     "predicates": predicates_arguments(),
     "usage": usage_arguments(),
+    "nodegroup": nodegroup_arguments(),
+    "task-topology": task_topology_arguments(),
 }
+# How often a plugin in the conf gets arguments, in percent (the rest: 20). sla needs its waiting time to do
+# anything; the task-topology guides always set a weight.
+ARGUMENT_PERCENT: dict[str, int] = {"sla": 100, "task-topology": 50, "nodegroup": 40}
 
 
 @st.composite
@@ -264,8 +290,7 @@ def scheduler_confs(
     # Optional plugins join the second tier (where users put them), respecting upstream's rules.
     for name in OPTIONAL_PLUGINS:
         if name not in names and draw(rarely(12)):
-            # pdb filters victims only in the tier that decides them: the first, beside priority and gang
-            tiers[0 if name == "pdb" else -1].append(_p(name))
+            tiers[0 if name in FIRST_TIER_PLUGINS else -1].append(_p(name))
             names.add(name)
     if "shuffle" in actions and "rescheduling" not in names:
         tiers[-1].append(copy.deepcopy(RESCHEDULING))
@@ -277,8 +302,8 @@ def scheduler_confs(
                 strategy = PLUGIN_ARGUMENTS.get(plugin["name"])
                 if strategy is None or "arguments" in plugin:
                     continue
-                # sla needs its waiting time to do anything; the rest are optional tweaks.
-                if plugin["name"] == "sla" or draw(rarely(20)):
+                percent = ARGUMENT_PERCENT.get(plugin["name"], 20)
+                if percent == 100 or draw(rarely(percent)):
                     args = draw(strategy)
                     if args:
                         plugin["arguments"] = args
@@ -291,6 +316,10 @@ def scheduler_confs(
             plugin = tiers[ti][pi]
             flag = draw(choice(FLAGS_TURNED_OFF[plugin["name"]]))
             plugin[flag] = False
+        for plugin in (p for tier in tiers for p in tier if p["name"] in FLAGS_TURNED_ON):
+            for flag in FLAGS_TURNED_ON[plugin["name"]]:
+                if draw(sometimes(35)):
+                    plugin[flag] = True
 
     conf: dict[str, Any] = {"actions": actions_text, "tiers": [{"plugins": tier} for tier in tiers]}
     configurations = draw(action_configurations(actions))
@@ -313,12 +342,16 @@ class ConfFeatures:
 
     plugins: frozenset[str]
     actions: tuple[str, ...]
-    queue_hierarchy: str | None  # "capacity" (spec.parent), "drf" (hierarchy annotations) or None
+    queue_hierarchy: str | None  # "capacity" (spec.parent), "drf" (hierarchy annotations), "nodegroup"
+    # (spec.parent) or None
     deserved: bool  # capacity reads spec.deserved
     sla: bool
     metrics: bool  # usage / rescheduling read node usage annotations
     resource_quotas: bool
     pdbs: bool = False  # the pdb plugin reads PodDisruptionBudgets
+    node_groups: bool = False  # nodegroup reads node labels, queue affinities and limits
+    cooldowns: bool = False  # cdp reads pods' cooldowns and PodScheduled times against `now`
+    task_topology: bool = False  # task-topology reads PodGroup annotations naming the job's roles
 
 
 def conf_features(conf: dict[str, Any]) -> ConfFeatures:
@@ -330,6 +363,8 @@ def conf_features(conf: dict[str, Any]) -> ConfFeatures:
             hierarchy = "capacity"
         elif p["name"] == "drf" and p.get("enableHierarchy") and hierarchy is None:
             hierarchy = "drf"
+    if hierarchy is None and any(p["name"] == "nodegroup" and p.get("enableHierarchy") for p in plugins):
+        hierarchy = "nodegroup"  # spec.parent, for queues to inherit an ancestor's affinity
     return ConfFeatures(
         plugins=names,
         actions=tuple(a.strip() for a in conf.get("actions", "").split(",")),
@@ -339,4 +374,7 @@ def conf_features(conf: dict[str, Any]) -> ConfFeatures:
         metrics=bool(names & {"usage", "rescheduling"}),
         resource_quotas="resourcequota" in names,
         pdbs="pdb" in names,
+        node_groups="nodegroup" in names,
+        cooldowns="cdp" in names,
+        task_topology="task-topology" in names,
     )

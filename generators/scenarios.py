@@ -43,7 +43,10 @@ from schedcheck.generators.jobs import filler_job, job_drafts, place_jobs, syste
 from schedcheck.generators.ledger import NodeLedger
 from schedcheck.generators.nodes import node_lists
 from schedcheck.generators.queues import hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees
+from schedcheck.generators.cooldowns import apply_cooldowns
+from schedcheck.generators.nodegroups import apply_node_groups, default_queue, label_node_groups
 from schedcheck.generators.pdbs import pod_disruption_budgets
+from schedcheck.generators.task_topologies import job_roles, task_topology_annotations
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
 from schedcheck.generators.topology import hyper_node_trees, network_topologies, sub_group_policies
@@ -54,6 +57,9 @@ from schedcheck.generators.quantities import CPU, GPU, MEMORY, amounts, choice, 
 
 API_VERSION = "schedcheck/v1"
 _OPTIONAL_NOW = st.one_of(st.none(), st.integers(3600, 3 * 3600))
+# cdp's clock: after every job's creation (the first hour) and the pods' binding, so that cooldowns both
+# run and have run out by then.
+_COOLDOWN_NOW = st.integers(2 * 3600, 3 * 3600)
 
 scenario_profiles: dict[str, dict[str, int]] = {
     # pull requests: seconds per hundred examples
@@ -122,7 +128,9 @@ def scenarios(
     conf = draw(confs if confs is not None else scheduler_confs())
     features = conf_features(conf)
 
-    # The clock: usage metrics need one to be fresh or stale against; otherwise optional.
+    # The clock: usage metrics need one to be fresh or stale against; otherwise optional (cdp's is settled
+    # after the jobs: a plugin's draws come last, so that dropping the plugin while shrinking leaves the
+    # draws before them in place).
     if features.metrics:
         now_offset: int | None = draw(st.integers(3600, 3 * 3600))
     else:
@@ -188,6 +196,17 @@ def scenarios(
             if draw(sometimes(50)):
                 quota_docs.append(draw(pod_disruption_budgets(namespace, app)))
 
+    # The plugins' own fields last (see the clock above).
+    if features.node_groups:
+        node_docs = draw(label_node_groups(node_docs))
+        queue_docs = _node_group_queues(draw, queue_docs, features.queue_hierarchy == "nodegroup", max_queues)
+    if features.cooldowns:
+        if now_offset is None or (now_offset < 2 * 3600 and not features.metrics):
+            now_offset = draw(_COOLDOWN_NOW)
+        apply_cooldowns(draw, job_docs, now_offset)
+    if features.task_topology:
+        _task_topologies(draw, job_docs)
+
     doc: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "Scenario",
@@ -224,6 +243,28 @@ def scenarios(
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)
     return doc
+
+
+def _node_group_queues(draw: st.DrawFn, queue_docs: list[dict[str, Any]], inherit: bool,
+                       max_queues: int) -> list[dict[str, Any]]:
+    """The queues with their node-group affinities and limits; the `default` queue written out (so that it
+    can have an affinity) when it is not among them and the bound allows."""
+    names = {q["metadata"]["name"] for q in queue_docs}
+    if "default" not in names and len(queue_docs) < max_queues and draw(sometimes(60)):
+        queue_docs = [default_queue(), *queue_docs]
+    apply_node_groups(draw, queue_docs, inherit)
+    return queue_docs
+
+
+def _task_topologies(draw: st.DrawFn, job_docs: list[dict[str, Any]]) -> None:
+    """Task-topology annotations on some PodGroups, naming their pods' roles (in place)."""
+    for group in (d for d in job_docs if d["kind"] == "PodGroup"):
+        meta = group["metadata"]
+        pods = [d for d in job_docs if d["kind"] == "Pod" and d["metadata"]["namespace"] == meta["namespace"]
+                and d["metadata"].get("annotations", {}).get(GROUP_KEY) == meta["name"]]
+        annotations = draw(task_topology_annotations(job_roles(pods)))
+        if annotations:
+            meta.setdefault("annotations", {}).update(annotations)
 
 
 def profile_scenarios(profile: str = "ci", **overrides: Any) -> st.SearchStrategy[dict[str, Any]]:

@@ -19,6 +19,16 @@ HIERARCHY_WEIGHTS = "volcano.sh/hierarchy-weights"
 CPU_USAGE = "schedcheck.io/cpu-usage-avg"
 MEM_USAGE = "schedcheck.io/mem-usage-avg"
 METRICS_TIME = "schedcheck.io/metrics-time"
+# nodegroup: a node's group (label) and a queue's per-group limits (annotation, JSON)
+NODE_GROUP_LABEL = "volcano.sh/nodegroup-name"
+NODE_GROUP_LIMITS = "volcano.sh/nodegroup-resource-limits"
+NODE_GROUPS = ("pool-a", "pool-b", "pool-c")
+# cdp: a pod's cooldown (label, then annotation), a Go duration
+COOLDOWN_TIME = "volcano.sh/cooldown-time"
+# task-topology: PodGroup annotations naming the job's roles (the pods' task-spec)
+TASK_TOPOLOGY_AFFINITY = "volcano.sh/task-topology-affinity"
+TASK_TOPOLOGY_ANTI_AFFINITY = "volcano.sh/task-topology-anti-affinity"
+TASK_TOPOLOGY_ORDER = "volcano.sh/task-topology-task-order"
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -75,3 +85,9 @@ def unique_names(pool: tuple[str, ...], min_size: int, max_size: int) -> st.Sear
 def timestamp(seconds: float) -> str:
     """RFC 3339 time `seconds` after BASE_TIME."""
     return (BASE_TIME + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def seconds_of(text: str) -> int:
+    """The inverse of timestamp(): whole seconds after BASE_TIME."""
+    moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    return int((moment - BASE_TIME).total_seconds())

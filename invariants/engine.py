@@ -153,7 +153,11 @@ class InvariantEngine:
         self._run(ACTION, state, CheckContext(ssn, ACTION, ssn.cycle, action, session_state=state.memory))
 
     def _on_closed(self, ssn: Session, state: _SessionState) -> None:
-        self._run(CLOSE, state, CheckContext(ssn, CLOSE, ssn.cycle, "", session_state=state.memory))
+        # A session cut short by an upstream assertion (upstream panics there) is judged up to the assertion:
+        # its open statements were neither committed nor discarded, so the close rules have nothing sound to
+        # judge; the runner reports the assertion itself (upstream.assert).
+        if not getattr(ssn, "aborted", False):
+            self._run(CLOSE, state, CheckContext(ssn, CLOSE, ssn.cycle, "", session_state=state.memory))
         state.snapshots.clear()
 
     def _active_for(self, ssn: Session) -> dict[str, list[Invariant]]:

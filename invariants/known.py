@@ -387,6 +387,43 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class KnownAssertion:
+    """A known upstream finding that is an assertion upstream panics on (the runner's `upstream.assert`):
+    matched by where the reference raised it."""
+
+    id: str
+    title: str
+    doc: str
+    matches: Callable[[BaseException], bool]
+
+
+def _raised_in(exc: BaseException, module: str, function: str) -> bool:
+    """Some frame between the raise and the catch is `function` of the reference module `module`."""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == function and code.co_filename.endswith(f"/{module}.py"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+KNOWN_ASSERTIONS: tuple[KnownAssertion, ...] = (
+    KnownAssertion("F21", "task-topology takes a task placed twice in one session out of its bucket's pending request "
+                   "twice (it has an allocate event handler and no deallocate handler): Resource.Sub's assertion "
+                   "fails in Bucket.TaskBound, after a discarded statement whose task is placed again (gang's "
+                   "discard then preempt's pipeline, allocate's hypernode search replaying the operations it saved, "
+                   "a discarded eviction)",
+                   "docs/findings.md #21",
+                   lambda exc: _raised_in(exc, "task_topology_buckets", "task_bound")),
+)
+
+
+def known_assertion_for(exc: BaseException) -> KnownAssertion | None:
+    return next((known for known in KNOWN_ASSERTIONS if known.matches(exc)), None)
+
+
 def known_finding_for(ctx: CheckContext, violation: Violation, invariant: str) -> KnownFinding | None:
     for finding in KNOWN_FINDINGS:
         if finding.invariant == invariant and finding.matches(ctx, violation):
@@ -395,4 +432,4 @@ def known_finding_for(ctx: CheckContext, violation: Violation, invariant: str) -
 
 
 def known_ids() -> list[str]:
-    return sorted({finding.id for finding in KNOWN_FINDINGS})
+    return sorted({finding.id for finding in (*KNOWN_FINDINGS, *KNOWN_ASSERTIONS)})

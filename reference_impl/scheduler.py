@@ -75,6 +75,9 @@ class Scheduler:
                     hook(ssn, name)
                 phases[name] = phases.get(name, 0.0) + perf_counter() - started
             ssn.current_action = ""
+        except BaseException:
+            ssn.aborted = True  # closed all the same, as upstream's deferred CloseSession runs while it panics
+            raise
         finally:
             started = perf_counter()
             close_session(ssn)

@@ -10,6 +10,7 @@ from schedcheck.reference.api.types import TaskStatus
 from schedcheck.reference.scheduler import CycleReport, Scheduler
 from schedcheck.reference.util.assertion import AssertionViolation
 from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.invariants.known import known_assertion_for
 from schedcheck.expect import judge
 from schedcheck.result import PROTOCOL, SCHEDULER_POD_GROUP_ANNOTATIONS, RunResult
 from schedcheck.scenario.model import Scenario
@@ -59,12 +60,7 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
                 if name not in result.skipped_actions:
                     result.skipped_actions.append(name)
     except AssertionViolation as exc:
-        result.violations.append({  # shaped as every violation is (Violation.to_json)
-            "id": "upstream.assert", "cycle": scheduler.cycle, "action": "", "checkpoint": "assertion",
-            "operation": "", "objects": [], "expected": "the assertion holds", "found": str(exc),
-            "message": f"an upstream assertion failed (upstream would panic here): {exc}",
-            "statement": "an upstream assertion (e.g. the asserting Resource.Sub) must hold", "state": {},
-        })
+        _record_assertion(result, exc, scheduler.cycle, engine)
     if engine is not None:
         result.violations.extend(v.to_json() for v in engine.violations)
         result.findings.extend(v.to_json() for v in engine.findings)
@@ -151,6 +147,25 @@ def _ledger(report: CycleReport) -> dict[str, Any]:
                        "used": node.used.as_dict(), "releasing": node.releasing.as_dict(),
                        "pipelined": node.pipelined.as_dict()}
     return {"cycle": report.cycle, "nodes": nodes}
+
+
+def _record_assertion(result: RunResult, exc: AssertionViolation, cycle: int, engine: InvariantEngine | None) -> None:
+    """The run ended on an assertion upstream panics on: a violation (`upstream.assert`), or, when it is a known
+    upstream finding (invariants/known.py KNOWN_ASSERTIONS) not switched on to fail, a finding under its id."""
+    record: dict[str, Any] = {  # shaped as every violation is (Violation.to_json)
+        "id": "upstream.assert", "cycle": cycle, "action": "", "checkpoint": "assertion",
+        "operation": "", "objects": [], "expected": "the assertion holds", "found": str(exc),
+        "message": f"an upstream assertion failed (upstream would panic here): {exc}",
+        "statement": "an upstream assertion (e.g. the asserting Resource.Sub) must hold", "state": {},
+    }
+    known = known_assertion_for(exc)
+    if known is None:
+        result.violations.append(record)
+        return
+    record["known"] = known.id
+    switched_on = engine.fail_on_known if engine is not None else frozenset()
+    fails = known.id in switched_on or "all" in switched_on
+    (result.violations if fails else result.findings).append(record)
 
 
 def _out_of_sync(scheduler: Scheduler, result: RunResult) -> None:

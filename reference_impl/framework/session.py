@@ -161,6 +161,7 @@ class Session:
         self.plugins: dict[str, Plugin] = {}
         self.event_handlers: list[EventHandler] = []
         self.current_action = ""
+        self.aborted = False  # an exception (an upstream assertion: upstream panics) cut the actions short
         self.enabled_actions: set[str] = set(conf.actions)
         self.ties: list[TieRecord] = []
         # A guided replay (conform): (ssn, task, tied nodes) -> chosen node or None (None: the seeded

@@ -1,0 +1,227 @@
+"""The generators draw nodegroup, cdp and task-topology, and the object fields each reads, in the keys and
+formats the reference reads them (judged by the reference's own readers), and shrink to the plain case."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import cache
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, find, settings
+
+import schedcheck.reference.scheduler  # noqa: F401 - registers every action and plugin
+from schedcheck.generators import cooldowns, nodegroups, task_topologies, vocabulary
+from schedcheck.generators.confs import TIER_SETS, conf_features, default_conf, scheduler_confs
+from schedcheck.generators.consistency import cluster_problems
+from schedcheck.generators.scenarios import profile_scenarios, sample_documents, scenarios
+from schedcheck.generators.vocabulary import GROUP_NAME, TASK_SPEC, seconds_of
+from schedcheck.reference.framework.plugin import get_plugin_builder
+from schedcheck.reference.plugins import cdp, nodegroup, task_topology
+from schedcheck.reference.plugins.sla import seconds_to_ns
+from schedcheck.reference.util.timestamps import parse_timestamp
+from schedcheck.scenario.loader import scenario_from_document
+
+FIND = settings(max_examples=2000, deadline=None, database=None, phases=[Phase.generate, Phase.shrink],
+                derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PLUGINS = ("nodegroup", "cdp", "task-topology")
+
+
+@cache
+def documents() -> tuple[dict[str, Any], ...]:
+    """Ci-profile documents of two seeds (the same every run)."""
+    return tuple(doc for seed in (5, 6) for doc in sample_documents(profile_scenarios("ci"), 300, seed))
+
+
+@cache
+def confs() -> tuple[dict[str, Any], ...]:
+    return tuple(sample_documents(scheduler_confs(), 400, 2))
+
+
+def plugins_of(conf: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for tier in conf["tiers"] for p in tier["plugins"]]
+
+
+def with_plugin(name: str) -> list[dict[str, Any]]:
+    return [d for d in documents() if name in conf_features(d["schedulerConf"]).plugins]
+
+
+def of_kind(doc: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [o for o in doc["objects"] if o["kind"] == kind]
+
+
+def test_the_vocabulary_spells_the_keys_as_the_reference_reads_them():
+    assert vocabulary.NODE_GROUP_LABEL == nodegroup.NODE_GROUP_LABEL
+    assert vocabulary.NODE_GROUP_LIMITS == nodegroup.RESOURCE_LIMITS_ANNOTATION
+    assert vocabulary.COOLDOWN_TIME == cdp.COOLDOWN_TIME_KEY
+    assert vocabulary.TASK_TOPOLOGY_AFFINITY == task_topology.AFFINITY_ANNOTATION
+    assert vocabulary.TASK_TOPOLOGY_ANTI_AFFINITY == task_topology.ANTI_AFFINITY_ANNOTATION
+    assert vocabulary.TASK_TOPOLOGY_ORDER == task_topology.TASK_ORDER_ANNOTATION
+
+
+# ---------------------------------------------------------------- confs
+
+
+def test_confs_draw_each_plugin_with_the_arguments_and_flags_it_reads():
+    seen: Counter[str] = Counter()
+    for conf in confs():
+        for tier_index, tier in enumerate(conf["tiers"]):
+            for plugin in tier["plugins"]:
+                name, arguments = plugin["name"], plugin.get("arguments", {})
+                if name not in PLUGINS:
+                    continue
+                seen[name] += 1
+                built = get_plugin_builder(name)(arguments)
+                if name == "nodegroup":
+                    seen["nodegroup strict false"] += not built.strict
+                    seen["nodegroup preferred order"] += built.preferred_order
+                    seen["nodegroup enableHierarchy"] += plugin.get("enableHierarchy") is True
+                elif name == "task-topology":
+                    seen["task-topology weight"] += built.weight != 1
+                else:
+                    assert tier_index == 0, "cdp filters victims beside gang, in the first tier"
+    wanted = ("nodegroup", "cdp", "task-topology", "nodegroup strict false", "nodegroup preferred order",
+              "nodegroup enableHierarchy", "task-topology weight")
+    assert all(seen[key] > 0 for key in wanted), seen
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_a_conf_with_the_plugin_shrinks_to_a_plain_conf_plus_the_plugin(name):
+    """Upstream's default actions, a tier set as drawn (the shrinker may stop at one simpler than the default
+    tiers: the other plugins' draws move with the set), and the plugin alone, with no argument or flag."""
+    conf = find(scheduler_confs(), lambda c: name in conf_features(c).plugins, settings=FIND)
+    assert conf["actions"] == default_conf()["actions"] and "configurations" not in conf
+    tiers = [[p for p in tier["plugins"] if p["name"] != name] for tier in conf["tiers"]]
+    assert tiers in TIER_SETS.values()
+    assert conf["tiers"][0 if name == "cdp" else -1]["plugins"][-1] == {"name": name}
+
+
+# ---------------------------------------------------------------- objects
+
+
+def test_documents_load_without_warnings_and_are_consistent():
+    for doc in with_plugin("nodegroup") + with_plugin("cdp") + with_plugin("task-topology"):
+        assert scenario_from_document(doc, "<generated>").warnings == []
+        assert cluster_problems(doc) == []
+
+
+def test_nodegroup_documents_carry_groups_affinities_and_limits():
+    seen: Counter[str] = Counter()
+    for doc in with_plugin("nodegroup"):
+        scenario = scenario_from_document(doc, "<generated>")
+        groups = {n.labels.get(nodegroup.NODE_GROUP_LABEL) for n in scenario.objects.nodes}
+        seen["labelled"] += bool(groups - {None})
+        seen["unlabelled"] += None in groups
+        assert groups <= {None, *vocabulary.NODE_GROUPS}
+        for queue in scenario.objects.queues:
+            affinity = nodegroup.GroupAffinity.of(queue.affinity)
+            if affinity is not None:
+                seen["required"] += bool(affinity.required)
+                seen["preferred"] += bool(affinity.preferred)
+                seen["anti"] += bool(affinity.anti_required or affinity.anti_preferred)
+                seen["empty"] += affinity.unset()
+            if nodegroup.RESOURCE_LIMITS_ANNOTATION in queue.annotations:
+                assert nodegroup.parse_resource_limits(queue.annotations)  # parses, and limits some group
+                seen["limits"] += 1
+            seen["child"] += bool(queue.parent) and queue.parent != "root"
+    assert all(seen[k] > 0 for k in ("labelled", "unlabelled", "required", "preferred", "anti", "empty",
+                                      "limits", "child")), seen
+
+
+def test_cdp_documents_hold_pods_still_cooling_down_and_pods_past_it():
+    seen: Counter[str] = Counter()
+    for doc in with_plugin("cdp"):
+        scenario = scenario_from_document(doc, "<generated>")
+        assert "now" in doc
+        now = seconds_to_ns(parse_timestamp(doc["now"]))
+        for pod in scenario.objects.pods:
+            seconds = cdp.cooldown_time(pod)
+            seen["label"] += cdp.COOLDOWN_TIME_KEY in pod.labels
+            seen["annotation"] += cdp.COOLDOWN_TIME_KEY in pod.annotations
+            if seconds is None or pod.phase != "Running":
+                continue
+            cooling = cdp.cooling_down(pod, now)
+            seen["cooling" if cooling else "cooled"] += 1
+            # never near the end of the cooldown, whatever the clock does in a few sessions
+            assert cdp.cooling_down(pod, now + seconds_to_ns(cooldowns.MARGIN - 1)) == cooling
+            assert cdp.cooling_down(pod, now - seconds_to_ns(cooldowns.MARGIN - 1)) == cooling
+    assert all(seen[k] > 0 for k in ("label", "annotation", "cooling", "cooled")), seen
+
+
+def test_scheduling_times_keep_clear_of_the_end_of_the_cooldown():
+    for created in (0, 1800, 3600):
+        for delay in (0, 600, 9000):
+            for cooldown in (None, 0, 90, 600, 3600, 7200, 10800):
+                for now in (7200, 7300, 9000, 10800):
+                    at = cooldowns.scheduled_at(created, delay, now, cooldown)
+                    assert created <= at <= now
+                    assert cooldown is None or abs(now - at - cooldown) >= cooldowns.MARGIN
+
+
+def test_task_topology_documents_name_their_jobs_roles():
+    seen: Counter[str] = Counter()
+    for doc in with_plugin("task-topology"):
+        pods = of_kind(doc, "Pod")
+        for group in of_kind(doc, "PodGroup"):
+            annotations = group["metadata"].get("annotations", {})
+            roles = {p["metadata"]["annotations"].get(TASK_SPEC) for p in pods
+                     if p["metadata"]["namespace"] == group["metadata"]["namespace"]
+                     and p["metadata"]["annotations"].get(GROUP_NAME) == group["metadata"]["name"]}
+            for key in (task_topology.AFFINITY_ANNOTATION, task_topology.ANTI_AFFINITY_ANNOTATION,
+                        task_topology.TASK_ORDER_ANNOTATION):
+                if key not in annotations:
+                    continue
+                seen[key] += 1
+                names = {n for part in annotations[key].split(";") for n in part.split(",")}
+                assert names <= roles | {task_topologies.STRANGER}
+                seen["stranger"] += task_topologies.STRANGER in names
+    assert all(seen[k] > 0 for k in (task_topology.AFFINITY_ANNOTATION, task_topology.ANTI_AFFINITY_ANNOTATION,
+                                      task_topology.TASK_ORDER_ANNOTATION)), seen
+
+
+def test_task_topology_annotations_give_jobs_a_topology_in_the_reference():
+    """Read by the plugin itself at session open: some generated jobs get buckets."""
+    from schedcheck.reference.cache.cache import SchedulerCache
+    from schedcheck.reference.framework.framework import open_session
+
+    managed = 0
+    for doc in with_plugin("task-topology")[:60]:
+        scenario = scenario_from_document(doc, "<generated>")
+        ssn = open_session(SchedulerCache(scenario.objects, now=doc.get("now")), scenario.conf, cycle=0, seed=0)
+        managed += len(ssn.plugins["task-topology"].managers)
+    assert managed > 0
+
+
+def test_the_plain_nodegroup_scenario_puts_every_node_and_queue_in_pool_a():
+    def has_queue_with_affinity(doc):
+        return "nodegroup" in conf_features(doc["schedulerConf"]).plugins and any(
+            "affinity" in q["spec"] for q in of_kind(doc, "Queue"))
+
+    doc = find(scenarios(), has_queue_with_affinity, settings=FIND)
+    [node] = of_kind(doc, "Node")
+    assert node["metadata"]["labels"][nodegroup.NODE_GROUP_LABEL] == "pool-a"
+    [queue] = of_kind(doc, "Queue")
+    assert queue["spec"]["affinity"] == {"nodeGroupAffinity": {nodegroups.REQUIRED: ["pool-a"]}}
+    assert nodegroup.RESOURCE_LIMITS_ANNOTATION not in queue["metadata"].get("annotations", {})
+
+
+def test_limits_are_json_maps_of_resource_lists():
+    for doc in with_plugin("nodegroup"):
+        for queue in of_kind(doc, "Queue"):
+            text = queue["metadata"].get("annotations", {}).get(nodegroup.RESOURCE_LIMITS_ANNOTATION)
+            if text is not None:
+                parsed = json.loads(text)
+                assert set(parsed) <= set(vocabulary.NODE_GROUPS)
+                assert all(set(limits) <= {"cpu", "memory"} and limits for limits in parsed.values())
+
+
+def test_cooldown_times_follow_the_pods_creation():
+    for doc in with_plugin("cdp"):
+        for pod in of_kind(doc, "Pod"):
+            for condition in pod["status"].get("conditions", []):
+                if condition["type"] == "PodScheduled":
+                    at = seconds_of(condition["lastTransitionTime"])
+                    assert seconds_of(pod["metadata"]["creationTimestamp"]) <= at < seconds_of(doc["now"])
+                    if "startTime" in pod["status"]:
+                        assert seconds_of(pod["status"]["startTime"]) > at
