@@ -379,7 +379,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                    "(its subjob's index still lists it Pending): the plugins count it twice, or count it for a "
                    "task the rollback left Pending",
                    "docs/findings.md #20", _bound_task_pipelined_again)
-      for rule in ("queue.drf-allocated", "queue.drf-share", "queue.proportion-allocated", "queue.capacity-allocated")),
+      for rule in ("queue.drf-allocated", "queue.drf-share", "queue.proportion-allocated", "queue.capacity-allocated",
+                   # the failed re-pipeline's rollback takes the bound task off its node, while the predicates
+                   # plugin's view keeps it (its AllocateFunc ran before the node refused the task twice)
+                   "node.predicates-pod-view")),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

@@ -303,9 +303,12 @@ def node_predicates_pod_view(ctx: CheckContext) -> Iterator[Violation]:
             extra = sorted(set(view.pods) - set(want))
             missing = sorted(set(want) - set(view.pods))
             twice = sorted(uid for uid, n in view.pods.items() if n > 1)
+            odd = set(extra) | set(missing) | set(twice)
+            tasks = sorted(f"task {task.key}" for job in ssn.jobs.values() for task in job.tasks.values()
+                           if task.pod.uid in odd)
             yield Violation("", f"node {name}: the predicates plugin sees {len(view.pods)} pod(s), the node holds "
                                 f"{len(want)} not evicted this session (missing {missing[:3]}, extra {extra[:3]}, "
-                                f"counted twice {twice[:3]})", [f"node {name}"], sorted(want)[:10],
+                                f"counted twice {twice[:3]})", [f"node {name}", *tasks[:10]], sorted(want)[:10],
                             sorted(view.pods)[:10])
 
 

@@ -36,6 +36,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "queue-drf-allocated-mid-rollback-pipelined-task": ("queue.drf-allocated", "resolved"),
     "task-single-node-gangpreempt-repipelines-a-pipelined-task": ("task.single-node", "upstream-known"),
     "node-cache-idle-negative-from-the-input": ("node.cache-idle-non-negative", "resolved"),
+    "node-predicates-pod-view-gangpreempt-repipelines-a-bound-task": ("node.predicates-pod-view", "upstream-known"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
