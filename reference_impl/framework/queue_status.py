@@ -13,7 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from schedcheck.reference.api.dra_resource import COUNT_PREFIX, Counts, merge
+from schedcheck.reference.api.dra_resource import COUNT_PREFIX, Counts, charge_task
 from schedcheck.reference.api.resource_info import PODS, Resource
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import allocated_status
@@ -25,17 +25,7 @@ ROOT = "root"
 
 def _charge(dra: dict[str, Counts], refs: dict[str, dict[str, int]], queue: str, task: TaskInfo) -> None:
     """addTaskDRAAllocatedByQueue."""
-    counts, claim_refs = dra.setdefault(queue, {}), refs.setdefault(queue, {})
-    if not task.claim_dra_resreq:
-        merge(counts, task.dra_resreq)
-        return
-    for key in task.claim_keys:
-        request = task.claim_dra_resreq.get(key)
-        if not request:
-            continue
-        if claim_refs.get(key, 0) == 0:
-            merge(counts, request)
-        claim_refs[key] = claim_refs.get(key, 0) + 1
+    charge_task(dra.setdefault(queue, {}), refs.setdefault(queue, {}), task)
 
 
 def resource_list(allocated: Resource, dra: Counts | None) -> ResourceList:

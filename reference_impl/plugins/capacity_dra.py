@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from schedcheck.reference.api.dra_resource import COUNT_PREFIX, INT64_MAX, Counts, merge, saturating_add
+from schedcheck.reference.api.dra_resource import COUNT_PREFIX, INT64_MAX, Counts, charge_task, merge, saturating_add
 from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.quantity import Quantity
@@ -91,16 +91,7 @@ def incremental(claim_refs: Mapping[str, int], task: TaskInfo) -> Counts | None:
 
 def add_task(quota: DRAQuota, claim_refs: dict[str, int], task: TaskInfo) -> None:
     """addTaskDRAAllocated: a shared claim is charged by its first task only."""
-    if not task.claim_dra_resreq:
-        merge(quota.allocated, task.dra_resreq)
-        return
-    for key in task.claim_keys:
-        request = task.claim_dra_resreq.get(key)
-        if not request:
-            continue
-        if claim_refs.get(key, 0) == 0:
-            merge(quota.allocated, request)
-        claim_refs[key] = claim_refs.get(key, 0) + 1
+    charge_task(quota.allocated, claim_refs, task)
 
 
 def remove_task(quota: DRAQuota, claim_refs: dict[str, int], task: TaskInfo) -> None:
