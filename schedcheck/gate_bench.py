@@ -19,7 +19,7 @@ from typing import Any
 
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.runner import run_scenario
-from schedcheck.scenario.loader import fresh_copy, scenario_from_document, with_scheduler_conf
+from schedcheck.scenario.loader import scenario_from_document
 
 
 @dataclass
@@ -45,7 +45,7 @@ class GateBench:
 
 def bench_gate(documents: int = 300, seed: int = 0, profile: str = "ci", repeats: int = 3,
                machine_batches: int = 4) -> GateBench:
-    from schedcheck.gate_properties import WorkerConfig, WorkerStats, _machine_batch, conf_variants, with_conf
+    from schedcheck.gate_properties import WorkerConfig, WorkerStats, _machine_batch, conf_variants, variant_runs
     from schedcheck.generators.scenarios import profile_scenarios, sample_documents
 
     clock = time.process_time
@@ -64,7 +64,7 @@ def bench_gate(documents: int = 300, seed: int = 0, profile: str = "ci", repeats
         for doc, confs in drawn:
             started = clock()  # as the gate does: read once, then copies for the conf variants
             base = scenario_from_document(doc, "<bench>")
-            prepared = [fresh_copy(base)] + [with_scheduler_conf(base, conf, with_conf(doc, conf)) for conf in confs]
+            prepared = [prepare() for _, prepare in variant_runs(doc, confs, base)]
             load_s += clock() - started
             for scenario in prepared:
                 engine = InvariantEngine(stop_at_first=True, clock=clock)

@@ -79,7 +79,7 @@ class WorkerStats:
     check_seconds: float = 0.0  # of which in the invariants
     checks: dict[str, int] = field(default_factory=dict)  # invariant id -> times checked
     covered: dict[str, int] = field(default_factory=dict)  # "action:x", "plugin:x", "outcome:x" -> scenarios
-    combinations: list[str] = field(default_factory=list)  # distinct "action|plugin|outcome" reached (_cover)
+    combinations: dict[str, int] = field(default_factory=dict)  # "action|plugin|outcome" -> scenarios (_cover)
     findings: int = 0  # quality findings reported (they fail only a strict gate)
     corpus_scenarios: int = 0  # packaged scenarios replayed before generation (not counted in examples)
     corpus_cycles: int = 0  # their cycles (not counted in cycles, the generated search's throughput)
@@ -110,6 +110,17 @@ def conf_variants(documents):
     from schedcheck.generators.confs import scheduler_confs
 
     return st.tuples(documents, st.lists(scheduler_confs(), min_size=CONF_VARIANTS, max_size=CONF_VARIANTS))
+
+
+def variant_runs(doc: dict[str, Any], confs: Any,
+                 base: Scenario) -> list[tuple[dict[str, Any], Callable[[], Scenario]]]:
+    """(document, prepare) for the drawn document and each conf variant: `prepare` gives that scenario with
+    objects of its own, copied from `base` (the drawn document, read once)."""
+    runs: list[tuple[dict[str, Any], Callable[[], Scenario]]] = [(doc, lambda: fresh_copy(base))]
+    for conf in confs:
+        variant = with_conf(doc, conf)
+        runs.append((variant, lambda conf=conf, variant=variant: with_scheduler_conf(base, conf, variant)))
+    return runs
 
 
 def with_conf(doc: dict[str, Any], conf: dict[str, Any]) -> dict[str, Any]:
@@ -166,10 +177,8 @@ def _cover(stats: WorkerStats, scenario: Any, result: RunResult) -> None:
     for key in set(reached):
         stats.covered[key] = stats.covered.get(key, 0) + 1
     decisions = {(step["action"], step["op"]) for step in result.trace if step["action"]}
-    if decisions:
-        known = set(stats.combinations)
-        fresh = {f"{action}|{plugin}|{op}" for action, op in decisions for plugin in plugins} - known
-        stats.combinations.extend(sorted(fresh))
+    for key in {f"{action}|{plugin}|{op}" for action, op in decisions for plugin in plugins}:
+        stats.combinations[key] = stats.combinations.get(key, 0) + 1
 
 
 def _mutant_context(name: str | None):
@@ -239,11 +248,7 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
             return  # an edit made the document unreadable: nothing to judge (never a generated one)
         finally:
             stats.run_seconds += time.perf_counter() - run_started
-        candidates: list[tuple[dict[str, Any], Callable[[], Scenario]]] = [(doc, lambda: fresh_copy(base))]
-        for conf in confs:
-            variant = with_conf(doc, conf)
-            candidates.append((variant, lambda conf=conf, variant=variant: with_scheduler_conf(base, conf, variant)))
-        for candidate, prepare in candidates:
+        for candidate, prepare in variant_runs(doc, confs, base):
             try:
                 result, failure, failing_seed = run_one(candidate, prepare)
             except ScenarioError:
