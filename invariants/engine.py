@@ -69,6 +69,7 @@ class InvariantEngine:
         self.suppressed: Counter[str] = Counter()
         self.cost: defaultdict[str, float] = defaultdict(float)
         self.checks: Counter[str] = Counter()
+        self.skipped: Counter[str] = Counter()  # state-only rules not rerun on an unchanged state (registry)
         self._seen: Counter[str] = Counter()
         self.run_memory: dict[str, Any] = {}  # kept across sessions, for cross-session rules
 
@@ -129,6 +130,8 @@ class InvariantEngine:
             state.snapshots[stmt.id] = take_snapshot(ssn, state.events)
 
     def _on_statement_end(self, ssn: Session, kind: str, ops: list, state: _SessionState) -> None:
+        if ops:  # an empty statement changed nothing
+            state.statement_ends += 1
         records = [state.forward[op.task.uid] for op in ops if op.task.uid in state.forward]
         before = None
         if ops:
@@ -150,7 +153,11 @@ class InvariantEngine:
         self._run(STATEMENT, state, ctx)
 
     def _on_action_end(self, ssn: Session, action: str, state: _SessionState) -> None:
-        self._run(ACTION, state, CheckContext(ssn, ACTION, ssn.cycle, action, session_state=state.memory))
+        # What the state-only rules would judge: unchanged without an operation (each is recorded), the end of a
+        # statement that had some, or a PodGroup phase set outside them (enqueue, allocate without enqueue).
+        stamp = (len(ssn.operations), state.statement_ends,
+                 tuple(job.pod_group.phase if job.pod_group is not None else None for job in ssn.jobs.values()))
+        self._run(ACTION, state, CheckContext(ssn, ACTION, ssn.cycle, action, session_state=state.memory), stamp)
 
     def _on_closed(self, ssn: Session, state: _SessionState) -> None:
         # A session cut short by an upstream assertion (upstream panics there) is judged up to the assertion:
@@ -175,11 +182,16 @@ class InvariantEngine:
 
     # -- running checks ----------------------------------------------------------------------
 
-    def _run(self, checkpoint: str, state: _SessionState, ctx: CheckContext) -> None:
+    def _run(self, checkpoint: str, state: _SessionState, ctx: CheckContext, stamp: Any = None) -> None:
         if self.stop_at_first and self.violations:
             return
-        clock, cost, checks = self.clock, self.cost, self.checks
+        clock, cost, checks, judged = self.clock, self.cost, self.checks, state.judged
         for inv in state.active.get(checkpoint, ()):
+            if stamp is not None and inv.state_only:
+                if judged.get(inv.id) == stamp:
+                    self.skipped[inv.id] += 1
+                    continue
+                judged[inv.id] = stamp
             started = clock()
             found = list(inv.check(ctx))
             cost[inv.id] += clock() - started
@@ -227,6 +239,8 @@ class _SessionState:
         self.snapshots: dict[int, StatementSnapshot] = {}
         self.open: set[int] = set()  # statements begun and neither committed nor discarded
         self.events: dict[str, list[int]] = {}
+        self.statement_ends = 0
+        self.judged: dict[str, Any] = {}  # state-only rule -> the state stamp it last judged at an action end
         self.memory: dict[str, Any] = {"events": self.events}
 
 

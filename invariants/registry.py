@@ -40,6 +40,11 @@ class Invariant:
     # test's tier is off, a conf file's is on)
     requires: tuple[str, ...] = ()
     severity: str = SAFETY
+    # At an action end, a function of the session's state alone (not of the action or of what the engine
+    # remembers): where no operation, statement end or PodGroup phase came since it last ran at an action end,
+    # it would judge the same state again, so the engine skips it there (`InvariantEngine.skipped`). Its
+    # operation and close checks always run.
+    state_only: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "class": self.cls, "statement": self.statement, "source": self.source,
@@ -50,7 +55,8 @@ _CATALOG: dict[str, Invariant] = {}
 
 
 def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...],
-              requires: tuple[str, ...] = (), severity: str = SAFETY) -> Callable[[CheckFn], CheckFn]:
+              requires: tuple[str, ...] = (), severity: str = SAFETY,
+              state_only: bool = False) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated check function as an invariant."""
     for checkpoint in at:
         if checkpoint not in CHECKPOINTS:
@@ -59,7 +65,7 @@ def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...
     def register(fn: CheckFn) -> CheckFn:
         if id in _CATALOG:
             raise ValueError(f"invariant {id} registered twice")
-        _CATALOG[id] = Invariant(id, statement, cls, source, at, fn, requires, severity)
+        _CATALOG[id] = Invariant(id, statement, cls, source, at, fn, requires, severity, state_only)
         return fn
 
     return register

@@ -25,7 +25,7 @@ def _differs(a: Resource, b: Resource) -> bool:
 
 
 @invariant("job.status-index", "every task sits in exactly one status bucket, the one of its own status", "job",
-           "job_info.go TaskStatusIndex / UpdateTaskStatus", EVERYWHERE)
+           "job_info.go TaskStatusIndex / UpdateTaskStatus", EVERYWHERE, state_only=True)
 def job_status_index(ctx: CheckContext) -> Iterator[Violation]:
     for job in _jobs(ctx):
         indexed: dict[str, TaskStatus] = {}
@@ -48,7 +48,7 @@ def job_status_index(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("job.allocated-sum", "a job's Allocated equals the summed requests of its tasks in an allocated status",
-           "job", "job_info.go AddTaskInfo/DeleteTaskInfo; volcano-semantics §12 item 4", EVERYWHERE)
+           "job", "job_info.go AddTaskInfo/DeleteTaskInfo; volcano-semantics §12 item 4", EVERYWHERE, state_only=True)
 def job_allocated_sum(ctx: CheckContext) -> Iterator[Violation]:
     for job in _jobs(ctx):
         expected = Resource()
@@ -61,7 +61,7 @@ def job_allocated_sum(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("job.total-request", "a job's TotalRequest equals the summed requests of all its tasks", "job",
-           "job_info.go AddTaskInfo; volcano-semantics §12 item 5", (ACTION, CLOSE))
+           "job_info.go AddTaskInfo; volcano-semantics §12 item 5", (ACTION, CLOSE), state_only=True)
 def job_total_request(ctx: CheckContext) -> Iterator[Violation]:
     for job in _jobs(ctx):
         expected = Resource()
@@ -76,7 +76,7 @@ READY = {TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Al
 
 
 @invariant("job.counters", "ready, waiting and valid task counts match their definitions over the job's tasks",
-           "job", "volcano-semantics §4.3", (ACTION, CLOSE))
+           "job", "volcano-semantics §4.3", (ACTION, CLOSE), state_only=True)
 def job_counters(ctx: CheckContext) -> Iterator[Violation]:
     for job in _jobs(ctx):
         statuses = [task.status for task in job.tasks.values()]

@@ -27,7 +27,7 @@ def _sum_violations(ctx: CheckContext, left_name: str, right_name: str, what: st
 
 
 @invariant("node.ledger", "Idle + Used = Allocatable on every node and dimension", "node",
-           "seed 001 (resource identities); pkg/scheduler/api/node_info.go", EVERYWHERE)
+           "seed 001 (resource identities); pkg/scheduler/api/node_info.go", EVERYWHERE, state_only=True)
 def node_ledger(ctx: CheckContext) -> Iterator[Violation]:
     ledger = ctx.ledger()
     for node, dim, found, expected in mismatches(ledger, ledger.idle + ledger.used, ledger.allocatable):
@@ -37,25 +37,25 @@ def node_ledger(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("node.used-sum", "Used equals the summed requests of the node's tasks that are not Pipelined", "node",
-           "seed 001 (Used = Running + Releasing); node_info.go AddTask/RemoveTask", EVERYWHERE)
+           "seed 001 (Used = Running + Releasing); node_info.go AddTask/RemoveTask", EVERYWHERE, state_only=True)
 def node_used_sum(ctx: CheckContext) -> Iterator[Violation]:
     yield from _sum_violations(ctx, "used", "sum_used", "Used")
 
 
 @invariant("node.releasing-sum", "Releasing equals the summed requests of the node's Releasing tasks", "node",
-           "volcano-semantics §3.2-3.3", EVERYWHERE)
+           "volcano-semantics §3.2-3.3", EVERYWHERE, state_only=True)
 def node_releasing_sum(ctx: CheckContext) -> Iterator[Violation]:
     yield from _sum_violations(ctx, "releasing", "sum_releasing", "Releasing")
 
 
 @invariant("node.pipelined-sum", "Pipelined equals the summed requests of the node's Pipelined tasks", "node",
-           "volcano-semantics §3.2-3.3, §12 item 3", EVERYWHERE)
+           "volcano-semantics §3.2-3.3, §12 item 3", EVERYWHERE, state_only=True)
 def node_pipelined_sum(ctx: CheckContext) -> Iterator[Violation]:
     yield from _sum_violations(ctx, "pipelined", "sum_pipelined", "Pipelined")
 
 
 @invariant("node.future-idle", "FutureIdle = Idle + Releasing - Pipelined", "node",
-           "seed 001 (FutureIdle); node_info.go FutureIdle", EVERYWHERE)
+           "seed 001 (FutureIdle); node_info.go FutureIdle", EVERYWHERE, state_only=True)
 def node_future_idle(ctx: CheckContext) -> Iterator[Violation]:
     ledger = ctx.ledger()
     expected = ledger.idle + ledger.releasing - ledger.pipelined
@@ -65,7 +65,7 @@ def node_future_idle(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("node.non-negative", "Used, Releasing and Pipelined are never negative", "node",
-           "volcano-semantics §3.3 (the asserting Sub in RemoveTask)", EVERYWHERE)
+           "volcano-semantics §3.3 (the asserting Sub in RemoveTask)", EVERYWHERE, state_only=True)
 def node_non_negative(ctx: CheckContext) -> Iterator[Violation]:
     ledger = ctx.ledger()
     for label, values in (("Used", ledger.used), ("Releasing", ledger.releasing), ("Pipelined", ledger.pipelined)):
@@ -131,7 +131,7 @@ ON_NODE = {TaskStatus.Allocated, TaskStatus.Pipelined, TaskStatus.Binding, TaskS
 
 
 @invariant("task.single-node", "a task is on at most one node, and the node and the task agree", "job",
-           "volcano-semantics §2.5, §3.2 (AddTask refuses a task already elsewhere)", (ACTION, CLOSE))
+           "volcano-semantics §2.5, §3.2 (AddTask refuses a task already elsewhere)", (ACTION, CLOSE), state_only=True)
 def task_single_node(ctx: CheckContext) -> Iterator[Violation]:
     holders: dict[str, list[str]] = {}
     for name, node in ctx.ssn.nodes.items():
@@ -280,7 +280,7 @@ def node_in_shard(ctx: CheckContext) -> Iterator[Violation]:
            "once each, less the ones this session evicted: its allocate and deallocate handlers follow every "
            "operation", "node",
            "predicates.go (AllocateFunc: NodeInfo.AddPod, DeallocateFunc: RemovePod); seed 004 (event handler "
-           "pairing); semantics §6.3", (ACTION,), requires=("predicates",))
+           "pairing); semantics §6.3", (ACTION,), requires=("predicates",), state_only=True)
 def node_predicates_pod_view(ctx: CheckContext) -> Iterator[Violation]:
     from schedcheck.reference.plugins.k8s_mirror import session_mirror
 

@@ -44,14 +44,14 @@ def _report(kind: str, found: Iterator[tuple[str, list[str]]]) -> Iterator[Viola
 
 
 @invariant("order.job", "the session's job order is a strict weak order on its jobs", "order",
-           "session_plugins.go JobOrderFn; util/priority_queue.go", (ACTION,))
+           "session_plugins.go JobOrderFn; util/priority_queue.go", (ACTION,), state_only=True)
 def job_order(ctx: CheckContext) -> Iterator[Violation]:
     jobs = sorted(ctx.ssn.jobs.values(), key=lambda j: j.uid)
     yield from _report("job", strict_weak_order_violations(jobs, ctx.ssn.job_order_fn, lambda j: f"job {j.uid}"))
 
 
 @invariant("order.task", "the session's task order is a strict weak order on each job's pending tasks", "order",
-           "session_plugins.go TaskOrderFn", (ACTION,))
+           "session_plugins.go TaskOrderFn", (ACTION,), state_only=True)
 def task_order(ctx: CheckContext) -> Iterator[Violation]:
     for job in sorted(ctx.ssn.jobs.values(), key=lambda j: j.uid):
         tasks = sorted(job.tasks_with_status(TaskStatus.Pending), key=lambda t: t.uid)
@@ -61,7 +61,7 @@ def task_order(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("order.queue", "the session's queue order is a strict weak order on the queues that have jobs", "order",
-           "session_plugins.go QueueOrderFn", (ACTION,))
+           "session_plugins.go QueueOrderFn", (ACTION,), state_only=True)
 def queue_order(ctx: CheckContext) -> Iterator[Violation]:
     # Upstream only ever orders queues with jobs (proportion keeps attributes for those alone).
     with_jobs = {job.queue for job in ctx.ssn.jobs.values()}

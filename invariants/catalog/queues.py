@@ -70,7 +70,7 @@ def _mid_rollback(ctx: CheckContext) -> bool:
 
 @invariant("queue.drf-allocated", "drf's allocated per job equals a recomputation from the job's allocated and "
            "pipelined tasks", "queue", "drf.go event handlers; semantics §9.3", (OPERATION, ACTION, CLOSE),
-           requires=("drf",))
+           requires=("drf",), state_only=True)
 def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
     plugin = ctx.ssn.plugins.get("drf")
     if plugin is None or _mid_rollback(ctx):
@@ -92,7 +92,7 @@ def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("queue.accounting-non-negative", "plugin accounting (proportion per queue, drf per job) is never "
-           "negative", "queue", "seed 004 (no negative plugin accounting under churn)", (OPERATION, ACTION, CLOSE))
+           "negative", "queue", "seed 004 (no negative plugin accounting under churn)", (OPERATION, ACTION, CLOSE), state_only=True)
 def accounting_non_negative(ctx: CheckContext) -> Iterator[Violation]:
     plugin = _proportion(ctx)
     job = ctx.ssn.jobs.get(ctx.operation.job) if ctx.operation is not None else None
@@ -115,7 +115,7 @@ def accounting_non_negative(ctx: CheckContext) -> Iterator[Violation]:
 
 @invariant("queue.deserved-bounds", "guarantee <= deserved <= realCapability for every queue whose guarantee "
            "fits its realCapability", "queue", "seed 001 (Deserved formula); proportion.go water-filling",
-           (ACTION,), requires=("proportion",))
+           (ACTION,), requires=("proportion",), state_only=True)
 def deserved_bounds(ctx: CheckContext) -> Iterator[Violation]:
     plugin = _proportion(ctx)
     if plugin is None:
@@ -135,7 +135,7 @@ def deserved_bounds(ctx: CheckContext) -> Iterator[Violation]:
 
 @invariant("queue.deserved-total", "the queues' deserved shares add up to no more than the cluster's resources "
            "(when the guarantees do)", "queue", "proportion.go water-filling; seed 001 (Deserved)", (ACTION,),
-           requires=("proportion",), severity=QUALITY)
+           requires=("proportion",), severity=QUALITY, state_only=True)
 def deserved_total(ctx: CheckContext) -> Iterator[Violation]:
     # Quality: upstream breaks it. A guarantee raises a queue's deserved after the round's share was
     # handed out (Max(deserved, guarantee) follows the cap by request), and the loop then stops with

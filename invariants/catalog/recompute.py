@@ -118,7 +118,7 @@ def _proportion_alone_decides(ssn) -> bool:
 @invariant("queue.drf-share", "drf's share of every job is its largest allocated / cluster-total ratio over the "
            "cluster's dimensions (the dominant share), as the job's allocated now stands", "queue",
            "drf.go calculateShare / updateJobShare; seed 003 (DRF); semantics §9.3", (ACTION,),
-           requires=("drf",))
+           requires=("drf",), state_only=True)
 def drf_share(ctx: CheckContext) -> Iterator[Violation]:
     plugin = ctx.ssn.plugins.get("drf")
     if plugin is None:

@@ -247,7 +247,7 @@ PDB_GUARDED = ("preempt", "reclaim", "gangpreempt", "gangreclaim")  # victims th
            "in a later tier the first tier's victims stand without it, and shuffle's victims are a union the "
            "plugin only adds to", "victim",
            "pkg/scheduler/plugins/pdb/pdb.go (the victim filter for VictimTasksFn, PreemptableFn, ReclaimableFn); "
-           "policy/v1 PodDisruptionBudget", (ACTION,), requires=("pdb",))
+           "policy/v1 PodDisruptionBudget", (ACTION,), requires=("pdb",), state_only=True)
 def victim_pdb_respected(ctx: CheckContext) -> Iterator[Violation]:
     ssn = ctx.ssn
     budgets = ssn.cache.world.pod_disruption_budgets

@@ -1,0 +1,64 @@
+"""State-only rules are not judged twice on the same state at action ends (registry.Invariant.state_only)."""
+
+from __future__ import annotations
+
+import inspect
+
+from schedcheck.invariants.catalog import catalog
+from schedcheck.invariants.registry import ACTION
+from tests.invariants.harness import check
+
+FULL = "enqueue, allocate, backfill, preempt, reclaim"
+
+
+def _idle_shift(ssn, *_):
+    node = ssn.nodes["n2"]
+    node.idle.milli_cpu += 500
+    node._future_idle = None
+
+
+def test_an_unchanged_state_is_not_judged_again_at_the_next_action_end():
+    # basic cluster: after allocate and backfill, preempt and reclaim change nothing
+    engine = check(None, actions=FULL)
+    assert engine.skipped["node.ledger"] > 0 and engine.skipped["order.job"] > 0
+    assert engine.checks["node.ledger"] > 0
+    assert not engine.violations
+
+
+def test_rules_that_read_the_action_or_the_engines_memory_are_never_skipped():
+    engine = check(None, actions=FULL)
+    for inv in catalog():
+        if not inv.state_only:
+            assert engine.skipped[inv.id] == 0, inv.id
+
+
+def test_state_only_rules_read_neither_the_action_nor_what_the_engine_remembers():
+    # the promise the flag makes, in the rule's own code: judged from the session's state alone
+    for inv in catalog():
+        if inv.state_only:
+            assert ACTION in inv.at, inv.id
+            source = inspect.getsource(inv.check)
+            for word in ("ctx.action", "session_state", "run_memory", "ctx.before", "ctx.checkpoint"):
+                assert word not in source, f"{inv.id} reads {word} but is state_only"
+
+
+def test_a_state_changed_by_an_operation_is_judged_again():
+    # the corruption lands once, at the first operation; the action end after it must judge it
+    done = []
+
+    def once(ssn, *_):
+        if not done:
+            done.append(1)
+            _idle_shift(ssn)
+    engine = check("node.ledger", corrupt=("operation", once))
+    assert engine.violations and engine.violations[0].checkpoint in ("operation", "action")
+
+
+def test_a_silent_change_between_unchanged_action_ends_is_still_caught_at_close():
+    # Corrupted at the end of backfill, which changed nothing after allocate: skipped there, judged at close.
+    def at_backfill(ssn, action):
+        if action == "backfill":
+            _idle_shift(ssn)
+    engine = check("node.ledger", corrupt=("action", at_backfill))
+    assert engine.skipped["node.ledger"] > 0
+    assert [v.checkpoint for v in engine.violations] == ["close"]
