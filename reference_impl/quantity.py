@@ -52,13 +52,15 @@ def _away_from_zero(value: Fraction) -> int:
 class Quantity:
     """An exact quantity; compare and hash by value, print canonically."""
 
-    __slots__ = ("_value", "_format")
+    __slots__ = ("_value", "_format", "_int", "_milli")  # _int, _milli: value() and milli_value(), once
 
     def __init__(self, value: int | Fraction = 0, fmt: str = DECIMAL_SI) -> None:
         if fmt not in (DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT):
             raise ValueError(f"unknown quantity format {fmt!r}")
         self._value = _round_to_nano(Fraction(value))
         self._format = fmt
+        self._int: int | None = None
+        self._milli: int | None = None
 
     def __copy__(self) -> Quantity:  # immutable: a copy is the same value
         return self
@@ -139,11 +141,15 @@ class Quantity:
 
     def value(self) -> int:
         """Kubernetes Value(): the integer value, rounded away from zero."""
-        return _away_from_zero(self._value)
+        if self._int is None:
+            self._int = _away_from_zero(self._value)
+        return self._int
 
     def milli_value(self) -> int:
         """Kubernetes MilliValue(): the value in thousandths, rounded away from zero."""
-        return _away_from_zero(self._value * 1000)
+        if self._milli is None:
+            self._milli = _away_from_zero(self._value * 1000)
+        return self._milli
 
     def __str__(self) -> str:
         value = self._value

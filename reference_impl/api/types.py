@@ -25,27 +25,28 @@ class TaskStatus(enum.IntFlag):
 
 ALL_STATUSES: tuple[TaskStatus, ...] = tuple(TaskStatus)
 
-_ALLOCATED = TaskStatus.Allocated | TaskStatus.Binding | TaskStatus.Bound | TaskStatus.Running
-_PREEMPTABLE = TaskStatus.Bound | TaskStatus.Running
-_COMPLETED = TaskStatus.Succeeded | TaskStatus.Failed
-_SCHEDULED = TaskStatus.Running | TaskStatus.Bound | TaskStatus.Succeeded | TaskStatus.Failed
+# A task has one status at a time; sets of them are looked up (IntFlag's `&` builds a new member per call).
+_ALLOCATED = frozenset({TaskStatus.Allocated, TaskStatus.Binding, TaskStatus.Bound, TaskStatus.Running})
+_PREEMPTABLE = frozenset({TaskStatus.Bound, TaskStatus.Running})
+_COMPLETED = frozenset({TaskStatus.Succeeded, TaskStatus.Failed})
+_SCHEDULED = frozenset({TaskStatus.Running, TaskStatus.Bound, TaskStatus.Succeeded, TaskStatus.Failed})
 
 
 def allocated_status(status: TaskStatus) -> bool:
     """Allocated, Binding, Bound, Running (not Pipelined, Releasing or Succeeded)."""
-    return bool(status & _ALLOCATED)
+    return status in _ALLOCATED
 
 
 def preemptable_status(status: TaskStatus) -> bool:
-    return bool(status & _PREEMPTABLE)
+    return status in _PREEMPTABLE
 
 
 def completed_status(status: TaskStatus) -> bool:
-    return bool(status & _COMPLETED)
+    return status in _COMPLETED
 
 
 def scheduled_status(status: TaskStatus) -> bool:
-    return bool(status & _SCHEDULED)
+    return status in _SCHEDULED
 
 
 class PodGroupPhase(str, enum.Enum):
