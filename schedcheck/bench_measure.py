@@ -141,6 +141,9 @@ def upstream_figures(result: dict[str, Any], wall: float) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     path, seed, invariants = argv
+    from schedcheck.gc_tuning import tune_gc
+
+    tune_gc()  # as every schedcheck command runs the reference
     json.dump(reference_session(path, int(seed), invariants == "1"), sys.stdout)
     sys.stdout.write("\n")
     return 0

@@ -48,7 +48,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if row is None:
         parser.print_help()
         return EXIT_USAGE
-    return importlib.import_module(row.module).main(args)
+    module = importlib.import_module(row.module)
+    from schedcheck.gc_tuning import tune_gc
+
+    tune_gc()
+    return module.main(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -195,6 +195,9 @@ def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure |
         from schedcheck.generators.scenarios import scenario_profiles, scenarios
 
         strategy = conf_variants(scenarios(**scenario_profiles[cfg.profile]))
+    from schedcheck.gc_tuning import tune_gc
+
+    tune_gc()  # a worker may be a pytest-xdist or Dask process that did not start through the CLI
     store = FailureStore(open_database(cfg.database), cfg.mutant, cfg.strict)
     stats = WorkerStats(cfg.worker)
     started = time.monotonic()
