@@ -46,9 +46,29 @@ def test_verdicts_agree_tie_disagree_and_unsupported(tmp_path):
 
 def test_an_unknown_test_plugin_is_unsupported_not_a_crash(tmp_path):
     def custom(doc):
-        doc["schedulerConf"]["tiers"][0]["plugins"].append({"name": "device-fit-after-eviction"})
+        doc["schedulerConf"]["tiers"][0]["plugins"].append({"name": "normal-preempt-benchmark-predicate"})
     verdict = ut.judge(_case(tmp_path, "custom", "preempt-equal-priority-no-preemption.yaml", custom))
     assert verdict.verdict == "unsupported" and "unknown plugin" in verdict.detail
+
+
+def test_a_known_test_plugin_without_its_arguments_is_unsupported_with_the_reason(tmp_path):
+    def bare(doc):
+        doc["schedulerConf"]["tiers"][0]["plugins"].append({"name": "device-fit-after-eviction"})
+    verdict = ut.judge(_case(tmp_path, "bare", "preempt-equal-priority-no-preemption.yaml", bare))
+    assert verdict.verdict == "unsupported"
+    assert verdict.detail.startswith("schedulerConf: tiers[0].plugins[") and "arguments.task: missing" in verdict.detail
+
+
+def test_keep_names_the_test_plugin_in_the_header(tmp_path):
+    source = "upstream/shuffle-TestShuffle-select-pods-with-low-priority-and-evict-them.yaml"
+    note = {ut.TEST_PLUGINS_NOTE: "fake: a gomock plugin, as test-victims-by-priority"}
+    case = _case(tmp_path, "shuffle-case", source, notes=note)
+    summary = ut.Summary(source="here", cases=[ut.judge(case)])
+    assert summary.cases[0].verdict == "agree"
+    assert ut.keep(tmp_path, summary, tmp_path / "kept") == 1
+    header = (tmp_path / "kept" / "shuffle-case.yaml").read_text(encoding="utf-8").splitlines()[:3]
+    assert header[2] == ("# Upstream's test-only plugin, written as a schedcheck test plugin "
+                         "(schedcheck/scenario/testplugins.py): fake: a gomock plugin, as test-victims-by-priority.")
 
 
 def test_from_a_folder_exit_status_follows_the_disagreements(tmp_path, capsys):

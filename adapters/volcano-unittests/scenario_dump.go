@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"volcano.sh/volcano/pkg/scheduler/api"
 	"volcano.sh/volcano/pkg/scheduler/conf"
 	"volcano.sh/volcano/pkg/scheduler/framework"
 )
@@ -160,7 +161,7 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 	}
 	// A tier's plugin without a builder registered by the test never runs (OpenSession skips it), so it
 	// is left out: the scenario holds the plugins upstream's session really had.
-	var unbuilt []string
+	var unbuilt, fixtures []string
 	tiers := []interface{}{}
 	for _, tier := range session.tiers {
 		plugins := []interface{}{}
@@ -169,7 +170,13 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 				unbuilt = append(unbuilt, option.Name)
 				continue
 			}
-			plugins = append(plugins, schedcheckPlugin(option))
+			entry := schedcheckPlugin(option)
+			if note, reason := schedcheckTestPlugin(test, session.tiers, option, entry); reason != "" {
+				unsupported = append(unsupported, reason)
+			} else if note != "" {
+				fixtures = append(fixtures, note)
+			}
+			plugins = append(plugins, entry)
 		}
 		if len(plugins) > 0 {
 			tiers = append(tiers, map[string]interface{}{"plugins": plugins})
@@ -336,6 +343,9 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 	if len(unbuilt) > 0 {
 		annotations["schedcheck.io/upstream-unbuilt-plugins"] = strings.Join(unbuilt, ",")
 	}
+	if len(fixtures) > 0 {
+		annotations["schedcheck.io/upstream-test-plugins"] = strings.Join(fixtures, "; ")
+	}
 	if len(renamed) > 0 {
 		annotations["schedcheck.io/upstream-renamed-hypernodes"] = strings.Join(renamed, ", ")
 	}
@@ -368,4 +378,101 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 	}
 	pid := os.Getpid()
 	_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s.%d.json", name, pid)), raw, 0o644)
+}
+
+// schedcheckTestFixtures are the names under which upstream's tests register their own test-only plugins,
+// which schedcheck re-implements (schedcheck/scenario/testplugins.py, adapters/volcano/testplugins.go).
+var schedcheckTestFixtures = map[string]bool{"test-rejecter": true, "device-fit-after-eviction": true, "fake": true}
+
+// schedcheckTestPlugin rewrites entry, a tier's plugin the test built with a test-only builder, as the
+// schedcheck test plugin doing the same, with what the fixture holds as arguments. It returns a note for
+// the scenario's annotations, or the reason the case cannot be converted. Other plugins are left alone.
+// The fixture is recognised by the type its builder returns (reflection: uthelper.RejecterPlugin is not in
+// every Volcano version, and the other two are types of test packages).
+func schedcheckTestPlugin(test *TestCommonStruct, tiers []conf.Tier, option conf.PluginOption,
+	entry map[string]interface{}) (string, string) {
+	builder, ok := test.Plugins[option.Name]
+	if !ok || !schedcheckTestFixtures[option.Name] {
+		return "", ""
+	}
+	plugin := builder(nil)
+	value := reflect.ValueOf(plugin)
+	if value.Kind() != reflect.Ptr || value.IsNil() || value.Elem().Kind() != reflect.Struct {
+		return "", fmt.Sprintf("test-only plugin %s of type %T is not one schedcheck models", option.Name, plugin)
+	}
+	kind := value.Elem().Type()
+	switch {
+	case kind.Name() == "RejecterPlugin":
+		field := value.Elem().FieldByName("RejectJob")
+		if !field.IsValid() || field.Kind() != reflect.String {
+			return "", fmt.Sprintf("test-only plugin %s: a RejecterPlugin without a RejectJob string", option.Name)
+		}
+		entry["name"] = "test-rejecter"
+		entry["arguments"] = map[string]interface{}{"rejectJob": field.String()}
+		return fmt.Sprintf("%s: uthelper.RejecterPlugin{RejectJob: %q}", option.Name, field.String()), ""
+	case kind.Name() == "deviceFitAfterEvictionPlugin":
+		// the fixture names both tasks in its predicate's body: the preemptor is refused while the
+		// preemptee, not yet Releasing, is on the node
+		entry["name"] = "device-fit-after-eviction"
+		entry["arguments"] = map[string]interface{}{"task": "preemptor", "blocker": "preemptee"}
+		return fmt.Sprintf("%s: preempt_test.go's fixture (task preemptor, blocker preemptee)", option.Name), ""
+	case kind.Name() == "MockPlugin":
+		priority, reason := schedcheckProbeVictims(test, tiers, option)
+		if reason != "" {
+			return "", fmt.Sprintf("test-only plugin %s (a gomock plugin): %s", option.Name, reason)
+		}
+		entry["name"] = "test-victims-by-priority"
+		entry["arguments"] = map[string]interface{}{"priority": priority}
+		return fmt.Sprintf("%s: a gomock plugin whose victim function picks the priority-%d candidates, "+
+			"as test-victims-by-priority", option.Name, priority), ""
+	}
+	return "", fmt.Sprintf("test-only plugin %s of type %s is not one schedcheck models", option.Name, kind)
+}
+
+// schedcheckProbeVictims reads what a mock plugin's victim function (added to the open session by the test)
+// picks: it is called, as shuffle calls it, on the session's Running tasks, and must pick exactly the
+// tasks of one priority. The mock must be the tiers' only plugin with victims enabled.
+func schedcheckProbeVictims(test *TestCommonStruct, tiers []conf.Tier, option conf.PluginOption) (int32, string) {
+	if option.EnabledVictim == nil || !*option.EnabledVictim {
+		return 0, "only a mock with victims enabled is modelled"
+	}
+	for _, tier := range tiers {
+		for _, other := range tier.Plugins {
+			if other.Name != option.Name && other.EnabledVictim != nil && *other.EnabledVictim {
+				return 0, "another plugin with victims enabled (" + other.Name + ") would blur the probe"
+			}
+		}
+	}
+	if test.ssn == nil {
+		return 0, "no open session to probe"
+	}
+	var candidates []*api.TaskInfo
+	for _, job := range test.ssn.Jobs {
+		for _, task := range job.Tasks {
+			if task.Status == api.Running {
+				candidates = append(candidates, task)
+			}
+		}
+	}
+	picked := test.ssn.VictimTasks(candidates)
+	if len(picked) == 0 {
+		return 0, "its victim function picks none of the Running tasks"
+	}
+	priorities := map[int32]bool{}
+	for task := range picked {
+		priorities[task.Priority] = true
+	}
+	if len(priorities) != 1 {
+		return 0, "its victim function picks tasks of several priorities"
+	}
+	var priority int32
+	for p := range priorities {
+		priority = p
+	}
+	for _, task := range candidates {
+		if task.Priority == priority && !picked[task] {
+			return 0, fmt.Sprintf("its victim function leaves out a task of priority %d", priority)
+		}
+	}
+	return priority, ""
 }

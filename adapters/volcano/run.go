@@ -100,6 +100,9 @@ func Run(sc *Scenario) (*Result, error) {
 	if err != nil {
 		return nil, failf("schedulerConf: %v", err)
 	}
+	if err := checkTestPlugins(tiers); err != nil {
+		return nil, err
+	}
 	res := &Result{
 		Protocol: 1, Scenario: sc.Name, Cycles: sc.Cycles,
 		Binds: map[string]string{}, Evicted: []string{}, Pipelined: map[string]string{},

@@ -8,7 +8,9 @@ with `go test -overlay` (the checkout is never written to) laying adapters/volca
 into pkg/scheduler/uthelper, so every case that reaches `Run` is written out as a schedcheck scenario whose
 `expect` block is upstream's own expectation. Each scenario then runs on the reference at seed 0 (and, if
 that disagrees, at seeds 1-7 for a tie-break): agree, agree only under another tie-break, disagree, or
-unsupported (a test-only plugin, a conf upstream's loader refuses, ...). The scenarios and a report go to the report folder.
+unsupported (a test-only plugin the dump does not recognise, a conf upstream's loader refuses, ...). The
+test-only plugins it does recognise (uthelper.RejecterPlugin, preempt's device-fit-after-eviction fixture,
+shuffle's gomock victim plugin) are written as schedcheck's test plugins (schedcheck/scenario/testplugins.py). The scenarios and a report go to the report folder.
 """
 
 from __future__ import annotations
@@ -147,6 +149,7 @@ def extract(src: Path, packages: list[str], out_dir: Path) -> tuple[float, list[
 
 
 SOURCE_NOTE = "schedcheck.io/upstream-source"
+TEST_PLUGINS_NOTE = "schedcheck.io/upstream-test-plugins"  # the test-only plugins the dump recognised
 
 
 def _origin(src: Path) -> str:
@@ -257,6 +260,9 @@ def keep(scenarios: Path, summary: Summary, target: Path) -> int:
         header = (f"# Upstream unit test {case.test}, case {case.case!r}: its objects, tiers, actions and expectations,\n"
                   f"# extracted by `schedcheck upstream-tests` from {notes.get(SOURCE_NOTE, summary.source)}; "
                   f"the reference meets them.\n")
+        if notes.get(TEST_PLUGINS_NOTE):
+            header += (f"# Upstream's test-only plugin, written as a schedcheck test plugin "
+                       f"(schedcheck/scenario/testplugins.py): {notes[TEST_PLUGINS_NOTE]}.\n")
         destination.write_text(header + text, encoding="utf-8")
         written += 1
     return written

@@ -19,7 +19,8 @@ scheduler.go loadSchedulerConf, read at ed72c7c8):
 `pipelinePersistence` (upstream | persistent, default upstream) is schedcheck's own key, not
 upstream's: it selects the unmerged cross-session pipelined-state design (conf.py).
 Upstream skips (with an error log) a plugin name it has no builder for, at
-session open; here an unknown plugin name is an input error.
+session open; here an unknown plugin name is an input error. The names of upstream's
+test-only plugins (testplugins.py) are known too, with their arguments checked.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from schedcheck.reference.framework.conf import (
 )
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
+from schedcheck.scenario.testplugins import TEST_PLUGINS, check_arguments
 
 CONF_OBJECT = "schedulerConf"
 CONFIGMAP_KEY = "volcano-scheduler.conf"
@@ -197,7 +199,7 @@ def _plugin(reader: _ConfReader, value: Any, field: str) -> PluginOption:
     name = doc.get("name")
     if not isinstance(name, str):
         reader.fail(f"{field}.name", f"expected a plugin name, got {describe(name)}")
-    if name not in KNOWN_PLUGINS:
+    if name not in KNOWN_PLUGINS and name not in TEST_PLUGINS:
         close = difflib.get_close_matches(name, sorted(KNOWN_PLUGINS), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         reader.fail(f"{field}.name", f'unknown plugin "{name}"{hint}')
@@ -209,6 +211,9 @@ def _plugin(reader: _ConfReader, value: Any, field: str) -> PluginOption:
         if flag is not None:  # an unset flag is absent, as in default_scheduler_conf()
             flags[key] = flag
     arguments = reader.mapping(doc.get("arguments"), f"{field}.arguments")
+    if name in TEST_PLUGINS:  # upstream's test-only fixtures (testplugins.py): their arguments are required
+        check_arguments(name, arguments, lambda key, why: reader.fail(f"{field}.arguments.{key}", why),
+                        lambda key, why: reader.warn(f"{field}.arguments.{key}", why))
     return PluginOption(name=name, arguments=arguments, flags=flags)
 
 
