@@ -122,7 +122,7 @@ class InvariantEngine:
         if op.op in FORWARD_OPS:
             state.forward[op.task_uid] = op
         self._run(OPERATION, state, CheckContext(ssn, OPERATION, ssn.cycle, ssn.current_action, operation=op,
-                                                 session_state=state.memory))
+                                                 session_state=state.memory), operation=op.op)
 
     def _on_statement_begin(self, ssn: Session, stmt: Any, state: _SessionState) -> None:
         state.open.add(stmt.id)
@@ -182,11 +182,14 @@ class InvariantEngine:
 
     # -- running checks ----------------------------------------------------------------------
 
-    def _run(self, checkpoint: str, state: _SessionState, ctx: CheckContext, stamp: Any = None) -> None:
+    def _run(self, checkpoint: str, state: _SessionState, ctx: CheckContext, stamp: Any = None,
+             operation: str = "") -> None:
         if self.stop_at_first and self.violations:
             return
         clock, cost, checks, judged = self.clock, self.cost, self.checks, state.judged
         for inv in state.active.get(checkpoint, ()):
+            if operation and inv.operations is not None and operation not in inv.operations:
+                continue
             if stamp is not None and inv.state_only:
                 if judged.get(inv.id) == stamp:
                     self.skipped[inv.id] += 1

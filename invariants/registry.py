@@ -21,6 +21,11 @@ ACTION = "action"  # after every action
 CLOSE = "close"  # after the session closes (PodGroup status written, cache updated)
 CHECKPOINTS = (OPERATION, STATEMENT, ACTION, CLOSE)
 
+# The operations that move a task onto or off a node's ledger and fire the plugins' event handlers; a bind
+# (dispatch: an allocated task handed to the binder) does neither, so rules of the node ledgers and of the
+# plugins' accounting judge these alone at an operation (they judge every node and job at action ends).
+LEDGER_OPS = frozenset({"allocate", "pipeline", "evict", "unallocate", "unpipeline", "unevict", "release"})
+
 SAFETY = "safety"  # must never fail, upstream included
 QUALITY = "quality"  # upstream itself may fail it (e.g. minimal evictions): a finding, not a crash
 
@@ -45,6 +50,8 @@ class Invariant:
     # it would judge the same state again, so the engine skips it there (`InvariantEngine.skipped`). Its
     # operation and close checks always run.
     state_only: bool = False
+    # At the operation checkpoint, the operations it judges (None: every one).
+    operations: frozenset[str] | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "class": self.cls, "statement": self.statement, "source": self.source,
@@ -56,7 +63,7 @@ _CATALOG: dict[str, Invariant] = {}
 
 def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...],
               requires: tuple[str, ...] = (), severity: str = SAFETY,
-              state_only: bool = False) -> Callable[[CheckFn], CheckFn]:
+              state_only: bool = False, operations: frozenset[str] | None = None) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated check function as an invariant."""
     for checkpoint in at:
         if checkpoint not in CHECKPOINTS:
@@ -65,7 +72,7 @@ def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...
     def register(fn: CheckFn) -> CheckFn:
         if id in _CATALOG:
             raise ValueError(f"invariant {id} registered twice")
-        _CATALOG[id] = Invariant(id, statement, cls, source, at, fn, requires, severity, state_only)
+        _CATALOG[id] = Invariant(id, statement, cls, source, at, fn, requires, severity, state_only, operations)
         return fn
 
     return register

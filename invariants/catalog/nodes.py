@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.ledger import build_ledger, mismatches, negatives
 from schedcheck.invariants.placement import label_selector_matches
-from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, invariant
+from schedcheck.invariants.registry import ACTION, CLOSE, LEDGER_OPS, OPERATION, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.types import TaskStatus
 
@@ -27,7 +27,8 @@ def _sum_violations(ctx: CheckContext, left_name: str, right_name: str, what: st
 
 
 @invariant("node.ledger", "Idle + Used = Allocatable on every node and dimension", "node",
-           "seed 001 (resource identities); pkg/scheduler/api/node_info.go", EVERYWHERE, state_only=True)
+           "seed 001 (resource identities); pkg/scheduler/api/node_info.go", EVERYWHERE,
+           state_only=True, operations=LEDGER_OPS)
 def node_ledger(ctx: CheckContext) -> Iterator[Violation]:
     ledger = ctx.ledger()
     for node, dim, found, expected in mismatches(ledger, ledger.idle + ledger.used, ledger.allocatable):
@@ -37,25 +38,26 @@ def node_ledger(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("node.used-sum", "Used equals the summed requests of the node's tasks that are not Pipelined", "node",
-           "seed 001 (Used = Running + Releasing); node_info.go AddTask/RemoveTask", EVERYWHERE, state_only=True)
+           "seed 001 (Used = Running + Releasing); node_info.go AddTask/RemoveTask", EVERYWHERE,
+           state_only=True, operations=LEDGER_OPS)
 def node_used_sum(ctx: CheckContext) -> Iterator[Violation]:
     yield from _sum_violations(ctx, "used", "sum_used", "Used")
 
 
 @invariant("node.releasing-sum", "Releasing equals the summed requests of the node's Releasing tasks", "node",
-           "volcano-semantics §3.2-3.3", EVERYWHERE, state_only=True)
+           "volcano-semantics §3.2-3.3", EVERYWHERE, state_only=True, operations=LEDGER_OPS)
 def node_releasing_sum(ctx: CheckContext) -> Iterator[Violation]:
     yield from _sum_violations(ctx, "releasing", "sum_releasing", "Releasing")
 
 
 @invariant("node.pipelined-sum", "Pipelined equals the summed requests of the node's Pipelined tasks", "node",
-           "volcano-semantics §3.2-3.3, §12 item 3", EVERYWHERE, state_only=True)
+           "volcano-semantics §3.2-3.3, §12 item 3", EVERYWHERE, state_only=True, operations=LEDGER_OPS)
 def node_pipelined_sum(ctx: CheckContext) -> Iterator[Violation]:
     yield from _sum_violations(ctx, "pipelined", "sum_pipelined", "Pipelined")
 
 
 @invariant("node.future-idle", "FutureIdle = Idle + Releasing - Pipelined", "node",
-           "seed 001 (FutureIdle); node_info.go FutureIdle", EVERYWHERE, state_only=True)
+           "seed 001 (FutureIdle); node_info.go FutureIdle", EVERYWHERE, state_only=True, operations=LEDGER_OPS)
 def node_future_idle(ctx: CheckContext) -> Iterator[Violation]:
     ledger = ctx.ledger()
     expected = ledger.idle + ledger.releasing - ledger.pipelined
@@ -65,7 +67,8 @@ def node_future_idle(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("node.non-negative", "Used, Releasing and Pipelined are never negative", "node",
-           "volcano-semantics §3.3 (the asserting Sub in RemoveTask)", EVERYWHERE, state_only=True)
+           "volcano-semantics §3.3 (the asserting Sub in RemoveTask)", EVERYWHERE,
+           state_only=True, operations=LEDGER_OPS)
 def node_non_negative(ctx: CheckContext) -> Iterator[Violation]:
     ledger = ctx.ledger()
     for label, values in (("Used", ledger.used), ("Releasing", ledger.releasing), ("Pipelined", ledger.pipelined)):

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, QUALITY, STATEMENT, invariant
+from schedcheck.invariants.registry import (
+    ACTION, CLOSE, LEDGER_OPS, OPERATION, QUALITY, STATEMENT, invariant,
+)
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import MIN_RESOURCE, Resource, Zero
 from schedcheck.reference.api.types import TaskStatus, allocated_status
@@ -70,7 +72,7 @@ def _mid_rollback(ctx: CheckContext) -> bool:
 
 @invariant("queue.drf-allocated", "drf's allocated per job equals a recomputation from the job's allocated and "
            "pipelined tasks", "queue", "drf.go event handlers; semantics §9.3", (OPERATION, ACTION, CLOSE),
-           requires=("drf",), state_only=True)
+           requires=("drf",), state_only=True, operations=LEDGER_OPS)
 def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
     plugin = ctx.ssn.plugins.get("drf")
     if plugin is None or _mid_rollback(ctx):
@@ -92,7 +94,8 @@ def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("queue.accounting-non-negative", "plugin accounting (proportion per queue, drf per job) is never "
-           "negative", "queue", "seed 004 (no negative plugin accounting under churn)", (OPERATION, ACTION, CLOSE), state_only=True)
+           "negative", "queue", "seed 004 (no negative plugin accounting under churn)", (OPERATION, ACTION, CLOSE),
+           state_only=True, operations=LEDGER_OPS)
 def accounting_non_negative(ctx: CheckContext) -> Iterator[Violation]:
     plugin = _proportion(ctx)
     job = ctx.ssn.jobs.get(ctx.operation.job) if ctx.operation is not None else None

@@ -1,11 +1,12 @@
-"""State-only rules are not judged twice on the same state at action ends (registry.Invariant.state_only)."""
+"""What the engine does not judge again: state-only rules on an unchanged state at action ends
+(registry.Invariant.state_only), ledger rules at the operations that leave the ledgers alone (operations)."""
 
 from __future__ import annotations
 
 import inspect
 
 from schedcheck.invariants.catalog import catalog
-from schedcheck.invariants.registry import ACTION
+from schedcheck.invariants.registry import ACTION, LEDGER_OPS
 from tests.invariants.harness import check
 
 FULL = "enqueue, allocate, backfill, preempt, reclaim"
@@ -62,3 +63,30 @@ def test_a_silent_change_between_unchanged_action_ends_is_still_caught_at_close(
     engine = check("node.ledger", corrupt=("action", at_backfill))
     assert engine.skipped["node.ledger"] > 0
     assert [v.checkpoint for v in engine.violations] == ["close"]
+
+
+def test_ledger_rules_are_not_judged_at_a_bind_and_are_at_every_ledger_operation():
+    seen: list[str] = []
+
+    def note(ssn, op):
+        seen.append(op.op)
+    engine = check("node.ledger", corrupt=("operation", note))
+    assert "bind" in seen and "allocate" in seen
+    assert engine.checks["node.ledger"] >= sum(1 for op in seen if op in LEDGER_OPS)
+    assert not engine.violations
+
+
+def test_a_ledger_broken_at_a_bind_is_caught_at_the_action_end():
+    def at_bind(ssn, op):
+        if op.op == "bind":
+            ssn.nodes[op.node].idle.milli_cpu += 500
+            ssn.nodes[op.node]._future_idle = None
+    engine = check("node.ledger", corrupt=("operation", at_bind))
+    assert engine.violations and {v.checkpoint for v in engine.violations} == {"action", "close"}
+
+
+def test_only_rules_that_judge_the_ledgers_or_the_plugins_accounting_skip_binds():
+    for inv in catalog():
+        if inv.operations is not None:
+            assert inv.id.startswith(("node.", "queue.")), inv.id
+            assert "bind" not in inv.operations
