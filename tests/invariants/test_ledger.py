@@ -22,7 +22,10 @@ def _task(name: str, status: TaskStatus, gpu: str = "") -> TaskInfo:
     return task
 
 
-def test_rows_sum_each_class_and_a_dimension_only_a_task_has_widens_every_row():
+def test_rows_sum_each_class_and_a_dimension_only_a_task_has_widens_every_row(monkeypatch):
+    from schedcheck.invariants import ledger as module
+
+    monkeypatch.setattr(module, "ROWS_UP_TO", 0)  # numpy's indexing below
     busy, empty = NodeInfo(node("n1")), NodeInfo(node("n2", cpu="2"))
     busy.add_task(_task("run", TaskStatus.Running))
     busy.add_task(_task("gone", TaskStatus.Releasing))
@@ -49,8 +52,8 @@ def test_no_nodes_no_rows():
 
 
 def test_a_one_node_ledger_in_python_rows_finds_what_numpy_finds(monkeypatch):
-    """The operation checkpoint's one-node ledger is plain Python (ledger.Rows); the node rules' arithmetic
-    and comparisons on it must give numpy's answers, broken ledgers included."""
+    """A ledger of a few nodes (an operation's node, a small cluster) is plain Python (ledger.Rows); the node
+    rules' arithmetic and comparisons on it must give numpy's answers, broken ledgers included."""
     from schedcheck.invariants import ledger as module
 
     def findings() -> list:
@@ -73,3 +76,22 @@ def test_a_one_node_ledger_in_python_rows_finds_what_numpy_finds(monkeypatch):
     assert isinstance(build_ledger([busy]).idle, np.ndarray)
     assert rows == findings()
     assert rows[0] and rows[1] and rows[3] == [("n1", "cpu", -700.0)] and not rows[2]
+
+
+def test_a_few_nodes_in_python_rows_find_what_numpy_finds(monkeypatch):
+    from schedcheck.invariants import ledger as module
+
+    busy, empty = NodeInfo(node("n1")), NodeInfo(node("n2", cpu="2"))
+    busy.add_task(_task("run", TaskStatus.Running))
+    busy.add_task(_task("later", TaskStatus.Pipelined, gpu="1"))
+    empty.idle.milli_cpu -= 300  # Idle + Used != Allocatable on n2
+
+    def findings() -> list:
+        ledger = build_ledger([busy, empty])
+        return [mismatches(ledger, ledger.idle + ledger.used, ledger.allocatable),
+                mismatches(ledger, ledger.used, ledger.sum_used), negatives(ledger, ledger.idle - ledger.allocatable)]
+
+    assert isinstance(build_ledger([busy, empty]).idle, module.Rows)
+    rows = findings()
+    monkeypatch.setattr(module, "ROWS_UP_TO", 0)
+    assert rows == findings() and rows[0] == [("n2", "cpu", 1700.0, 2000.0)]
