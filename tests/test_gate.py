@@ -142,6 +142,7 @@ def test_a_drawn_cluster_is_checked_under_its_conf_variants_and_a_variant_failur
                                 strategy=st.just((doc, [without_drf, with_drf])))
     assert failure is not None and failure.invariant == "queue.drf-allocated"
     assert failure.doc["schedulerConf"] == with_drf and failure.doc["objects"] == doc["objects"]
+    assert failure.doc["metadata"]["name"] == variant["metadata"]["name"]  # named from its content once it failed
 
 
 def test_gate_bench_times_every_stage_of_a_fixed_sample(capsys):
