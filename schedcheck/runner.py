@@ -30,6 +30,14 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     off by default, because the gate runs millions of sessions and never reads them); with `consume`, the
     scheduler takes `scenario.objects` without copying them (they change: for a scenario built for this run).
     """
+    if scenario.extender_server is not None:  # start the extender's process for this run (scenario/extender.py)
+        import dataclasses
+
+        from schedcheck.scenario.extender import resolve_conf, serving
+
+        with serving(scenario.extender_server) as url:
+            served = dataclasses.replace(scenario, conf=resolve_conf(scenario.conf, url), extender_server=None)
+            return run_scenario(served, seed, engine, check_invariants, overkill, tie_chooser, ledgers, consume)
     if engine is None and check_invariants:
         engine = InvariantEngine()
     hooks_factory = engine.hooks if engine is not None else None
