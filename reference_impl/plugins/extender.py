@@ -179,19 +179,32 @@ class ExtenderPlugin(Plugin):
     def __init__(self, arguments: dict[str, Any]) -> None:
         super().__init__(arguments)
         self.config = ExtenderConfig(arguments)
+        self.ssn: Session | None = None
         self.calls: list[tuple[str, str]] = []  # (verb, outcome) of every call this session, in order
+        # What the extender answered, by (verb, request body): an observer's question (ssn.observing, a
+        # harness's checks re-asking a vote) gets the same answer without a call the scheduler never made.
+        self.answers: dict[tuple[str, bytes], dict[str, Any] | ExtenderError] = {}
 
     def call(self, verb_key: str, body: Any, shape: str | None) -> dict[str, Any]:
         verb = self.config.verbs[verb_key]
+        key = (verb_key, wire.marshal(body))
+        if self.ssn is not None and self.ssn.observing and key in self.answers:
+            answer = self.answers[key]
+            if isinstance(answer, ExtenderError):
+                raise answer
+            return dict(answer)
         try:
             fields = send(self.config, verb, body, shape)
         except ExtenderError as err:
             self.calls.append((verb_key, f"error: {err}"))
+            self.answers[key] = err
             raise
         self.calls.append((verb_key, "ok"))
+        self.answers[key] = dict(fields)
         return fields
 
     def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
         config = self.config
         verbs = config.verbs
         if verbs["onSessionOpen"]:

@@ -20,11 +20,11 @@ value encodings (Go's shortest float format, integral floats without a fraction,
   .resources.requests; initContainers likewise; nodeName, nodeSelector, schedulerName, priority,
   priorityClassName), status.phase. Requests are the reference's (limits folded in, as the API server
   defaults them); limits, affinity, tolerations, volumes and every other Pod field are not rendered.
-- NodeInfo: Name, Node, Releasing, Pipelined, Idle, Used, Allocatable, Capacity, Tasks (by task UID),
+- NodeInfo: Name, Node, Releasing, Pipelined, Idle, Used, Allocatable, Capacity, Tasks (by namespace/name),
   RevocableZone. Not rendered: State, ResourceUsage, NumaInfo, UnassignedNumaPods, NumaSchedulerInfo,
   Others, OversubscriptionNode, OfflineJobEvicting, OversubscriptionResource, ImageStates, Generation,
   BindGeneration.
-- Node: metadata (name, uid, labels, annotations), spec (unschedulable, taints), status (capacity,
+- Node: metadata (name, labels, annotations; not uid, which the reference invents when a scenario omits it), spec (unschedulable, taints), status (capacity,
   allocatable). Not rendered: conditions, images, addresses and the rest.
 - JobInfo: UID, Name, Namespace, Queue, Priority, MinAvailable, AllocatedHyperNode, Tasks (by task UID),
   TaskMinAvailable, TaskMinAvailableTotal, Allocated, TotalRequest, PodGroup, Preemptable. Not rendered:
@@ -194,16 +194,17 @@ def render_task(task: TaskInfo | None) -> dict[str, Any] | None:
     }
 
 
-def _tasks(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
-    """A TasksMap: keyed by task UID, sorted as Go sorts map keys."""
-    by_uid = {task.uid: task for task in tasks.values()}
-    return {uid: render_task(by_uid[uid]) for uid in sorted(by_uid)}
+def _tasks(tasks: dict[str, TaskInfo], by_pod_key: bool = False) -> dict[str, Any]:
+    """A TasksMap, sorted as Go sorts map keys: a job's keyed by task UID, a node's by the pod's
+    namespace/name (NodeInfo.AddTask keys by PodKey)."""
+    keyed = {(task.key if by_pod_key else task.uid): task for task in tasks.values()}
+    return {key: render_task(keyed[key]) for key in sorted(keyed)}
 
 
 def render_k8s_node(node: Node | None) -> dict[str, Any] | None:
     if node is None:
         return None
-    metadata = _omit_empty({"name": node.name, "uid": node.uid, "labels": _sorted_map(node.labels),
+    metadata = _omit_empty({"name": node.name, "labels": _sorted_map(node.labels),
                             "annotations": _sorted_map(node.annotations)})
     taints = [_omit_empty({"key": t.key, "value": t.value, "effect": t.effect}) for t in node.taints]
     spec = _omit_empty({"unschedulable": node.unschedulable, "taints": taints})
@@ -218,7 +219,7 @@ def render_node(node: NodeInfo | None) -> dict[str, Any] | None:
         "Name": node.name, "Node": render_k8s_node(node.node), "Releasing": render_resource(node.releasing),
         "Pipelined": render_resource(node.pipelined), "Idle": render_resource(node.idle),
         "Used": render_resource(node.used), "Allocatable": render_resource(node.allocatable),
-        "Capacity": render_resource(node.capacity), "Tasks": _tasks(node.tasks), "RevocableZone": "",
+        "Capacity": render_resource(node.capacity), "Tasks": _tasks(node.tasks, by_pod_key=True), "RevocableZone": "",
     }
 
 
