@@ -184,6 +184,9 @@ class ExtenderPlugin(Plugin):
         # What the extender answered, by (verb, request body): an observer's question (ssn.observing, a
         # harness's checks re-asking a vote) gets the same answer without a call the scheduler never made.
         self.answers: dict[tuple[str, bytes], dict[str, Any] | ExtenderError] = {}
+        # The predicate's last verdict for (task uid, node name) this session, None for a pass: what the
+        # scheduler was told, for an observer to judge placements by.
+        self.verdicts: dict[tuple[str, str], FitError | None] = {}
 
     def call(self, verb_key: str, body: Any, shape: str | None) -> dict[str, Any]:
         verb = self.config.verbs[verb_key]
@@ -248,6 +251,12 @@ class ExtenderPlugin(Plugin):
     # -- extension points ---------------------------------------------------------------
 
     def predicate(self, task: TaskInfo, node: Any) -> Exception | None:
+        verdict = self._predicate(task, node)
+        if self.ssn is None or not self.ssn.observing:
+            self.verdicts[(task.uid, node.name)] = verdict
+        return verdict
+
+    def _predicate(self, task: TaskInfo, node: Any) -> FitError | None:
         if not is_interested(self.config, task):
             return None
         try:
