@@ -212,3 +212,10 @@ def test_each_extender_scenario_depends_on_what_it_tests(path):
 
 def test_there_are_extender_scenarios():
     assert len(list(SCENARIOS.glob("extender-*.yaml"))) >= 9
+
+
+def test_generated_confs_leave_the_extender_out():
+    from schedcheck.generators.confs import OPTIONAL_PLUGINS, TIER_SETS
+
+    assert "extender" not in OPTIONAL_PLUGINS
+    assert all(p.get("name") != "extender" for tiers in TIER_SETS.values() for tier in tiers for p in tier)
