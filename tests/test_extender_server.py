@@ -211,7 +211,7 @@ def test_each_extender_scenario_depends_on_what_it_tests(path):
 
 
 def test_there_are_extender_scenarios():
-    assert len(list(SCENARIOS.glob("extender-*.yaml"))) >= 9
+    assert len(list(SCENARIOS.glob("extender-*.yaml"))) >= 10
 
 
 def test_generated_confs_leave_the_extender_out():
