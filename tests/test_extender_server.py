@@ -219,3 +219,12 @@ def test_generated_confs_leave_the_extender_out():
 
     assert "extender" not in OPTIONAL_PLUGINS
     assert all(p.get("name") != "extender" for tiers in TIER_SETS.values() for tier in tiers for p in tier)
+
+
+def test_corpus_mutations_leave_the_extender_scenarios_out():
+    """The gate edits corpus scenarios and runs them from no file: the server's path would not resolve."""
+    from schedcheck.gate_corpus import corpus, corpus_documents
+    from schedcheck.gate_properties import _uses_extender
+
+    left_out = {entry.path.stem for entry, doc in zip(corpus(), corpus_documents()) if _uses_extender(doc)}
+    assert left_out == {p.stem for p in SCENARIOS.glob("extender-*.yaml")}

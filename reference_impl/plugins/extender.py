@@ -11,7 +11,9 @@ anything else makes upstream exit, here ExtenderArgumentError).
 
 Each call POSTs `<urlPrefix without trailing slashes>/<verb>` with a JSON body (extender_json.py says which
 fields are rendered) and Content-Type application/json. A transport error, a timeout, a status other than
-200, a body over 10 MiB or a body that does not decode is an error; what an error does depends on the verb:
+200, a reply body over 10 MiB or one that does not decode is an error (Go's decoder fails only when it must
+read past 10 MiB to finish the first JSON value; the reference fails on any longer body); what an error
+does depends on the verb:
 
 - onSessionOpen (only when its verb is set): on an error, a non-ignorable extender registers nothing at all
   for the session (it returns before registering); an ignorable one goes on.
@@ -117,9 +119,8 @@ def managed_resources(arguments: dict[str, Any]) -> frozenset[str]:
     return frozenset(value)
 
 
-def send(config: ExtenderConfig, verb: str, body: Any, shape: str | None) -> dict[str, Any]:
-    """POST the body to the verb's URL; the decoded reply (None shape: the reply is not read)."""
-    payload = wire.marshal(body)
+def send(config: ExtenderConfig, verb: str, payload: bytes, shape: str | None) -> dict[str, Any]:
+    """POST the marshalled body to the verb's URL; the decoded reply (None shape: the reply is not read)."""
     url = config.url_prefix.rstrip("/") + "/" + verb
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -190,14 +191,15 @@ class ExtenderPlugin(Plugin):
 
     def call(self, verb_key: str, body: Any, shape: str | None) -> dict[str, Any]:
         verb = self.config.verbs[verb_key]
-        key = (verb_key, wire.marshal(body))
+        payload = wire.marshal(body)
+        key = (verb_key, payload)
         if self.ssn is not None and self.ssn.observing and key in self.answers:
             answer = self.answers[key]
             if isinstance(answer, ExtenderError):
                 raise answer
             return dict(answer)
         try:
-            fields = send(self.config, verb, body, shape)
+            fields = send(self.config, verb, payload, shape)
         except ExtenderError as err:
             self.calls.append((verb_key, f"error: {err}"))
             self.answers[key] = err
