@@ -228,3 +228,28 @@ def test_corpus_mutations_leave_the_extender_scenarios_out():
 
     left_out = {entry.path.stem for entry, doc in zip(corpus(), corpus_documents()) if _uses_extender(doc)}
     assert left_out == {p.stem for p in SCENARIOS.glob("extender-*.yaml")}
+
+
+def test_a_run_with_the_extender_ignores_sigpipe_and_restores_it():
+    """The CLI sets SIGPIPE's default action (for `| head`); a write to a socket the extender closed would
+    then kill schedcheck. The run ignores SIGPIPE while the extender is configured and restores it after."""
+    import signal
+
+    from schedcheck.reference.plugins import extender as plugin
+
+    seen = []
+    original = plugin.send
+
+    def spy(*args, **kwargs):
+        seen.append(signal.getsignal(signal.SIGPIPE))
+        return original(*args, **kwargs)
+
+    previous = signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        plugin.send = spy
+        assert run_scenario(load_scenario(SCENARIOS / "extender-ignorable-down-scheduling-continues.yaml")).ok
+        assert seen and set(seen) == {signal.SIG_IGN}
+        assert signal.getsignal(signal.SIGPIPE) == signal.SIG_DFL
+    finally:
+        plugin.send = original
+        signal.signal(signal.SIGPIPE, previous)

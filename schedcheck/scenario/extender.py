@@ -184,6 +184,27 @@ def resolve_document(doc: dict[str, Any], url: str) -> dict[str, Any]:
     return out
 
 
+def uses_extender(conf: SchedulerConf) -> bool:
+    return bool(_extender_options(conf))
+
+
+@contextlib.contextmanager
+def sigpipe_ignored() -> Iterator[None]:
+    """SIGPIPE ignored (Python's own default) while the extender's HTTP calls run: the CLI restores the
+    default action for its stdout (`schedcheck ... | head`), under which a write to a socket the extender
+    has closed would kill the process instead of raising BrokenPipeError. Only the main thread may set it;
+    elsewhere the disposition is left as it is."""
+    try:
+        previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGPIPE, previous)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))

@@ -29,6 +29,16 @@ NOW = "2026-05-01T10:00:00Z"
 DOWN = "http://127.0.0.1:1"  # nothing listens on port 1
 
 
+@pytest.fixture(autouse=True)
+def _sigpipe_ignored():
+    """The test servers run in this process: a write to a socket the other side closed must raise, not kill the
+    worker (schedcheck's CLI, which other tests call in-process, restores SIGPIPE's default action)."""
+    from schedcheck.scenario.extender import sigpipe_ignored
+
+    with sigpipe_ignored():
+        yield
+
+
 # ---------------------------------------------------------------- a scriptable extender
 
 
