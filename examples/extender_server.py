@@ -14,6 +14,8 @@ It answers POSTs on these paths, reading only fields the schedcheck reference re
   status 1 (Permit). Reads evictees[].UID and evictees[].Pod.metadata.labels.
 - /jobEnqueueable: rejects (-1) a job whose PodGroup carries the annotation `example.extender/hold`,
   else permits (1). Reads job.PodGroup.metadata.annotations.
+- /allocateFunc: vetoes the allocation of a pod labelled `example.extender/veto` (an `errorMessage`, which
+  makes the scheduler roll the allocation back). Reads task.Pod.metadata.labels.
 - /broken: answers 500, for a verb that fails.
 - any other path (onSessionOpen, onSessionClose, jobEnqueued, ...): 200 with `{}`.
 
@@ -30,6 +32,7 @@ REFUSE = "example.extender/refuse"
 SCORE = "example.extender/score"
 PROTECTED = "example.extender/protected"
 HOLD = "example.extender/hold"
+VETO = "example.extender/veto"
 
 
 def labels(obj: dict | None) -> dict:
@@ -68,8 +71,13 @@ def job_enqueueable(request: dict) -> dict:
     return {"status": -1 if held else 1}
 
 
+def allocate_func(request: dict) -> dict:
+    pod = (request.get("task") or {}).get("Pod")
+    return {"errorMessage": f"{VETO} on the pod"} if VETO in labels(pod) else {}
+
+
 HANDLERS = {"/predicate": predicate, "/prioritize": prioritize, "/preemptable": victims, "/reclaimable": victims,
-            "/jobEnqueueable": job_enqueueable}
+            "/jobEnqueueable": job_enqueueable, "/allocateFunc": allocate_func}
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -211,7 +211,7 @@ def test_each_extender_scenario_depends_on_what_it_tests(path):
 
 
 def test_there_are_extender_scenarios():
-    assert len(list(SCENARIOS.glob("extender-*.yaml"))) >= 10
+    assert len(list(SCENARIOS.glob("extender-*.yaml"))) >= 11
 
 
 def test_generated_confs_leave_the_extender_out():
@@ -253,3 +253,32 @@ def test_a_run_with_the_extender_ignores_sigpipe_and_restores_it():
     finally:
         plugin.send = original
         signal.signal(signal.SIGPIPE, previous)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_the_process_goes_when_schedcheck_is_killed(how):
+    """SIGTERM unwinds the run (the process is stopped as on any exit); SIGKILL leaves no chance to clean up,
+    so on Linux the process is started with a parent-death signal."""
+    import signal
+    import time
+
+    program = ("import sys, time\n"
+               "from schedcheck.scenario.extender import ExtenderServer, serving\n"
+               f"server = ExtenderServer(('{{python}}', {SERVER!r}, '--port', '{{port}}'), 10.0, {str(PREDICATE)!r})\n"
+               "with serving(server) as url:\n"
+               "    print(url, flush=True)\n"
+               "    time.sleep(60)\n")
+    runner = subprocess.Popen([sys.executable, "-c", program], stdout=subprocess.PIPE, text=True)
+    try:
+        url = runner.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and not closed(url)
+        runner.send_signal(getattr(signal, how))
+        runner.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while not closed(url) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert closed(url)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()

@@ -15,7 +15,8 @@ Before a run the runner picks a free TCP port on 127.0.0.1, starts `command` (pl
 `{python}` the interpreter running schedcheck, `{dir}` the scenario file's directory; the working
 directory is the scenario file's directory), waits until the port accepts connections, and replaces
 `{extenderURL}` in every extender plugin's `extender.urlPrefix` with `http://127.0.0.1:<port>`. The process
-(its whole process group) is stopped when the run ends, however it ends. Each run gets a fresh process:
+(its whole process group) is stopped when the run ends, however it ends (an exception, Ctrl-C, a SIGTERM to
+schedcheck; on Linux the process also gets SIGTERM if schedcheck is killed outright). Each run gets a fresh process:
 the differential starts one for the reference and one for upstream's scheduler, from the same command.
 
 A urlPrefix without the placeholder is used as written (a closed port stands for an extender that is
@@ -226,16 +227,52 @@ def serving(server: ExtenderServer) -> Iterator[str]:
     try:
         try:
             process = subprocess.Popen(argv, cwd=directory, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                       start_new_session=True)
-        except OSError as err:
-            raise _fail(server, f"cannot start {argv[0]}: {err.strerror or err}") from None
+                                       start_new_session=True, preexec_fn=_die_with_parent)
+        except (OSError, subprocess.SubprocessError) as err:
+            raise _fail(server, f"cannot start {argv[0]}: {getattr(err, 'strerror', None) or err}") from None
         try:
-            _wait_listening(server, process, port, log)
-            yield f"http://127.0.0.1:{port}"
+            with _terminate_raises():
+                _wait_listening(server, process, port, log)
+                yield f"http://127.0.0.1:{port}"
         finally:
             _stop(process)
     finally:
         log.close()
+
+
+def _libc_prctl() -> Any:
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        return None
+
+
+_PRCTL = _libc_prctl() if sys.platform.startswith("linux") else None
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec (Linux): SIGTERM when schedcheck dies, even by SIGKILL."""
+    if _PRCTL is not None:
+        _PRCTL(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+
+
+@contextlib.contextmanager
+def _terminate_raises() -> Iterator[None]:
+    """SIGTERM to schedcheck unwinds (SystemExit) so the process is stopped; main thread only."""
+    def unwind(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, unwind)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _wait_listening(server: ExtenderServer, process: subprocess.Popen, port: int, log: Any) -> None:
