@@ -37,6 +37,11 @@ value encodings (Go's shortest float format, integral floats without a fraction,
   parent, priority), status.state.
 - OnSessionOpen: Jobs, Nodes, Queues (maps by id), NamespaceInfo and RevocableNodes (empty maps: the
   reference has neither), NodeList (null: upstream never sets it).
+- Nowhere: TypeMeta (kind, apiVersion; informer objects have none, the Go adapter's objects do).
+
+Checked against upstream (the Go adapter, the same scenarios, the bodies compared value by value): every
+rendered value and the order of the rendered fields match, except a node's capacity when the scenario gives
+only `allocatable` (the reference uses it for both, the adapter leaves capacity empty).
 
 Responses. Go decodes the first JSON value of the body into the response struct: an object's keys match the
 struct's json names exactly or, failing that, ignoring case; unknown keys are ignored; null leaves a field
