@@ -363,8 +363,15 @@ def _corpus_mutations(cfg: WorkerConfig):
     from schedcheck.generators.corpus_mutations import corpus_mutations
 
     withheld = set(cfg.corpus_exclude)
-    docs = [doc for entry, doc in zip(corpus(), corpus_documents()) if entry.name not in withheld]
+    docs = [doc for entry, doc in zip(corpus(), corpus_documents())
+            if entry.name not in withheld and not _uses_extender(doc)]
     return corpus_mutations(docs)
+
+
+def _uses_extender(doc: dict[str, Any]) -> bool:
+    """The extender scenarios stay out of the generated search, as the extender stays out of drawn confs:
+    they need the process their extenderServer names (relative to their own file) or a URL."""
+    return "extenderServer" in doc or "extender" in str(doc.get("schedulerConf", ""))
 
 
 def _replay_corpus(cfg: WorkerConfig, stats: WorkerStats, started: float) -> Failure | None:

@@ -13,6 +13,7 @@ from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.invariants.known import known_assertion_for
 from schedcheck.expect import judge
 from schedcheck.result import PROTOCOL, SCHEDULER_POD_GROUP_ANNOTATIONS, RunResult
+from schedcheck.scenario.extender import uses_extender
 from schedcheck.scenario.model import Scenario
 
 __all__ = ["PROTOCOL", "RunResult", "run_scenario"]
@@ -30,6 +31,22 @@ def run_scenario(scenario: Scenario, seed: int = 0, engine: InvariantEngine | No
     off by default, because the gate runs millions of sessions and never reads them); with `consume`, the
     scheduler takes `scenario.objects` without copying them (they change: for a scenario built for this run).
     """
+    if scenario.extender_server is not None or uses_extender(scenario.conf):  # scenario/extender.py
+        import dataclasses
+
+        from schedcheck.scenario.extender import resolve_conf, serving, sigpipe_ignored
+
+        with sigpipe_ignored():
+            if scenario.extender_server is None:
+                return _run(scenario, seed, engine, check_invariants, overkill, tie_chooser, ledgers, consume)
+            with serving(scenario.extender_server) as url:
+                served = dataclasses.replace(scenario, conf=resolve_conf(scenario.conf, url), extender_server=None)
+                return _run(served, seed, engine, check_invariants, overkill, tie_chooser, ledgers, consume)
+    return _run(scenario, seed, engine, check_invariants, overkill, tie_chooser, ledgers, consume)
+
+
+def _run(scenario: Scenario, seed: int, engine: InvariantEngine | None, check_invariants: bool, overkill: bool,
+         tie_chooser: Callable[..., Any] | None, ledgers: bool, consume: bool) -> RunResult:
     if engine is None and check_invariants:
         engine = InvariantEngine()
     hooks_factory = engine.hooks if engine is not None else None

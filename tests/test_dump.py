@@ -15,8 +15,9 @@ CORPUS = sorted((Path(__file__).parent / "scenarios").glob("*.yaml")) + sorted(
 def test_round_trip(path):
     original = load_scenario(path)
     doc = scenario_document(original.name, original.objects, original.conf, original.cycles, original.now,
-                            original.options)
-    again = scenario_from_document(doc, "<dump>")
+                            original.options, original.extender_server)
+    again = scenario_from_document(doc, str(path))
+    assert again.extender_server == original.extender_server
     assert again.objects == original.objects
     assert again.options == original.options
     assert again.conf.actions == original.conf.actions

@@ -170,6 +170,9 @@ class Session:
         self._statement_ids = 0
         self.operations: list[Operation] = []
         self.rolling_back = False  # Statement is undoing a failed step (Operation.rollback)
+        # An observer (a harness's checks) is calling the session's functions, not the scheduler: a plugin
+        # with outside effects (the extender's HTTP calls) answers from what it already answered.
+        self.observing = False
         self.hooks = SessionObserverHooks()
         self.pod_group_old_phase: dict[str, str] = {}
         self._fns: dict[str, dict[str, Callable[..., Any]]] = {point: {} for point in EXTENSION_FLAGS}

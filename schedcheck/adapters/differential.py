@@ -57,6 +57,28 @@ def run_reference(path: Path, seed: int = 0) -> dict[str, Any]:
 
 
 def run_upstream(command: list[str], path: Path, seed: int = 0) -> dict[str, Any]:
+    from schedcheck.scenario.loader import load_scenario
+
+    server = load_scenario(path).extender_server
+    if server is None:
+        return _run_adapter(command, path, seed)
+    # The scenario names the extender's process: upstream's scheduler gets its own, started from the same
+    # command, and reads the scenario with the served URL in place (scenario/extender.py).
+    import tempfile
+
+    import yaml
+
+    from schedcheck.scenario.conf_loader import load_yaml_documents
+    from schedcheck.scenario.extender import resolve_document, serving
+
+    with serving(server) as url, tempfile.TemporaryDirectory() as tmp:
+        doc = load_yaml_documents(path.read_text(encoding="utf-8"), str(path))[0]
+        resolved = Path(tmp) / path.name
+        resolved.write_text(yaml.safe_dump(resolve_document(doc, url), sort_keys=False), encoding="utf-8")
+        return _run_adapter(command, resolved, seed)
+
+
+def _run_adapter(command: list[str], path: Path, seed: int) -> dict[str, Any]:
     env = {**os.environ, "SCHEDCHECK_PROTOCOL": "1", "SCHEDCHECK_SEED": str(seed)}
     done = subprocess.run([*command, str(path)], capture_output=True, text=True, env=env, timeout=600)
     if done.returncode != 0:

@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     from schedcheck.render import render_run
     from schedcheck.runner import run_scenario
+    from schedcheck.scenario.errors import ScenarioError
 
     scenario = load_input(args, "run")
     if scenario is None:
@@ -42,6 +43,9 @@ def main(args: argparse.Namespace) -> int:
     try:
         result = run_scenario(scenario, seed=args.seed, ledgers=args.trace,
                               engine=InvariantEngine(fail_on_known=known_ids(args.fail_on_known)))
+    except ScenarioError as exc:  # the scenario's extender process did not come up
+        print(f"schedcheck: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - the scheduler under test raised: one line, exit 1
         print(scheduler_stopped(scenario.source, exc), file=sys.stderr)
         return EXIT_FAILED

@@ -421,7 +421,8 @@ def conf_document(conf: SchedulerConf) -> dict[str, Any]:
 
 
 def scenario_document(name: str, objects: k8s.ClusterObjects, conf: SchedulerConf, cycles: int = 1,
-                      now: str | None = None, options: ServerOptions | None = None) -> dict[str, Any]:
+                      now: str | None = None, options: ServerOptions | None = None,
+                      extender_server: Any = None) -> dict[str, Any]:
     doc: dict[str, Any] = {"apiVersion": "schedcheck/v1", "kind": "Scenario", "metadata": {"name": name},
                            "schedulerConf": conf_document(conf), "objects": objects_document(objects),
                            "cycles": cycles}
@@ -429,4 +430,7 @@ def scenario_document(name: str, objects: k8s.ClusterObjects, conf: SchedulerCon
         doc["schedulerOptions"] = options_document(options)
     if now:
         doc["now"] = now
+    if extender_server is not None:  # scenario/extender.py's ExtenderServer
+        doc["extenderServer"] = {"command": list(extender_server.command),
+                                 "startupTimeout": f"{extender_server.startup_timeout:g}s"}
     return doc

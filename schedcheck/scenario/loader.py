@@ -27,6 +27,7 @@ from typing import Any
 from schedcheck.reference.framework.conf import SchedulerConf, default_scheduler_conf
 from schedcheck.reference.util.scheduler_helper import ServerOptions
 from schedcheck.scenario.conf_loader import load_yaml_documents, parse_scheduler_conf
+from schedcheck.scenario import extender
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.model import Expectations, Scenario
@@ -41,7 +42,7 @@ from schedcheck.scenario.references import POD_GROUP_PHASES
 API_VERSION = "schedcheck/v1"
 INTERNAL_ERROR = "unreadable input (loader bug)"
 _SCENARIO_KEYS = {"apiVersion", "kind", "metadata", "schedulerConf", "schedulerOptions", "objects", "cycles", "now",
-                  "expect"}
+                  "expect", extender.KEY}
 _TASK_STATUSES = set("Pending Allocated Pipelined Binding Bound Running Releasing Succeeded Failed Unknown".split())
 MAX_CYCLES = 10_000  # sessions one scenario may ask for (the stateful machine runs longer programs)
 _EXPECT_KEYS = {"binds", "bindsInclude", "evicted", "pipelined", "podGroupPhases", "taskStatusCounts", "bindCount", "evictCount"}
@@ -106,6 +107,7 @@ def with_scheduler_conf(scenario: Scenario, conf_doc: Any, document: dict[str, A
     `conf_doc` as its schedulerConf, would give, without reading the objects again."""
     warnings = [w for w in scenario.warnings if not w.startswith("schedulerConf")]
     conf, _ = _guarded(scenario.source, lambda: _conf(conf_doc, scenario.source, None, warnings))
+    _guarded(scenario.source, lambda: extender.check_conf(conf, scenario.extender_server, scenario.source, warnings))
     name = (document.get("metadata") or {}).get("name") or scenario.name
     return dataclasses.replace(scenario, name=name, conf=conf, objects=copy.deepcopy(scenario.objects),
                                warnings=warnings, document=document)
@@ -210,6 +212,7 @@ def _build(docs: list[Any], source: str, conf_override: tuple[str, str] | None) 
     volume_warnings(objects, ServerOptions(), warnings)
     dra_warnings(objects, warnings)
     conf, conf_doc = _conf(None, source, conf_override, warnings)
+    extender.check_conf(conf, None, source, warnings)
     name = Path(source).stem or source
     document = {
         "apiVersion": API_VERSION,
@@ -246,6 +249,8 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     objects = ObjectsReader(source, warnings).read(_object_items(f, doc.get("objects")))
     conf, conf_doc = _conf(doc.get("schedulerConf"), source, conf_override, warnings)
     options = read_options(f, doc.get(OPTIONS_KEY), warnings)
+    extender_server = extender.read_server(f, doc.get(extender.KEY), warnings)
+    extender.check_conf(conf, extender_server, source, warnings)
     shard_warnings(options, objects, warnings)
     topology_warnings(objects, warnings)
     volume_warnings(objects, options, warnings)
@@ -265,6 +270,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
         document=document,
         annotations=annotations,
         options=options,
+        extender_server=extender_server,
     )
 
 

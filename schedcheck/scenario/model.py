@@ -40,3 +40,4 @@ class Scenario:
     document: dict[str, Any] = field(default_factory=dict)  # the document as read, for round trips
     annotations: dict[str, str] = field(default_factory=dict)  # the wrapper's metadata.annotations
     options: ServerOptions = field(default_factory=ServerOptions)  # schedulerOptions: the scheduler's flags
+    extender_server: Any = None  # extenderServer: the process serving the extender (scenario/extender.py)

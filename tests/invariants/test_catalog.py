@@ -394,6 +394,7 @@ DEDICATED = {
     "task.gated-not-placed": "test_placement_allowed.py",
     "victim.pdb-respected": "test_victim_sources.py",
     "victim.shuffle-from-high-node": "test_victim_sources.py",
+    "node.placement-extender-allowed": "test_extender_rule.py",
 }
 
 

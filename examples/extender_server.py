@@ -1,0 +1,117 @@
+"""A small extender for Volcano's extender plugin (Python standard library only).
+
+    python3 examples/extender_server.py --port 8888 [--log calls.txt]
+
+It answers POSTs on these paths, reading only fields the schedcheck reference renders
+(reference_impl/plugins/extender_json.py), so upstream's scheduler and the reference get the same answers:
+
+- /predicate: refuses a node labelled `example.extender/refuse`. The label's value picks the reply's
+  code: "unschedulable" sends 2 (Unschedulable), anything else sends no code (the plugin turns that into
+  Error). Reads node.Name and node.Node.metadata.labels.
+- /prioritize: scores each node by its label `example.extender/score` (a number; 0 without it).
+  Reads nodes[].Name and nodes[].Node.metadata.labels.
+- /preemptable, /reclaimable: every evictee may go except pods labelled `example.extender/protected`;
+  status 1 (Permit). Reads evictees[].UID and evictees[].Pod.metadata.labels.
+- /jobEnqueueable: rejects (-1) a job whose PodGroup carries the annotation `example.extender/hold`,
+  else permits (1). Reads job.PodGroup.metadata.annotations.
+- /allocateFunc: vetoes the allocation of a pod labelled `example.extender/veto` (an `errorMessage`, which
+  makes the scheduler roll the allocation back). Reads task.Pod.metadata.labels.
+- /broken: answers 500, for a verb that fails.
+- any other path (onSessionOpen, onSessionClose, jobEnqueued, ...): 200 with `{}`.
+
+With --log, every request's path is appended to the file, one per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+REFUSE = "example.extender/refuse"
+SCORE = "example.extender/score"
+PROTECTED = "example.extender/protected"
+HOLD = "example.extender/hold"
+VETO = "example.extender/veto"
+
+
+def labels(obj: dict | None) -> dict:
+    return ((obj or {}).get("metadata") or {}).get("labels") or {}
+
+
+def predicate(request: dict) -> dict:
+    node = request.get("node") or {}
+    refusal = labels(node.get("Node")).get(REFUSE)
+    if refusal is None:
+        return {"status": ""}
+    reply = {"status": f"node {node.get('Name')} is labelled {REFUSE}"}
+    if refusal == "unschedulable":
+        reply["code"] = 2
+    return reply
+
+
+def prioritize(request: dict) -> dict:
+    scores = {}
+    for node in request.get("nodes") or []:
+        try:
+            scores[node["Name"]] = float(labels(node.get("Node")).get(SCORE, 0))
+        except ValueError:
+            scores[node["Name"]] = 0.0
+    return {"nodeScore": scores}
+
+
+def victims(request: dict) -> dict:
+    allowed = [task for task in request.get("evictees") or [] if PROTECTED not in labels(task.get("Pod"))]
+    return {"status": 1, "victims": allowed}
+
+
+def job_enqueueable(request: dict) -> dict:
+    pod_group = (request.get("job") or {}).get("PodGroup") or {}
+    held = HOLD in ((pod_group.get("metadata") or {}).get("annotations") or {})
+    return {"status": -1 if held else 1}
+
+
+def allocate_func(request: dict) -> dict:
+    pod = (request.get("task") or {}).get("Pod")
+    return {"errorMessage": f"{VETO} on the pod"} if VETO in labels(pod) else {}
+
+
+HANDLERS = {"/predicate": predicate, "/prioritize": prioritize, "/preemptable": victims, "/reclaimable": victims,
+            "/jobEnqueueable": job_enqueueable, "/allocateFunc": allocate_func}
+
+
+class Handler(BaseHTTPRequestHandler):
+    log_path: str | None = None
+
+    def do_POST(self) -> None:  # noqa: N802 - the http.server naming
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.log_path:
+            with open(self.log_path, "a", encoding="utf-8") as log:
+                log.write(self.path + "\n")
+        if self.path == "/broken":
+            self.send_error(500, "broken on purpose")
+            return
+        handler = HANDLERS.get(self.path)
+        reply = handler(json.loads(body or b"{}")) if handler else {}
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - quiet
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--log", help="append every request's path to this file")
+    args = parser.parse_args()
+    Handler.log_path = args.log
+    HTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
+
+
+if __name__ == "__main__":
+    main()
