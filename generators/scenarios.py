@@ -47,6 +47,7 @@ from schedcheck.generators.cooldowns import apply_cooldowns
 from schedcheck.generators.nodegroups import apply_node_groups, default_queue, label_node_groups
 from schedcheck.generators.pdbs import pod_disruption_budgets
 from schedcheck.generators.task_topologies import job_roles, task_topology_annotations
+from schedcheck.generators.numa import apply_numa
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
 from schedcheck.generators.topology import hyper_node_trees, network_topologies, sub_group_policies
@@ -206,6 +207,8 @@ def scenarios(
         apply_cooldowns(draw, job_docs, now_offset)
     if features.task_topology:
         _task_topologies(draw, job_docs)
+    if features.numa:
+        quota_docs.extend(apply_numa(draw, node_docs, job_docs))
 
     doc: dict[str, Any] = {
         "apiVersion": API_VERSION,
