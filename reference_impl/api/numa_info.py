@@ -33,6 +33,7 @@ from schedcheck.reference.k8s_numa import (  # noqa: F401 (re-exported: the api'
     parse_cpuset,
 )
 from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.util.assertion import assertf
 
 CPU_MANAGER_POLICY = "CPUManagerPolicy"
 TOPOLOGY_MANAGER_POLICY = "TopologyManagerPolicy"
@@ -138,11 +139,15 @@ class NumatopoInfo:
         )
 
     def allocate(self, sets: dict[str, frozenset[int]]) -> None:
-        """NumatopoInfo.Allocate: upstream indexes the resource map directly, so a resource the node does
-        not list is a nil dereference there (a panic); the recorded sets only ever name `cpu`, which a node
-        with CPU sets holds. Here a missing resource is skipped."""
+        """NumatopoInfo.Allocate: take the recorded ids out of each resource. Upstream indexes the resource map
+        directly, so a record naming a resource the object lacks is a nil dereference there: the scheduler
+        panics at the snapshot. A record always names cpu, even for a pod placed on a node whose object has
+        no cpu entry (a Guaranteed pod without a policy on a static, non-none node gets an empty cpu set),
+        so such a node crashes upstream at the next session; here it is an upstream assertion."""
         for name, taken in sets.items():
             res = self.numa_res_map.get(name)
+            assertf(res is not None, f"Numatopology {self.name}: a recorded NUMA assignment names resource {name}, "
+                                     f"which spec.numares lacks (upstream dereferences nil and panics)")
             if res is not None:
                 res.allocatable = res.allocatable - taken
 

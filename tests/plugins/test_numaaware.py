@@ -305,3 +305,18 @@ def test_close_session_with_nothing_placed_adds_nothing():
     s, ssn = session(objects)
     close_session(ssn)
     assert s.cache.unassigned_numa_pods == {}
+
+
+def test_a_record_on_a_node_without_cpu_sets_is_upstreams_nil_dereference():
+    from schedcheck.reference.util.assertion import AssertionViolation
+
+    bare = topology("n1", policy="best-effort")
+    bare.numa_res = {}  # static, best-effort, but no cpu entry in spec.numares
+    objects = ClusterObjects(nodes=[node("n1", cpu="8")], numatopologies=[bare],
+                             pods=[guaranteed("a-0", "a", "2", policy=None)], pod_groups=[pod_group("a", 1)])
+    s = scheduler(objects)
+    s.run_once()  # placed with an empty cpu set, recorded at close
+    assert {m.name: v for m, v in s.cache.unassigned_numa_pods["n1"].items()} == {"a-0": {"cpu": frozenset()}}
+    s.advance()
+    with pytest.raises(AssertionViolation, match="spec.numares lacks"):
+        s.cache.snapshot()
