@@ -124,7 +124,7 @@ TIER_SET_NAMES: tuple[str, ...] = tuple(TIER_SETS)
 
 # Plugins a user adds to the second tier of a set that lacks them.
 OPTIONAL_PLUGINS: tuple[str, ...] = ("binpack", "overcommit", "sla", "resourcequota", "pdb", "nodegroup", "cdp",
-                                     "task-topology", "numa-aware")
+                                     "task-topology")
 # Plugins that filter victims: they join the first tier, beside priority and gang, where the victims are
 # decided (a later tier's filter only counts when the first tier leaves no victim); the cdp guide puts cdp there.
 FIRST_TIER_PLUGINS = frozenset({"pdb", "cdp"})

@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from schedcheck.generators.confs import conf_features, scheduler_confs
+from schedcheck.generators.confs import PLUGIN_ARGUMENTS, conf_features, scheduler_confs
 from schedcheck.generators.swarm import PLAIN, swarms
 from schedcheck.generators.jobs import filler_job, job_drafts, place_jobs, system_pods
 from schedcheck.generators.ledger import NodeLedger
@@ -242,6 +242,14 @@ def scenarios(
         options, shard_docs = draw(node_shards([n["metadata"]["name"] for n in node_docs]))
         doc["schedulerOptions"] = options
         doc["objects"].extend(shard_docs)
+    if not features.numa and draw(rarely(12)):
+        # numa-aware joins a conf that lacks it here, after every other draw, so that adding the plugin did
+        # not move the draws of the scenarios drawn before it (the generator tests' samples)
+        plugin: dict[str, Any] = {"name": "numa-aware"}
+        if draw(rarely(20)):
+            plugin["arguments"] = draw(PLUGIN_ARGUMENTS["numa-aware"])
+        conf.setdefault("tiers", [{"plugins": []}])[-1].setdefault("plugins", []).append(plugin)
+        doc["objects"].extend(apply_numa(draw, node_docs, job_docs))
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

@@ -9,7 +9,7 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
-from hypothesis import find
+from hypothesis import HealthCheck, Phase, find, settings
 
 from schedcheck.generators import numa
 from schedcheck.generators.confs import TIER_SETS, conf_features, default_conf, scheduler_confs
@@ -70,19 +70,24 @@ def test_objects_describe_their_nodes_and_pods_carry_policies():
     assert seen["guaranteed with a policy"] > seen["with a policy"] // 2, seen
 
 
+def _places_by_numa(doc: dict[str, Any]) -> bool:
+    scenario = scenario_from_document(doc, "<generated>")
+    scheduler = Scheduler(scenario.objects, scenario.conf, seed=0, now=scenario.now, server_options=scenario.options)
+    scheduler.run_once()
+    return any(scheduler.cache.unassigned_numa_pods.values())
+
+
 def test_the_reference_places_some_pods_by_numa():
-    records = 0
-    for doc in documents()[:25]:
-        scenario = scenario_from_document(doc, "<generated>")
-        scheduler = Scheduler(scenario.objects, scenario.conf, seed=0, now=scenario.now,
-                              server_options=scenario.options)
-        scheduler.run_once()
-        records += sum(len(r) for r in scheduler.cache.unassigned_numa_pods.values())
-    assert records > 0
+    search = settings(max_examples=300, deadline=None, database=None, phases=[Phase.generate], derandomize=True,
+                      suppress_health_check=list(HealthCheck))
+    doc = find(scenarios(confs=scheduler_confs().map(_with_numa), min_nodes=2, min_jobs=3), _places_by_numa,
+               settings=search)
+    assert any(o["kind"] == "Numatopology" for o in doc["objects"])
 
 
-def test_a_conf_with_numa_aware_shrinks_to_a_plain_conf_plus_the_plugin():
-    conf = find(scheduler_confs(), lambda c: "numa-aware" in conf_features(c).plugins, settings=FIND)
+def test_default_scenarios_add_numa_aware_last_and_shrink_to_a_plain_conf_plus_the_plugin():
+    doc = find(scenarios(), lambda d: "numa-aware" in conf_features(d["schedulerConf"]).plugins, settings=FIND)
+    conf = doc["schedulerConf"]
     assert conf["actions"] == default_conf()["actions"]
     tiers = [[p for p in tier["plugins"] if p["name"] != "numa-aware"] for tier in conf["tiers"]]
     assert tiers in TIER_SETS.values() and conf["tiers"][-1]["plugins"][-1] == {"name": "numa-aware"}
