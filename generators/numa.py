@@ -118,12 +118,16 @@ def numatopology(draw: st.DrawFn, node: dict[str, Any], pinned: list[tuple[dict[
 
 
 def _make_guaranteed(pod: dict[str, Any]) -> None:
-    """Limits equal to requests, the cpu rounded up to whole CPUs, memory kept (1Gi when there is none)."""
+    """Limits equal to requests, the cpu rounded up to whole CPUs, memory kept (1Gi when there is none). The
+    dicts are replaced, never changed in place: a job draft may share its request mapping between pods."""
     for container in pod["spec"].get("containers", []):
-        requests = container.setdefault("resources", {}).setdefault("requests", {})
+        resources = dict(container.get("resources", {}))
+        requests = dict(resources.get("requests", {}))
         requests["cpu"] = str(_whole_cpus(requests.get("cpu", "1")))
         requests.setdefault("memory", "1Gi")
-        container["resources"]["limits"] = {"cpu": requests["cpu"], "memory": requests["memory"]}
+        resources["requests"] = requests
+        resources["limits"] = {"cpu": requests["cpu"], "memory": requests["memory"]}
+        container["resources"] = resources
 
 
 def apply_numa(draw: st.DrawFn, node_docs: list[dict[str, Any]], job_docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -140,8 +144,8 @@ def apply_numa(draw: st.DrawFn, node_docs: list[dict[str, Any]], job_docs: list[
                 and "memory" in c.get("resources", {}).get("requests", {}) for c in containers) \
                 and not doc["spec"].get("initContainers"):
             for c in containers:
-                c["resources"]["limits"] = {"cpu": c["resources"]["requests"]["cpu"],
-                                            "memory": c["resources"]["requests"]["memory"]}
+                requests = c["resources"]["requests"]
+                c["resources"] = {**c["resources"], "limits": {"cpu": requests["cpu"], "memory": requests["memory"]}}
     topologies = []
     for node in node_docs:
         if not draw(sometimes(70)):

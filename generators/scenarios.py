@@ -242,12 +242,13 @@ def scenarios(
         options, shard_docs = draw(node_shards([n["metadata"]["name"] for n in node_docs]))
         doc["schedulerOptions"] = options
         doc["objects"].extend(shard_docs)
-    if not features.numa and draw(rarely(12)):
+    if not features.numa and draw(rarely(20)):
         # numa-aware joins a conf that lacks it here, after every other draw, so that adding the plugin did
         # not move the draws of the scenarios drawn before it (the generator tests' samples)
         plugin: dict[str, Any] = {"name": "numa-aware"}
         if draw(rarely(20)):
             plugin["arguments"] = draw(PLUGIN_ARGUMENTS["numa-aware"])
+        conf = doc["schedulerConf"] = copy.deepcopy(conf)  # a conf strategy may hand out one object every time
         conf.setdefault("tiers", [{"plugins": []}])[-1].setdefault("plugins", []).append(plugin)
         doc["objects"].extend(apply_numa(draw, node_docs, job_docs))
     if now_offset is not None:

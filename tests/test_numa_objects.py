@@ -97,3 +97,10 @@ def test_a_bad_qos_class_is_an_error():
     pod["status"]["qosClass"] = "Gold"
     with pytest.raises(ScenarioError, match="status.qosClass"):
         scenario_from_document(wrap(NODE, pod), "bad.yaml")
+
+
+def test_more_than_eight_numa_nodes_is_an_error():
+    doc = copy.deepcopy(TOPO)
+    doc["spec"]["cpuDetail"] = {str(i): {"numa": i, "socket": 0, "core": i} for i in range(9)}
+    with pytest.raises(ScenarioError, match="9 NUMA nodes; at most 8"):
+        scenario_from_document(wrap(NODE, doc), "bad.yaml")

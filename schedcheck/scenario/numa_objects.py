@@ -8,7 +8,8 @@ quantity), spec.podAllocations[] (uid, name, namespace; containerAllocations is 
 as upstream's scheduler does not read it). Upstream logs and carries on past a cpuset, CPU id or
 reserved quantity that does not parse (an empty set, CPU 0, no reservation); here each is a one-line
 error, as is a NUMA id outside 0-63 (upstream's bitmask cannot hold it and its callers then
-dereference a nil mask).
+dereference a nil mask), and more than 8 distinct NUMA nodes on one object (upstream has no bound; its
+hint provider tries all 2^n subsets for every container on every node).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ SCHEMAS: dict[str, Any] = {
     }},
 }
 MAX_NUMA_ID = 63
+MAX_NUMA_NODES = 8  # upstream has no bound, but 2^n subsets per container and node: machines have 8 at most
 
 
 def read_numatopology(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _uid: str,
@@ -83,6 +85,10 @@ def read_numatopology(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _u
             f.fail(field, f"CPU {cpu} is listed twice")
         cpu_detail[cpu] = CPUInfo(numa, f.integer(entry.get("socket"), f"{field}.socket", default=0, minimum=0),
                                   f.integer(entry.get("core"), f"{field}.core", default=0, minimum=0))
+    numa_ids = {info.numa for info in cpu_detail.values()}
+    if len(numa_ids) > MAX_NUMA_NODES:
+        f.fail("spec.cpuDetail", f"{len(numa_ids)} NUMA nodes; at most {MAX_NUMA_NODES} are read (the CPU manager "
+                                 f"tries every subset of them for every container on every node)")
     res_reserved = f.resources(spec.get("resReserved"), "spec.resReserved")
     allocations = []
     for i, item in enumerate(f.sequence(spec.get("podAllocations"), "spec.podAllocations")):

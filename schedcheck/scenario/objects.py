@@ -1,6 +1,7 @@
 """Read Kubernetes objects (Node, Pod, PodGroup, Queue, PriorityClass, ResourceQuota, NodeShard, the
 storage kinds: PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, VolumeAttachment, and the
-DRA kinds of dra_objects.py: DeviceClass, ResourceSlice, ResourceClaim) into k8s.ClusterObjects.
+DRA kinds of dra_objects.py: DeviceClass, ResourceSlice, ResourceClaim, and numa_objects.py's Numatopology)
+into k8s.ClusterObjects.
 
 Each kind has a reader and a schema of the fields the scheduler reads; any
 other field, and any other kind, becomes a warning.
