@@ -240,6 +240,7 @@ PLUGIN_ARGUMENTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "usage": usage_arguments(),
     "nodegroup": nodegroup_arguments(),
     "task-topology": task_topology_arguments(),
+    "numa-aware": st.fixed_dictionaries({"weight": choice((1, 10, 2, 0))}),  # numaaware.go: weight, 1 unset
 }
 # How often a plugin in the conf gets arguments, in percent (the rest: 20). sla needs its waiting time to do
 # anything; the task-topology guides always set a weight.
@@ -353,6 +354,7 @@ class ConfFeatures:
     node_groups: bool = False  # nodegroup reads node labels, queue affinities and limits
     cooldowns: bool = False  # cdp reads pods' cooldowns and PodScheduled times against `now`
     task_topology: bool = False  # task-topology reads PodGroup annotations naming the job's roles
+    numa: bool = False  # numa-aware reads Numatopology objects and Guaranteed pods' topology policies
 
 
 def conf_features(conf: dict[str, Any]) -> ConfFeatures:
@@ -378,4 +380,5 @@ def conf_features(conf: dict[str, Any]) -> ConfFeatures:
         node_groups="nodegroup" in names,
         cooldowns="cdp" in names,
         task_topology="task-topology" in names,
+        numa="numa-aware" in names,
     )

@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from schedcheck.generators.confs import conf_features, scheduler_confs
+from schedcheck.generators.confs import PLUGIN_ARGUMENTS, conf_features, scheduler_confs
 from schedcheck.generators.swarm import PLAIN, swarms
 from schedcheck.generators.jobs import filler_job, job_drafts, place_jobs, system_pods
 from schedcheck.generators.ledger import NodeLedger
@@ -47,6 +47,7 @@ from schedcheck.generators.cooldowns import apply_cooldowns
 from schedcheck.generators.nodegroups import apply_node_groups, default_queue, label_node_groups
 from schedcheck.generators.pdbs import pod_disruption_budgets
 from schedcheck.generators.task_topologies import job_roles, task_topology_annotations
+from schedcheck.generators.numa import apply_numa
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
 from schedcheck.generators.topology import hyper_node_trees, network_topologies, sub_group_policies
@@ -206,6 +207,8 @@ def scenarios(
         apply_cooldowns(draw, job_docs, now_offset)
     if features.task_topology:
         _task_topologies(draw, job_docs)
+    if features.numa:
+        quota_docs.extend(apply_numa(draw, node_docs, job_docs))
 
     doc: dict[str, Any] = {
         "apiVersion": API_VERSION,
@@ -239,6 +242,15 @@ def scenarios(
         options, shard_docs = draw(node_shards([n["metadata"]["name"] for n in node_docs]))
         doc["schedulerOptions"] = options
         doc["objects"].extend(shard_docs)
+    if not features.numa and draw(rarely(20)):
+        # numa-aware joins a conf that lacks it here, after every other draw, so that adding the plugin did
+        # not move the draws of the scenarios drawn before it (the generator tests' samples)
+        plugin: dict[str, Any] = {"name": "numa-aware"}
+        if draw(rarely(20)):
+            plugin["arguments"] = draw(PLUGIN_ARGUMENTS["numa-aware"])
+        conf = doc["schedulerConf"] = copy.deepcopy(conf)  # a conf strategy may hand out one object every time
+        conf.setdefault("tiers", [{"plugins": []}])[-1].setdefault("plugins", []).append(plugin)
+        doc["objects"].extend(apply_numa(draw, node_docs, job_docs))
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

@@ -21,6 +21,7 @@ from typing import Any
 
 from schedcheck.reference import k8s_dra
 from schedcheck.reference.k8s_dra import DeviceClass, PodResourceClaim, ResourceClaim, ResourceSlice
+from schedcheck.reference.k8s_numa import Numatopology
 from schedcheck.reference.quantity import Quantity
 
 ResourceList = dict[str, Quantity]
@@ -143,6 +144,7 @@ class Container:
     ports: list[ContainerPort] = field(default_factory=list)
     image: str = ""
     claims: list[str] = field(default_factory=list)  # resources.claims[].name (no filter reads them)
+    limits: ResourceList = field(default_factory=dict)  # resources.limits (the pod's QoS class: numa-aware)
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,7 @@ class Pod:
     conditions: list[PodCondition] = field(default_factory=list)
     volumes: list[PodVolume] = field(default_factory=list)  # spec.volumes[] with a persistentVolumeClaim
     resource_claims: list[PodResourceClaim] = field(default_factory=list)  # spec.resourceClaims (DRA)
+    qos_class: str = ""  # status.qosClass; "" lets GetPodQOS compute it (numa-aware)
 
     @property
     def key(self) -> str:
@@ -480,6 +483,7 @@ class ClusterObjects:
     device_classes: list[DeviceClass] = field(default_factory=list)
     resource_slices: list[ResourceSlice] = field(default_factory=list)
     resource_claims: list[ResourceClaim] = field(default_factory=list)
+    numatopologies: list[Numatopology] = field(default_factory=list)
 
 
 # The cache deep-copies the whole world at start-up (ClusterObjects above), and the gate starts one per

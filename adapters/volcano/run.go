@@ -267,6 +267,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	res.Timings.Sessions = append(res.Timings.Sessions, timing)
 	sc.World.readVolumes(c)
 	sc.World.readDRA(c)
+	sc.World.readNuma(c)
 	out := &cycleOutcome{binds: binder.snapshot(), evicted: evictor.snapshot(), groups: map[string]*api.JobInfo{},
 		nominated: status.snapshot(), waiting: waiting}
 	for _, job := range jobs {
@@ -464,6 +465,7 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 	for _, rq := range w.ResourceQuotas {
 		c.AddResourceQuota(rq.DeepCopy())
 	}
+	w.fillNuma(c)
 }
 
 // Node usage, which upstream reads from a metrics source (Prometheus, Elasticsearch)

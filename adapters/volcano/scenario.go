@@ -60,6 +60,8 @@ type World struct {
 	CSINodes          []*storagev1.CSINode
 	VolumeAttachments []*storagev1.VolumeAttachment
 	DRA               draObjects // dra*.go: DeviceClasses, ResourceSlices, ResourceClaims
+	// numa*.go: Numatopologies, and the numa-aware plugin's records carried across sessions
+	Numa numaObjects
 }
 
 type inputError struct{ msg string }
@@ -383,6 +385,9 @@ func (w *World) add(obj map[string]any) error {
 		w.ResourceQuotas = append(w.ResourceQuotas, rq)
 	default:
 		if handled, err := w.decodeDRA(kind, decode); handled || err != nil {
+			return err
+		}
+		if handled, err := w.decodeNuma(kind, decode); handled || err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "warning: ignored object of kind %q\n", kind)

@@ -12,6 +12,7 @@ from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its i
     gang,
     jobs,
     nodes,
+    numa,
     order,
     pods,
     progress,

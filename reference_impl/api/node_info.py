@@ -7,6 +7,7 @@ status; Idle may go negative (upstream only logs it).
 
 from __future__ import annotations
 
+from schedcheck.reference.api.numa_info import NumatopoInfo
 from schedcheck.reference.api.resource_info import Resource, Zero
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import NodePhase, TaskStatus
@@ -21,6 +22,7 @@ class NodeInfo:
     __slots__ = (
         "name", "node", "allocatable", "capacity", "idle", "used", "releasing", "pipelined",
         "tasks", "state", "negative_idle_events", "_future_idle", "image_states",
+        "numa_info", "numa_scheduler_info",
     )
 
     def __init__(self, node: Node | None, name: str = "") -> None:
@@ -45,6 +47,10 @@ class NodeInfo:
         self._future_idle: Resource | None = None
         # {image name: (size, nodes holding it)} as the cache summarised it (ImageStates; read-only)
         self.image_states: dict[str, tuple[int, int]] = {}
+        # NumaInfo (the node's Numatopology object) and NumaSchedulerInfo (what a session sees of it, the
+        # cache's pre-occupations taken out at the snapshot): api/numa_info.py
+        self.numa_info: NumatopoInfo | None = None
+        self.numa_scheduler_info: NumatopoInfo | None = None
 
     def ready(self) -> bool:
         return self.state == NodePhase.Ready
@@ -124,6 +130,9 @@ class NodeInfo:
         c = NodeInfo(self.node, self.name)
         c.state = self.state
         c.image_states = self.image_states
+        c.numa_info = self.numa_info
+        if self.numa_scheduler_info is not None:
+            c.numa_scheduler_info = self.numa_scheduler_info.deep_copy()
         for task in self.tasks.values():
             try:
                 c.add_task(task)

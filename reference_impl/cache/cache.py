@@ -33,6 +33,7 @@ from typing import Any
 
 from schedcheck.reference.api.job_info import JobInfo, task_scheduling_reason
 from schedcheck.reference.api.node_info import NodeError, NodeInfo
+from schedcheck.reference.api.numa_info import PodMeta, numa_info_from_object, refresh_numa_scheduler_info
 from schedcheck.reference.api.pipelined import (
     clear_pipelined,
     read_pipelined,
@@ -127,6 +128,9 @@ class SchedulerCache:
         self.binders: dict[str, Any] = {}  # binderRegistry: plugins with PreBind, by name
         self._ensure_default_queues()
         self.image_states = ImageStates()
+        # UnassignedNumaPods: by node, the CPU sets the numa-aware plugin gave pods the node's Numatopology
+        # does not list yet (add_unassigned_numa_pods); they outlast sessions, as the cache's nodes do upstream
+        self.unassigned_numa_pods: dict[str, dict[PodMeta, dict[str, frozenset[int]]]] = {}
         self._rebuild()
         self.refresh_node_shards()
         self.hyper_nodes_info = build_hyper_nodes(self.world.hyper_nodes, self.world.nodes)
@@ -192,6 +196,7 @@ class SchedulerCache:
             info = self.nodes[node.name] = NodeInfo(self._with_csi_resources(node))
             info.image_states = summaries.get(node.name, NO_IMAGES)
             self.node_list.append(node.name)
+        self._attach_numa_infos()
         self.queues = {q.name: QueueInfo(q) for q in self.world.queues}
         self.jobs: dict[str, JobInfo] = {}
         for pod_group in self.world.pod_groups:
@@ -204,6 +209,32 @@ class SchedulerCache:
         if self.persistent:
             for job in self.jobs.values():
                 job.pipelined_ready = True  # the PR counts Pipelined tasks as ready (semantics §11)
+
+    def _attach_numa_infos(self) -> None:
+        """addNumaInfo: each Numatopology becomes its node's numa_info. Upstream makes a placeholder node
+        for an object naming no node; such a node is never Ready, so no session sees it: here the object
+        is simply not attached. A node gone from the world takes its pre-occupation records with it."""
+        for topo in self.world.numatopologies:
+            node = self.nodes.get(topo.name)
+            if node is not None:
+                node.numa_info = numa_info_from_object(topo)
+        for name in [n for n in self.unassigned_numa_pods if n not in self.nodes]:
+            del self.unassigned_numa_pods[name]
+
+    def add_unassigned_numa_pods(self, allocated: dict[PodMeta, dict[str, dict[str, frozenset[int]]]]) -> None:
+        """AddUnassignedNumaPods: record each pod's sets on its node (a node the cache lacks is skipped)."""
+        for meta, by_node in allocated.items():
+            for node_name, sets in by_node.items():
+                if node_name in self.nodes:
+                    self.unassigned_numa_pods.setdefault(node_name, {})[meta] = sets
+
+    def _clear_unassigned_numa_pods(self, placed: dict[str, tuple[PodMeta, str]]) -> None:
+        """clearUnassignedNumaPod: a deleted pod's record goes from the node its cached task named."""
+        present = {pod.key for pod in self.world.pods}
+        for key, (meta, node_name) in placed.items():
+            records = self.unassigned_numa_pods.get(node_name)
+            if key not in present and records is not None:
+                records.pop(meta, None)
 
     def _with_csi_resources(self, node: Node) -> Node:
         """syncNode: a node with a CSINode gets each driver's volume limit as an allocatable resource."""
@@ -274,6 +305,13 @@ class SchedulerCache:
     # -- the session's view --------------------------------------------------------------
 
     def snapshot(self) -> ClusterSnapshot:
+        for name, node in self.nodes.items():  # RefreshNumaSchedulerInfoByCrd, every node, Ready or not
+            node.numa_scheduler_info, kept = refresh_numa_scheduler_info(
+                node.numa_info, self.unassigned_numa_pods.get(name, {}))
+            if kept:
+                self.unassigned_numa_pods[name] = kept
+            else:
+                self.unassigned_numa_pods.pop(name, None)
         nodes = {name: node.clone() for name, node in self.nodes.items() if node.ready()}
         queues = {name: queue.clone() for name, queue in self.queues.items()}
         jobs = {}
@@ -394,7 +432,11 @@ class SchedulerCache:
 
     def advance(self) -> None:
         """The world moves on (world.py), then the scheduler's view is rebuilt from it."""
+        placed = {task.key: (PodMeta(task.pod.uid, task.pod.name, task.pod.namespace), task.node_name)
+                  for node in self.nodes.values() for task in node.tasks.values()} \
+            if self.unassigned_numa_pods else {}
         self.cluster.advance(self.cycle, self.persistent, self.log)
+        self._clear_unassigned_numa_pods(placed)
         self.cycle += 1
         self._rebuild()
 

@@ -196,6 +196,10 @@ class Session:
     def add_event_handler(self, handler: EventHandler) -> None:
         self.event_handlers.append(handler)
 
+    def add_unassigned_numa_pods(self, allocated: dict[Any, dict[str, dict[str, frozenset[int]]]]) -> None:
+        """AddUnassignedNumaPods: the numa-aware plugin's CPU sets of the pods it placed, kept by the cache."""
+        self.cache.add_unassigned_numa_pods(allocated)
+
     def _tiered(self, point: str) -> list[list[Callable[..., Any]]]:
         """The registered callbacks of a point, grouped by tier, in plugin order, flags applied."""
         cached = self._tiered_cache.get(point)

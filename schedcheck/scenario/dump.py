@@ -13,6 +13,7 @@ from schedcheck.reference.util.scheduler_helper import ServerOptions
 from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
 from schedcheck.scenario.options import OPTION_FIELDS
 from schedcheck.scenario.dra_dump import dra_documents, pod_claims
+from schedcheck.scenario.numa_dump import numatopology_document
 
 
 def _quantities(resources: k8s.ResourceList) -> dict[str, str]:
@@ -68,6 +69,8 @@ def _container(container: k8s.Container) -> dict[str, Any]:
         out["image"] = container.image
     if container.requests:
         out["resources"] = {"requests": _quantities(container.requests)}
+    if container.limits:
+        out.setdefault("resources", {})["limits"] = _quantities(container.limits)
     if container.claims:
         out.setdefault("resources", {})["claims"] = [{"name": name} for name in container.claims]
     if container.restart_policy:
@@ -153,6 +156,8 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
         status["nominatedNodeName"] = pod.nominated_node_name
     if pod.start_time:
         status["startTime"] = pod.start_time
+    if pod.qos_class:
+        status["qosClass"] = pod.qos_class
     if pod.conditions:
         status["conditions"] = [{"type": c.type, "status": c.status, **({"reason": c.reason} if c.reason else {}),
                                  **({"message": c.message} if c.message else {}),
@@ -394,7 +399,8 @@ def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
             + [persistent_volume_claim_document(c) for c in objects.persistent_volume_claims]
             + [csi_node_document(c) for c in objects.csi_nodes]
             + [volume_attachment_document(a) for a in objects.volume_attachments]
-            + dra_documents(objects, _term))
+            + dra_documents(objects, _term)
+            + [numatopology_document(t) for t in objects.numatopologies])
 
 
 def conf_document(conf: SchedulerConf) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Read Kubernetes objects (Node, Pod, PodGroup, Queue, PriorityClass, ResourceQuota, NodeShard, the
 storage kinds: PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, VolumeAttachment, and the
-DRA kinds of dra_objects.py: DeviceClass, ResourceSlice, ResourceClaim) into k8s.ClusterObjects.
+DRA kinds of dra_objects.py: DeviceClass, ResourceSlice, ResourceClaim, and numa_objects.py's Numatopology)
+into k8s.ClusterObjects.
 
 Each kind has a reader and a schema of the fields the scheduler reads; any
 other field, and any other kind, becomes a warning.
@@ -14,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from schedcheck.reference import k8s
-from schedcheck.scenario import dra_objects
+from schedcheck.scenario import dra_objects, numa_objects
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.references import listing, reference_warnings
@@ -35,6 +36,7 @@ _API_VERSIONS = {
     "CSINode": "storage.k8s.io/v1",
     "VolumeAttachment": "storage.k8s.io/v1",
     **dict.fromkeys(dra_objects.SCHEMAS, dra_objects.API_VERSION),
+    **dict.fromkeys(numa_objects.SCHEMAS, numa_objects.API_VERSION),
 }
 _NAMESPACED = {"Pod", "PodGroup", "ResourceQuota", "PodDisruptionBudget", "PersistentVolumeClaim", "ResourceClaim"}
 
@@ -121,7 +123,8 @@ _SCHEMAS: dict[str, Schema] = {
                 "podAntiAffinity": _POD_AFFINITY,
             },
         },
-        "status": {"phase": LEAF, "nominatedNodeName": LEAF, "startTime": LEAF, "conditions": [_CONDITION]},
+        "status": {"phase": LEAF, "nominatedNodeName": LEAF, "startTime": LEAF, "conditions": [_CONDITION],
+                   "qosClass": LEAF},
     },
     "PodGroup": {
         "metadata": _META,
@@ -192,6 +195,7 @@ _SCHEMAS: dict[str, Schema] = {
     "NodeShard": {"metadata": _META, "spec": {"nodesDesired": LEAF},
                   "status": dict.fromkeys(["nodesInUse", "nodesToRemove", "nodesToAdd", "lastUpdateTime"])},
     **dra_objects.SCHEMAS,
+    **numa_objects.SCHEMAS,
 }
 
 
@@ -244,6 +248,7 @@ class ObjectsReader:
             order = sorted(paths, key=lambda p: (not p.startswith("spec"), not p.startswith("status"), p))
             self.warnings.append(f"ignored fields of {kind} (not read by the scheduler): {listing(order)}")
         reference_warnings(self.objects, self.warnings)
+        numa_objects.numa_warnings(self.objects, self.warnings)
         return self.objects
 
     def _one(self, where: str, doc: Any) -> None:
@@ -372,7 +377,8 @@ def _container(f: Fields, value: Any, field: str, init: bool) -> k8s.Container:
     doc = f.mapping(value, field)
     resources = f.mapping(doc.get("resources"), f"{field}.resources")
     # API defaulting: a resource with a limit but no request requests its limit.
-    requests = f.resources(resources.get("limits"), f"{field}.resources.limits")
+    limits = f.resources(resources.get("limits"), f"{field}.resources.limits")
+    requests = dict(limits)
     requests.update(f.resources(resources.get("requests"), f"{field}.resources.requests"))
     restart_policy = None
     if init and doc.get("restartPolicy") is not None:
@@ -394,7 +400,7 @@ def _container(f: Fields, value: Any, field: str, init: bool) -> k8s.Container:
     return k8s.Container(
         name=f.string(doc.get("name"), f"{field}.name"), requests=requests, restart_policy=restart_policy,
         ports=ports, image=f.string(doc.get("image"), f"{field}.image"),
-        claims=dra_objects.container_claims(f, resources, f"{field}.resources"),
+        claims=dra_objects.container_claims(f, resources, f"{field}.resources"), limits=limits,
     )
 
 
@@ -606,6 +612,7 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
         phase=f.string(status.get("phase"), "status.phase", default="Pending"),
         start_time=f.timestamp(status.get("startTime"), "status.startTime") or "",
         nominated_node_name=f.string(status.get("nominatedNodeName"), "status.nominatedNodeName"),
+        qos_class=f.choice(status.get("qosClass"), "status.qosClass", {"", "Guaranteed", "Burstable", "BestEffort"}),
         conditions=[
             _condition(f, c, f"status.conditions[{i}]")
             for i, c in enumerate(f.sequence(status.get("conditions"), "status.conditions"))
@@ -1003,4 +1010,5 @@ _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.Clus
     "DeviceClass": dra_objects.read_device_class,
     "ResourceSlice": dra_objects.read_resource_slice,
     "ResourceClaim": dra_objects.claim_reader(_selector_term),
+    "Numatopology": numa_objects.read_numatopology,
 }

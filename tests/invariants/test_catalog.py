@@ -395,6 +395,8 @@ DEDICATED = {
     "victim.pdb-respected": "test_victim_sources.py",
     "victim.shuffle-from-high-node": "test_victim_sources.py",
     "node.placement-extender-allowed": "test_extender_rule.py",
+    "numa.cpu-sets-disjoint": "test_numa.py",
+    "numa.single-numa-node-aligned": "test_numa.py",
 }
 
 

@@ -12,11 +12,13 @@ import itertools
 from hypothesis import HealthCheck, given, settings
 
 from schedcheck.generators.scenarios import scenarios, to_yaml
+from schedcheck.invariants.known import known_assertion_for
 from schedcheck.model.pending import explain, is_pending
 from schedcheck.reference.api.resource_info import Resource, Zero
 from schedcheck.reference.api.types import TaskStatus
 from schedcheck.reference.framework.session import SessionObserverHooks
 from schedcheck.reference.scheduler import Scheduler
+from schedcheck.reference.util.assertion import AssertionViolation
 from schedcheck.scenario.loader import load_scenario_text
 
 
@@ -99,7 +101,11 @@ def test_model_and_brute_force_agree(doc):
         hooks.on_session_close.append(check)
         return hooks
 
-    Scheduler(scenario.objects, scenario.conf, seed=0, now=scenario.now, hooks_factory=factory).run_once()
+    try:
+        Scheduler(scenario.objects, scenario.conf, seed=0, now=scenario.now, hooks_factory=factory).run_once()
+    except AssertionViolation as exc:  # upstream's own panic (a known finding) ends the session: nothing to judge
+        if known_assertion_for(exc) is None:
+            raise
 
 
 def test_both_answers_were_exercised():
