@@ -143,6 +143,7 @@ class Container:
     ports: list[ContainerPort] = field(default_factory=list)
     image: str = ""
     claims: list[str] = field(default_factory=list)  # resources.claims[].name (no filter reads them)
+    limits: ResourceList = field(default_factory=dict)  # resources.limits alone (shared devices read them)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ class NodeError(Exception):
 class NodeInfo:
     __slots__ = (
         "name", "node", "allocatable", "capacity", "idle", "used", "releasing", "pipelined",
-        "tasks", "state", "negative_idle_events", "_future_idle", "image_states",
+        "tasks", "state", "negative_idle_events", "_future_idle", "image_states", "others",
     )
 
     def __init__(self, node: Node | None, name: str = "") -> None:
@@ -45,6 +45,8 @@ class NodeInfo:
         self._future_idle: Resource | None = None
         # {image name: (size, nodes holding it)} as the cache summarised it (ImageStates; read-only)
         self.image_states: dict[str, tuple[int, int]] = {}
+        # Shared-device pools by device name (upstream's Others; api/devices), set by the cache
+        self.others: dict = {}
 
     def ready(self) -> bool:
         return self.state == NodePhase.Ready
@@ -90,9 +92,11 @@ class NodeInfo:
                     )
                 self._allocate_idle_resource(stored)
                 self.used.add(stored.resreq)
+                self._add_devices(stored)
             else:
                 self._allocate_idle_resource(stored)
                 self.used.add(stored.resreq)
+                self._add_devices(stored)
         task.node_name = self.name
         stored.node_name = self.name
         self.tasks[task.key] = stored
@@ -113,7 +117,14 @@ class NodeInfo:
             else:
                 self.idle.add(stored.resreq)
                 self.used.sub(stored.resreq)
+                for pool in self.others.values():  # subResource
+                    pool.sub_resource(stored.pod)
         del self.tasks[task.key]
+
+    def _add_devices(self, task: TaskInfo) -> None:
+        """addResource: the shared devices the pod's own annotations name."""
+        for pool in self.others.values():
+            pool.add_resource(task.pod)
 
     def update_task(self, task: TaskInfo) -> None:
         self.remove_task(task)
@@ -129,7 +140,13 @@ class NodeInfo:
                 c.add_task(task)
             except NodeError:
                 pass  # upstream logs the failed re-add and carries on
+        # upstream rebuilds the pools through AddTask, then replaces them by deep copies (CloneOthers)
+        c.others = {name: pool.deep_copy() for name, pool in self.others.items()}
         return c
+
+    def set_others(self, others: dict) -> None:
+        """setNodeOthersResource, before any task is added."""
+        self.others = others
 
     def pods(self) -> list[TaskInfo]:
         return list(self.tasks.values())

@@ -372,7 +372,8 @@ def _container(f: Fields, value: Any, field: str, init: bool) -> k8s.Container:
     doc = f.mapping(value, field)
     resources = f.mapping(doc.get("resources"), f"{field}.resources")
     # API defaulting: a resource with a limit but no request requests its limit.
-    requests = f.resources(resources.get("limits"), f"{field}.resources.limits")
+    limits = f.resources(resources.get("limits"), f"{field}.resources.limits")
+    requests = dict(limits)
     requests.update(f.resources(resources.get("requests"), f"{field}.resources.requests"))
     restart_policy = None
     if init and doc.get("restartPolicy") is not None:
@@ -394,7 +395,7 @@ def _container(f: Fields, value: Any, field: str, init: bool) -> k8s.Container:
     return k8s.Container(
         name=f.string(doc.get("name"), f"{field}.name"), requests=requests, restart_policy=restart_policy,
         ports=ports, image=f.string(doc.get("image"), f"{field}.image"),
-        claims=dra_objects.container_claims(f, resources, f"{field}.resources"),
+        claims=dra_objects.container_claims(f, resources, f"{field}.resources"), limits=limits,
     )
 
 
