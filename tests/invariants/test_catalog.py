@@ -394,6 +394,8 @@ DEDICATED = {
     "task.gated-not-placed": "test_placement_allowed.py",
     "victim.pdb-respected": "test_victim_sources.py",
     "victim.shuffle-from-high-node": "test_victim_sources.py",
+    "device.within-capacity": "test_devices.py",
+    "device.assigned-exists": "test_devices.py",
 }
 
 
