@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-from schedcheck.reference.api.devices import DeviceFlags, SUCCESS
+from schedcheck.reference.api.devices.base import DeviceFlags, SUCCESS
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.unschedule_info import FitError, Status, StatusCode

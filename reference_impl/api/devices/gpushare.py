@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 
-from schedcheck.reference.api.devices import DeviceFlags, SUCCESS, UNSCHEDULABLE
+from schedcheck.reference.api.devices.base import GPUSHARE_DEVICE, DeviceFlags, SUCCESS, UNSCHEDULABLE
 
-DEVICE_NAME = "GpuShare"
+DEVICE_NAME = GPUSHARE_DEVICE
 VOLCANO_GPU_RESOURCE = "volcano.sh/gpu-memory"
 VOLCANO_GPU_NUMBER = "volcano.sh/gpu-number"
 PREDICATE_TIME = "volcano.sh/predicate-time"

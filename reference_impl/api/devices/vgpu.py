@@ -23,7 +23,7 @@ which do not carry the session's choice yet).
 
 from __future__ import annotations
 
-from schedcheck.reference.api.devices import DeviceFlags, SUCCESS, UNSCHEDULABLE, as_int64
+from schedcheck.reference.api.devices.base import DeviceFlags, SUCCESS, UNSCHEDULABLE, as_int64
 from schedcheck.reference.api.devices.config import DEFAULT_NVIDIA, NvidiaConfig, VOLCANO_VGPU_CORES, \
     VOLCANO_VGPU_MEMORY, VOLCANO_VGPU_NUMBER, VOLCANO_VGPU_REGISTER
 
