@@ -209,7 +209,26 @@ def _plugin(reader: _ConfReader, value: Any, field: str) -> PluginOption:
         if flag is not None:  # an unset flag is absent, as in default_scheduler_conf()
             flags[key] = flag
     arguments = reader.mapping(doc.get("arguments"), f"{field}.arguments")
+    if name == "deviceshare":
+        _deviceshare_arguments(reader, arguments, f"{field}.arguments")
     return PluginOption(name=name, arguments=arguments, flags=flags)
+
+
+def _deviceshare_arguments(reader: _ConfReader, arguments: Mapping[str, Any], field: str) -> None:
+    """The combinations upstream exits on are one-line errors; the switches the reference does not model
+    are warned about by name (README "Not modelled")."""
+    from schedcheck.reference.plugins import deviceshare
+
+    problem = deviceshare.conflict(deviceshare.flags_from_arguments(dict(arguments)))
+    if problem:
+        reader.fail(field, f"{problem} (upstream's scheduler exits)")
+    for key in (deviceshare.ASCEND_MINDCLUSTER_VNPU, deviceshare.ASCEND_HAMI_VNPU, deviceshare.NODE_LOCK_ENABLE,
+                deviceshare.KNOWN_GEOMETRIES_CM_NAME, deviceshare.KNOWN_GEOMETRIES_CM_NAMESPACE):
+        if key in arguments:
+            reader.warn(f"{field}.{key}", "not modelled by the reference (README, Not modelled); ignored")
+    rules = arguments.get(deviceshare.GPU_EXCLUSIVE_RULES)
+    if rules is not None and not isinstance(rules, list):
+        reader.warn(f"{field}.{deviceshare.GPU_EXCLUSIVE_RULES}", "not a list of label maps: no rule applies")
 
 
 def _configurations(reader: _ConfReader, value: Any) -> dict[str, dict[str, Any]]:

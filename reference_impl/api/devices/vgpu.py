@@ -23,11 +23,11 @@ which do not carry the session's choice yet).
 
 from __future__ import annotations
 
-from schedcheck.reference.api.devices.base import DeviceFlags, SUCCESS, UNSCHEDULABLE, as_int64
+from schedcheck.reference.api.devices.base import VGPU_DEVICE, DeviceFlags, SUCCESS, UNSCHEDULABLE, as_int64
 from schedcheck.reference.api.devices.config import DEFAULT_NVIDIA, NvidiaConfig, VOLCANO_VGPU_CORES, \
     VOLCANO_VGPU_MEMORY, VOLCANO_VGPU_NUMBER, VOLCANO_VGPU_REGISTER
 
-DEVICE_NAME = "hamivgpu"
+DEVICE_NAME = VGPU_DEVICE
 GPU_IN_USE = "nvidia.com/use-gputype"
 GPU_NO_USE = "nvidia.com/nouse-gputype"
 VGPU_USE_UUID = "volcano.sh/vgpu-use-gpuuuid"
