@@ -22,10 +22,11 @@ beside proportion.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
+from schedcheck.generators.devices import deviceshare_arguments
 from schedcheck.generators.quantities import choice, rarely, sometimes
 from schedcheck.reference.framework.conf import (
     DEFAULT_ACTIONS as REFERENCE_DEFAULT_ACTIONS,
@@ -124,7 +125,7 @@ TIER_SET_NAMES: tuple[str, ...] = tuple(TIER_SETS)
 
 # Plugins a user adds to the second tier of a set that lacks them.
 OPTIONAL_PLUGINS: tuple[str, ...] = ("binpack", "overcommit", "sla", "resourcequota", "pdb", "nodegroup", "cdp",
-                                     "task-topology")
+                                     "task-topology", "deviceshare")
 # Plugins that filter victims: they join the first tier, beside priority and gang, where the victims are
 # decided (a later tier's filter only counts when the first tier leaves no victim); the cdp guide puts cdp there.
 FIRST_TIER_PLUGINS = frozenset({"pdb", "cdp"})
@@ -239,10 +240,11 @@ PLUGIN_ARGUMENTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "usage": usage_arguments(),
     "nodegroup": nodegroup_arguments(),
     "task-topology": task_topology_arguments(),
+    "deviceshare": deviceshare_arguments(),
 }
 # How often a plugin in the conf gets arguments, in percent (the rest: 20). sla needs its waiting time to do
 # anything; the task-topology guides always set a weight.
-ARGUMENT_PERCENT: dict[str, int] = {"sla": 100, "task-topology": 50, "nodegroup": 40}
+ARGUMENT_PERCENT: dict[str, int] = {"sla": 100, "task-topology": 50, "nodegroup": 40, "deviceshare": 100}
 
 
 @st.composite
@@ -352,6 +354,7 @@ class ConfFeatures:
     node_groups: bool = False  # nodegroup reads node labels, queue affinities and limits
     cooldowns: bool = False  # cdp reads pods' cooldowns and PodScheduled times against `now`
     task_topology: bool = False  # task-topology reads PodGroup annotations naming the job's roles
+    devices: dict[str, Any] | None = field(default=None, compare=False)  # deviceshare arguments (devices.py)
 
 
 def conf_features(conf: dict[str, Any]) -> ConfFeatures:
@@ -377,4 +380,5 @@ def conf_features(conf: dict[str, Any]) -> ConfFeatures:
         node_groups="nodegroup" in names,
         cooldowns="cdp" in names,
         task_topology="task-topology" in names,
+        devices=next((p.get("arguments") or {} for p in plugins if p["name"] == "deviceshare"), None),
     )

@@ -44,6 +44,7 @@ from schedcheck.generators.ledger import NodeLedger
 from schedcheck.generators.nodes import node_lists
 from schedcheck.generators.queues import hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees
 from schedcheck.generators.cooldowns import apply_cooldowns
+from schedcheck.generators.devices import apply_devices
 from schedcheck.generators.nodegroups import apply_node_groups, default_queue, label_node_groups
 from schedcheck.generators.pdbs import pod_disruption_budgets
 from schedcheck.generators.task_topologies import job_roles, task_topology_annotations
@@ -206,6 +207,8 @@ def scenarios(
         apply_cooldowns(draw, job_docs, now_offset)
     if features.task_topology:
         _task_topologies(draw, job_docs)
+    if features.devices is not None:
+        apply_devices(draw, features.devices, node_docs, job_docs)
 
     doc: dict[str, Any] = {
         "apiVersion": API_VERSION,

@@ -52,12 +52,16 @@ ARGUMENTS = (GPU_SHARING_ENABLE, GPU_NUMBER_ENABLE, NODE_LOCK_ENABLE, VGPU_ENABL
 INT64_MIN = -(2**63)
 
 
-def flags_from_arguments(arguments: dict | None) -> DeviceFlags:
+def flags_from_arguments(arguments: dict | None, before: DeviceFlags | None = None) -> DeviceFlags:
+    """The switches after building the plugin with these arguments. Upstream's GetBool leaves a package
+    variable alone when the key is absent, so switches accumulate over builds (`before`); the schedule
+    policy is the plugin's own field, copied to the vGPU package at every build."""
     args = as_arguments(arguments)
+    before = before or DeviceFlags()
     return DeviceFlags(
-        gpu_sharing=args.get_bool(GPU_SHARING_ENABLE, False),
-        gpu_number=args.get_bool(GPU_NUMBER_ENABLE, False),
-        vgpu=args.get_bool(VGPU_ENABLE, False),
+        gpu_sharing=args.get_bool(GPU_SHARING_ENABLE, before.gpu_sharing),
+        gpu_number=args.get_bool(GPU_NUMBER_ENABLE, before.gpu_number),
+        vgpu=args.get_bool(VGPU_ENABLE, before.vgpu),
         schedule_policy=args.get_str(SCHEDULE_POLICY, ""),
     )
 
@@ -72,12 +76,12 @@ def conflict(flags: DeviceFlags) -> str | None:
 
 
 def device_flags(conf) -> DeviceFlags:
-    """The switches of the conf's deviceshare entry (the last one, as the last build sets upstream's variables)."""
+    """The switches once every deviceshare entry of the conf has been built, in tier order."""
     flags = DeviceFlags()
     for tier in conf.tiers:
         for option in tier.plugins:
             if option.name == PLUGIN_NAME:
-                flags = flags_from_arguments(option.arguments)
+                flags = flags_from_arguments(option.arguments, flags)
     return flags
 
 
@@ -87,8 +91,7 @@ class DeviceSharePlugin(Plugin):
     def __init__(self, arguments: dict) -> None:
         super().__init__(arguments)
         args = as_arguments(arguments)
-        self.flags = flags_from_arguments(arguments)
-        self.schedule_policy = self.flags.schedule_policy
+        self.schedule_policy = flags_from_arguments(arguments).schedule_policy
         self.schedule_weight = args.get_int(SCHEDULE_WEIGHT, 0)
 
     def on_session_open(self, ssn: Session) -> None:
