@@ -187,3 +187,24 @@ def test_vgpu_spread_score_is_zero_after_the_tentative_placement() -> None:
     objects = _k8s(_vgpu_node(), pod("p", {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "1000"}))
     pool = node_devices(objects.nodes[0], VGPU)[vgpu.DEVICE_NAME]
     assert pool.filter_node(objects.pods[0], "spread")[0] == 0 and pool.score_node(objects.pods[0], "spread") == 0.0
+
+
+def test_queue_status_counts_a_vgpu_pod_by_its_cards() -> None:
+    """addNodeSharableDeviceUsage: a running vGPU pod's memory and cores in its queue's status.allocated are
+    the sums over its cards (2 x 6000), not its per-card request (6000)."""
+    from schedcheck.reference.scheduler import Scheduler
+
+    running = pod("r", {"volcano.sh/vgpu-number": "2", "volcano.sh/vgpu-memory": "6000", "volcano.sh/vgpu-cores": "30"},
+                  {"volcano.sh/vgpu-ids-new": "GPU-a,NVIDIA,6000,30:GPU-b,NVIDIA,6000,30:"}, node_name="n1")
+    group = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+             "metadata": {"name": "g", "namespace": "ns"}, "spec": {"minMember": 1, "queue": "default"},
+             "status": {"phase": "Running"}}
+    conf = {"actions": "allocate", "tiers": [{"plugins": [{"name": "predicates"},
+                                                         {"name": "deviceshare", "arguments": {"deviceshare.VGPUEnable": True}}]}]}
+    for arguments, memory in (({"deviceshare.VGPUEnable": True}, "12k"), ({}, "6k")):
+        conf["tiers"][0]["plugins"][1]["arguments"] = arguments
+        scenario = load(_vgpu_node(), running, group, conf=conf)
+        scheduler = Scheduler(scenario.objects, scenario.conf)
+        scheduler.run(1)
+        queue = next(q for q in scheduler.cache.world.queues if q.name == "default")
+        assert str(queue.status_allocated["volcano.sh/vgpu-memory"]) == memory

@@ -68,6 +68,8 @@ def _container(container: k8s.Container) -> dict[str, Any]:
         out["image"] = container.image
     if container.requests:
         out["resources"] = {"requests": _quantities(container.requests)}
+    if container.limits:  # the shared-device plugins read limits alone
+        out.setdefault("resources", {})["limits"] = _quantities(container.limits)
     if container.claims:
         out.setdefault("resources", {})["claims"] = [{"name": name} for name in container.claims]
     if container.restart_policy:

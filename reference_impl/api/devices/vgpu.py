@@ -265,8 +265,8 @@ class GPUDevices:
             for uuid, _type, mem, cores in container:
                 for dev in self.devices.values():
                     if dev.uuid in uuid:
-                        res[DEFAULT_NVIDIA.resource_memory_name] = res.get(DEFAULT_NVIDIA.resource_memory_name, 0.0) + _int32(mem * 1000)
-                        res[DEFAULT_NVIDIA.resource_core_name] = res.get(DEFAULT_NVIDIA.resource_core_name, 0.0) + _int32(cores * 1000)
+                        res[DEFAULT_NVIDIA.resource_memory_name] = res.get(DEFAULT_NVIDIA.resource_memory_name, 0.0) + float(mem * 1000 % UINT_MOD)
+                        res[DEFAULT_NVIDIA.resource_core_name] = res.get(DEFAULT_NVIDIA.resource_core_name, 0.0) + float(cores * 1000 % UINT_MOD)
         return res
 
     # -- scheduling -------------------------------------------------------------------------
