@@ -7,8 +7,9 @@ or HAMi vGPU (with binpack or spread and a weight, rarely an exclusivity rule on
 capacity `volcano.sh/gpu-memory` / `gpu-number`, or the vGPU registration annotation and allocatable
 `volcano.sh/vgpu-number` / `-memory` / `-cores`. Most pods ask for no GPU: a pending job asks for one in
 two cases of five (every pod of the job alike), a running pod on a GPU node in one of five, and then only where
-a card has room, with the annotation that names its card(s), so the cluster starts consistent. Shrinks
-to no GPU at all.
+a card has room, with the annotation that names its card(s), so the cluster starts consistent; rarely a
+GPU-share pod names card 0 although it is full (a pod bound directly, as in volcano-sh/volcano#5470).
+Shrinks to no GPU at all.
 """
 
 from __future__ import annotations
@@ -151,6 +152,8 @@ def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[di
                 continue
             request = draw(_request(mode))
             where = _place(mode, pools[node], request, meta.get("uid", meta["name"]))
+            if where is None and mode == "gpushare" and draw(rarely(20)):
+                where = "0"  # bound directly with its card named by hand, room or not (volcano-sh/volcano#5470)
             if where is None:
                 continue
             _limits(pod, request)
