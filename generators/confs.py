@@ -22,10 +22,11 @@ beside proportion.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import strategies as st
+from schedcheck.generators.devices import deviceshare_arguments
 from schedcheck.generators.quantities import choice, rarely, sometimes
 from schedcheck.reference.framework.conf import (
     DEFAULT_ACTIONS as REFERENCE_DEFAULT_ACTIONS,
@@ -124,7 +125,7 @@ TIER_SET_NAMES: tuple[str, ...] = tuple(TIER_SETS)
 
 # Plugins a user adds to the second tier of a set that lacks them.
 OPTIONAL_PLUGINS: tuple[str, ...] = ("binpack", "overcommit", "sla", "resourcequota", "pdb", "nodegroup", "cdp",
-                                     "task-topology")
+                                     "task-topology", "deviceshare")
 # Never drawn: extender (it needs the process a scenario's extenderServer names; README, Scenarios).
 # Plugins that filter victims: they join the first tier, beside priority and gang, where the victims are
 # decided (a later tier's filter only counts when the first tier leaves no victim); the cdp guide puts cdp there.
@@ -241,10 +242,11 @@ PLUGIN_ARGUMENTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "nodegroup": nodegroup_arguments(),
     "task-topology": task_topology_arguments(),
     "numa-aware": st.fixed_dictionaries({"weight": choice((1, 10, 2, 0))}),  # numaaware.go: weight, 1 unset
+    "deviceshare": deviceshare_arguments(),
 }
 # How often a plugin in the conf gets arguments, in percent (the rest: 20). sla needs its waiting time to do
 # anything; the task-topology guides always set a weight.
-ARGUMENT_PERCENT: dict[str, int] = {"sla": 100, "task-topology": 50, "nodegroup": 40}
+ARGUMENT_PERCENT: dict[str, int] = {"sla": 100, "task-topology": 50, "nodegroup": 40, "deviceshare": 100}
 
 
 @st.composite
@@ -292,6 +294,8 @@ def scheduler_confs(
     # Optional plugins join the second tier (where users put them), respecting upstream's rules.
     for name in OPTIONAL_PLUGINS:
         if name not in names and draw(rarely(12)):
+            if name == "deviceshare" and {"gangpreempt", "gangreclaim"} & set(actions):
+                continue  # not with the gang actions yet (docs/findings.md F31, F32; generators/scenarios.py)
             tiers[0 if name in FIRST_TIER_PLUGINS else -1].append(_p(name))
             names.add(name)
     if "shuffle" in actions and "rescheduling" not in names:
@@ -355,6 +359,7 @@ class ConfFeatures:
     cooldowns: bool = False  # cdp reads pods' cooldowns and PodScheduled times against `now`
     task_topology: bool = False  # task-topology reads PodGroup annotations naming the job's roles
     numa: bool = False  # numa-aware reads Numatopology objects and Guaranteed pods' topology policies
+    devices: dict[str, Any] | None = field(default=None, compare=False)  # deviceshare arguments (devices.py)
 
 
 def conf_features(conf: dict[str, Any]) -> ConfFeatures:
@@ -381,4 +386,5 @@ def conf_features(conf: dict[str, Any]) -> ConfFeatures:
         cooldowns="cdp" in names,
         task_topology="task-topology" in names,
         numa="numa-aware" in names,
+        devices=next((p.get("arguments") or {} for p in plugins if p["name"] == "deviceshare"), None),
     )

@@ -44,6 +44,7 @@ from schedcheck.generators.ledger import NodeLedger
 from schedcheck.generators.nodes import node_lists
 from schedcheck.generators.queues import hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees
 from schedcheck.generators.cooldowns import apply_cooldowns
+from schedcheck.generators.devices import apply_devices
 from schedcheck.generators.nodegroups import apply_node_groups, default_queue, label_node_groups
 from schedcheck.generators.pdbs import pod_disruption_budgets
 from schedcheck.generators.task_topologies import job_roles, task_topology_annotations
@@ -209,6 +210,13 @@ def scenarios(
         _task_topologies(draw, job_docs)
     if features.numa:
         quota_docs.extend(apply_numa(draw, node_docs, job_docs))
+    if features.devices is not None and not {"gangpreempt", "gangreclaim"} & set(features.actions):
+        apply_devices(draw, features.devices, node_docs, job_docs)
+    elif features.devices is not None:
+        # Not with the gang actions yet: their rollbacks twice over (docs/findings.md F31, F32) break proportion's
+        # and drf's accounting in ways only the proportion panic is known for; the conf keeps no deviceshare.
+        for tier in conf.get("tiers", []):
+            tier["plugins"] = [p for p in tier.get("plugins", []) if p.get("name") != "deviceshare"]
 
     doc: dict[str, Any] = {
         "apiVersion": API_VERSION,

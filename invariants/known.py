@@ -303,6 +303,21 @@ def _with_ancestors(ctx: CheckContext, queues: set[str]) -> set[str]:
     return out
 
 
+
+def _stale_device_charge(ctx: CheckContext, violation: Violation) -> bool:
+    """A card over its capacity still charges a pod that is no longer placed on its node: a discarded vGPU
+    allocation, which upstream's release cannot give back (docs/findings.md #28)."""
+    node = ctx.ssn.nodes.get(_node_of(violation))
+    device = next(iter(_named(violation, "device")), "")
+    if node is None:
+        return False
+    placed = {t.uid for t in node.tasks.values()}
+    for pool in node.others.values():
+        for card in getattr(pool, "devices", {}).values():
+            if str(getattr(card, "uuid", card.id)) == device and set(card.pods) - placed:
+                return True
+    return False
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.predicates-pod-view",
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
@@ -354,6 +369,11 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "a tier whose plugin refuses every candidate decides nothing, so a later tier's plugin alone picks "
                  "the victims: the pdb plugin's refusal is overridden by, say, proportion in the next tier",
                  "docs/findings.md #18", _veto_passed_on),
+    KnownFinding("F28", "device.within-capacity",
+                 "a discarded vGPU allocation stays charged on its cards (the release reads the pod's own "
+                 "annotations, which lack the session's choice), and a pod put back on the node (an undone "
+                 "eviction) charges the same card again: the session's device ledger counts more than the card has",
+                 "docs/findings.md #28", _stale_device_charge),
     KnownFinding("F9", "order.task",
                  "upstream's default task order (CompareTask: pod-name index when both pods have one, else creation "
                  "time, else UID) is not a strict weak order once some of a job's pods end in an index and some "
@@ -420,6 +440,22 @@ KNOWN_ASSERTIONS: tuple[KnownAssertion, ...] = (
                    "a discarded eviction)",
                    "docs/findings.md #21",
                    lambda exc: _raised_in(exc, "task_topology_buckets", "task_bound")),
+    KnownAssertion("F31", "a simulated trial (runSimulateTrialAtHyperNode: gangpreempt, gangreclaim) calls UnPipeline "
+                   "on a task whose Pipeline failed and was already rolled back, so every deallocate handler runs "
+                   "twice: proportion's Resource.Sub assertion fails. A Pipeline fails when an allocate handler "
+                   "does, as the predicates plugin's does when deviceshare cannot give the task its cards (the "
+                   "trial's preempt-mode predicates let deviceshare's Unschedulable pass)",
+                   "docs/findings.md #31",
+                   # the second rollback, or the trial's discard rolling the same task back a third time
+                   lambda exc: _raised_in(exc, "simulate", "run_simulate_trial")),
+    KnownAssertion("F32", "gangpreempt and gangreclaim replay a nomination plan with RecoverOperations, which stops at "
+                   "a failed operation and keeps the evictions it replayed; the next bundle's dry run then evicts "
+                   "the same victim again and proportion's deallocate runs twice: its Resource.Sub assertion fails. "
+                   "A replayed pipeline fails when deviceshare's cards are gone, as after a discarded vGPU dry run "
+                   "(docs/findings.md #28)",
+                   "docs/findings.md #32",
+                   lambda exc: _raised_in(exc, "simulate", "build_nomination_plan") and _raised_in(exc, "statement",
+                                                                                                    "evict")),
 )
 
 

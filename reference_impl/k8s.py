@@ -144,7 +144,7 @@ class Container:
     ports: list[ContainerPort] = field(default_factory=list)
     image: str = ""
     claims: list[str] = field(default_factory=list)  # resources.claims[].name (no filter reads them)
-    limits: ResourceList = field(default_factory=dict)  # resources.limits (the pod's QoS class: numa-aware)
+    limits: ResourceList = field(default_factory=dict)  # resources.limits (the QoS class for numa-aware; shared devices)
 
 
 @dataclass(frozen=True)

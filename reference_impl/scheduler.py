@@ -15,6 +15,7 @@ from schedcheck.reference.framework.conf import SchedulerConf
 from schedcheck.reference.framework.framework import close_session, open_session
 from schedcheck.reference.framework.session import Session, SessionObserverHooks
 from schedcheck.reference.k8s import ClusterObjects
+from schedcheck.reference.plugins.deviceshare import device_flags
 from schedcheck.reference.util.scheduler_helper import ServerOptions
 
 
@@ -27,6 +28,7 @@ class CycleReport:
     skipped_actions: list[str] = field(default_factory=list)
     # wall seconds of "open", of each action that ran (by name) and of "close"; read by `schedcheck bench`
     phase_seconds: dict[str, float] = field(default_factory=dict)
+
 
 
 class Scheduler:
@@ -46,7 +48,8 @@ class Scheduler:
         self.conf = conf
         self.tie_chooser = tie_chooser  # see Session.tie_chooser
         self.seed = seed
-        self.cache = SchedulerCache(objects, server_options=server_options, now=now, copy_objects=copy_objects)
+        self.cache = SchedulerCache(objects, server_options=server_options, now=now, copy_objects=copy_objects,
+                                    device_flags=device_flags(conf))
         self.hooks_factory = hooks_factory
         self.cache.set_pipeline_persistence(conf.persistent_pipelines)
         self.cycle = 0

@@ -752,6 +752,13 @@ def _pdb_ignores_budget():
 
     return [(pdb, "filter_victims", lambda budgets, tasks: [t for t in tasks if t.pod.labels])]
 
+def _gpushare_idle_memory_wraps():
+    from schedcheck.reference.api.devices import gpushare
+
+    # the unsigned subtraction before the clamp: a card charged beyond its memory looks almost empty
+    return [(gpushare.GPUDevice, "idle_memory", lambda self: (self.memory - self.used_memory()) % 2**64)]
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("remove-task-forgets-releasing", "NodeInfo.RemoveTask of a Releasing task leaves Releasing and Used",
            _remove_task_forgets_releasing),
@@ -921,6 +928,9 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
            _drf_deallocate_forgotten),
     Mutant("pdb-ignores-budget", "the pdb plugin keeps every candidate, whatever its budget allows",
            _pdb_ignores_budget),
+    Mutant("gpushare-idle-memory-wraps", "a GPU-share card's idle memory is an unsigned subtraction, so a card "
+           "charged beyond its memory (a pod pinned by gpu-index) wraps to nearly 2^64 idle and takes more pods",
+           _gpushare_idle_memory_wraps, source="volcano-sh/volcano#5470"),
     Mutant("scheduling-gates-not-read", "NewTaskInfo forgets the pod's scheduling gates (SchGated always false), so "
            "gated pods are scheduled", _scheduling_gates_not_read),
 )}

@@ -116,6 +116,7 @@ PACKAGED = {
     "sub-group-topology-ignored": "topology.sub-group-within-hypernode",
     "scheduling-gates-not-read": "task.gated-not-placed",
     "pdb-ignores-budget": "victim.pdb-respected",
+    "gpushare-idle-memory-wraps": "device.within-capacity",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

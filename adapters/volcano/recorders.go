@@ -14,7 +14,10 @@ import (
 	"volcano.sh/volcano/pkg/scheduler/api"
 )
 
-type bindRecord struct{ Task, Node string }
+type bindRecord struct {
+	Task, Node  string
+	Annotations map[string]string // the Binding's annotations (podannotations.go)
+}
 
 type recordingBinder struct {
 	mu    sync.Mutex
@@ -25,7 +28,7 @@ func (b *recordingBinder) Bind(_ kubernetes.Interface, tasks []*api.TaskInfo) ma
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, t := range tasks {
-		b.binds = append(b.binds, bindRecord{fmt.Sprintf("%s/%s", t.Namespace, t.Name), t.NodeName})
+		b.binds = append(b.binds, bindRecord{fmt.Sprintf("%s/%s", t.Namespace, t.Name), t.NodeName, bindAnnotations(t)})
 	}
 	return nil
 }

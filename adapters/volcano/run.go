@@ -169,6 +169,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 		shift = time.Since(clock)
 	}
 	applyOptions(sc.Options)
+	primeDeviceShare(tiers)
 	sc.World.fill(c, shift)
 	applyNodeShards(c, sc.World.NodeShards)
 
@@ -508,8 +509,10 @@ func setUsage(c *cache.SchedulerCache, n *v1.Node, shift time.Duration) {
 func (w *World) advance(out *cycleOutcome, clock time.Time) map[string]string {
 	now := metav1.NewTime(clock)
 	bound := map[string]string{}
+	annotated := map[string]map[string]string{}
 	for _, b := range out.binds {
 		bound[b.Task] = b.Node
+		annotated[b.Task] = b.Annotations
 	}
 	w.syncClaims()
 	released := w.releaseVolumeWaits(out.waiting)
@@ -543,6 +546,12 @@ func (w *World) advance(out *cycleOutcome, clock time.Time) map[string]string {
 			}
 			if node, ok := bound[key]; ok {
 				p.Spec.NodeName = node
+				for k, v := range annotated[key] {
+					if p.Annotations == nil {
+						p.Annotations = map[string]string{}
+					}
+					p.Annotations[k] = v
+				}
 				p.Status.Phase = v1.PodRunning
 				if p.Status.StartTime == nil {
 					p.Status.StartTime = &now

@@ -21,7 +21,7 @@ class NodeError(Exception):
 class NodeInfo:
     __slots__ = (
         "name", "node", "allocatable", "capacity", "idle", "used", "releasing", "pipelined",
-        "tasks", "state", "negative_idle_events", "_future_idle", "image_states",
+        "tasks", "state", "negative_idle_events", "_future_idle", "image_states", "others",
         "numa_info", "numa_scheduler_info",
     )
 
@@ -51,6 +51,8 @@ class NodeInfo:
         # cache's pre-occupations taken out at the snapshot): api/numa_info.py
         self.numa_info: NumatopoInfo | None = None
         self.numa_scheduler_info: NumatopoInfo | None = None
+        # Shared-device pools by device name (upstream's Others; api/devices), set by the cache
+        self.others: dict = {}
 
     def ready(self) -> bool:
         return self.state == NodePhase.Ready
@@ -96,9 +98,11 @@ class NodeInfo:
                     )
                 self._allocate_idle_resource(stored)
                 self.used.add(stored.resreq)
+                self._add_devices(stored)
             else:
                 self._allocate_idle_resource(stored)
                 self.used.add(stored.resreq)
+                self._add_devices(stored)
         task.node_name = self.name
         stored.node_name = self.name
         self.tasks[task.key] = stored
@@ -119,7 +123,14 @@ class NodeInfo:
             else:
                 self.idle.add(stored.resreq)
                 self.used.sub(stored.resreq)
+                for pool in self.others.values():  # subResource
+                    pool.sub_resource(stored.pod)
         del self.tasks[task.key]
+
+    def _add_devices(self, task: TaskInfo) -> None:
+        """addResource: the shared devices the pod's own annotations name."""
+        for pool in self.others.values():
+            pool.add_resource(task.pod)
 
     def update_task(self, task: TaskInfo) -> None:
         self.remove_task(task)
@@ -138,7 +149,13 @@ class NodeInfo:
                 c.add_task(task)
             except NodeError:
                 pass  # upstream logs the failed re-add and carries on
+        # upstream rebuilds the pools through AddTask, then replaces them by deep copies (CloneOthers)
+        c.others = {name: pool.deep_copy() for name, pool in self.others.items()}
         return c
+
+    def set_others(self, others: dict) -> None:
+        """setNodeOthersResource, before any task is added."""
+        self.others = others
 
     def pods(self) -> list[TaskInfo]:
         return list(self.tasks.values())

@@ -118,7 +118,7 @@ class TaskInfo:
         "uid", "job", "name", "namespace", "task_role", "priority", "pod", "resreq", "init_resreq",
         "preemptable", "best_effort", "revocable_zone", "sch_gated", "node_name", "status",
         "eviction_occurred", "last_transaction", "creation_timestamp", "job_allocated_hyper_node",
-        "dra_resreq", "claim_dra_resreq", "claim_keys",
+        "dra_resreq", "claim_dra_resreq", "claim_keys", "pod_annotations",
     )
 
     def __init__(self, pod: Pod) -> None:
@@ -150,6 +150,9 @@ class TaskInfo:
         self.dra_resreq: dict[str, int] | None = None
         self.claim_dra_resreq: dict[str, dict[str, int]] = {}
         self.claim_keys: list[str] = []
+        # Annotations the scheduler wrote for the bind (upstream's PodAnnotations beyond the pod's own):
+        # the shared-device choice (api/devices); None until one is written
+        self.pod_annotations: dict[str, str] | None = None
 
     @property
     def key(self) -> str:
@@ -181,6 +184,7 @@ class TaskInfo:
         c.dra_resreq = self.dra_resreq  # never mutated after the cache builds them
         c.claim_dra_resreq = self.claim_dra_resreq
         c.claim_keys = self.claim_keys
+        c.pod_annotations = dict(self.pod_annotations) if self.pod_annotations is not None else None
         return c
 
     def is_sch_gated_by_others(self) -> bool:

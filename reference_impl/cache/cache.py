@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schedcheck.reference.api.job_info import JobInfo, task_scheduling_reason
+from schedcheck.reference.api.devices import DeviceFlags, node_devices
 from schedcheck.reference.api.node_info import NodeError, NodeInfo
 from schedcheck.reference.api.numa_info import PodMeta, numa_info_from_object, refresh_numa_scheduler_info
 from schedcheck.reference.api.pipelined import (
@@ -110,7 +111,10 @@ class SchedulerCache:
         server_options: ServerOptions | None = None,
         now: str | None = None,
         copy_objects: bool = True,
+        device_flags: DeviceFlags | None = None,
     ) -> None:
+        # The deviceshare plugin's switches: which shared-device pools nodes carry (api/devices)
+        self.device_flags = device_flags or DeviceFlags()
         self.world = copy.deepcopy(objects) if copy_objects else objects
         # The API server and kubelets between sessions, with the faults a test can inject (world.py).
         self.cluster = World(self.world, parse_timestamp(now) if now else _latest_timestamp(self.world))
@@ -194,6 +198,8 @@ class SchedulerCache:
         summaries = self.image_states.summaries
         for node in self.world.nodes:
             info = self.nodes[node.name] = NodeInfo(self._with_csi_resources(node))
+            if self.device_flags.any:
+                info.set_others(node_devices(node, self.device_flags))
             info.image_states = summaries.get(node.name, NO_IMAGES)
             self.node_list.append(node.name)
         self._attach_numa_infos()
@@ -364,6 +370,8 @@ class SchedulerCache:
         outcome = self._pre_bind(bind_context or BindContext(task))
         if outcome is None:
             self.cluster.bound_this_cycle[cached.key] = node.name
+            if task.pod_annotations:  # the Binding's annotations, which the API server puts on the pod
+                self.cluster.bind_annotations[cached.key] = dict(task.pod_annotations)
             self.log.binds.append(BindRecord(self.cycle, cached.key, node.name))
         elif isinstance(outcome, VolumeWait):
             self.cluster.volume_waits[cached.key] = outcome

@@ -32,6 +32,7 @@ class World:
         self.slow_evictions: dict[str, int] = {}  # pod key -> extra sessions it stays terminating
         self.bound_elsewhere: dict[str, str] = {}  # pod key -> node another scheduler binds it to
         self.volume_waits: dict[str, VolumeWait] = {}  # pod key -> a bind waiting for its claims to be bound
+        self.bind_annotations: dict[str, dict[str, str]] = {}  # pod key -> annotations its Binding carries
 
     def advance(self, cycle: int, persistent: bool, log: CacheLog) -> None:
         """Let the world move on: binds complete, evictions progress, terminated pods disappear.
@@ -69,6 +70,7 @@ class World:
         self.objects.pods = kept
         release_claims(self.objects)  # the resourceclaim controller
         self.bound_this_cycle.clear()
+        self.bind_annotations.clear()
         self.evicted_this_cycle.clear()
         self.clock += SCHEDULE_PERIOD_SECONDS
 
@@ -103,6 +105,7 @@ class World:
             outcome = "failed"
         else:
             pod.node_name = node
+            pod.annotations = {**pod.annotations, **self.bind_annotations.pop(pod.key, {})}
             pod.phase = "Running"
             pod.start_time = pod.start_time or format_timestamp(self.clock)
             outcome = "bound"

@@ -3,8 +3,10 @@ status.allocated is the sum of its allocated tasks' requests, and each ancestor'
 of the session hangs below root, whose parent is itself). DRA (upstream master): a queue's entry
 `deviceclass/<class>` counts the devices its allocated tasks' claims ask for, a claim shared by several of
 its tasks once (a per-queue reference count), for the queue and each ancestor alike. Capacity dimensions
-(`<dim>.deviceclass/<class>`) are not modelled, as elsewhere. The shared-device usage a deviceshare node
-adds to a task's request is not modelled. The status goes to the world's Queue objects (read by nothing in
+(`<dim>.deviceclass/<class>`) are not modelled, as elsewhere. A task on a node with shared-device pools
+counts what the pools say it holds (addNodeSharableDeviceUsage: a placed vGPU pod's `volcano.sh/vgpu-memory`
+and `-cores` become the sums over its cards from its own annotation, replacing its request; upstream writes
+them into the task's request itself at close, the reference into a copy). The status goes to the world's Queue objects (read by nothing in
 the scheduler; tests and reports read it).
 """
 
@@ -41,6 +43,20 @@ def resource_list(allocated: Resource, dra: Counts | None) -> ResourceList:
     return out
 
 
+def _with_device_usage(ssn: Any, task: TaskInfo) -> Resource:
+    node = ssn.nodes.get(task.node_name)
+    if node is None or not node.others:
+        return task.resreq
+    request = task.resreq
+    for pool in node.others.values():
+        if pool.has_device_request(task.pod):
+            for name, value in pool.add_queue_resource(task.pod).items():
+                if request is task.resreq:
+                    request = task.resreq.clone()
+                request.set_scalar(name, value)
+    return request
+
+
 def update_queue_status(ssn: Any) -> None:
     allocated = {queue_id: Resource() for queue_id in ssn.queues}
     dra: dict[str, Counts] = {}
@@ -52,14 +68,15 @@ def update_queue_status(ssn: Any) -> None:
             if not allocated_status(status):
                 continue
             for task in tasks.values():
-                allocated[job.queue].add(task.resreq)
+                task_request = _with_device_usage(ssn, task)
+                allocated[job.queue].add(task_request)
                 _charge(dra, refs, job.queue, task)
                 queue = ssn.queues[job.queue].queue
                 while ROOT in ssn.queues:  # upstream: only when the session has a root queue
                     parent = queue.parent or ROOT
                     if parent not in allocated:
                         break
-                    allocated[parent].add(task.resreq)
+                    allocated[parent].add(task_request)
                     _charge(dra, refs, parent, task)
                     if parent == ROOT or queue.parent not in ssn.queues:
                         break  # (a parent missing from the session: upstream dereferences nil there)

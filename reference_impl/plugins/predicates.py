@@ -244,6 +244,17 @@ class PredicatesPlugin(Plugin):
         if err is not None:
             event.err = ReserveError(str(err))
             return
+        node = self.ssn.nodes[node_name]
+        for name in self.ssn.cache.device_flags.registered():  # the shared-device choice (api/devices)
+            pool = node.others.get(name)
+            if pool is None or not pool.has_device_request(task.pod):
+                continue
+            annotations, device_err = pool.allocate(task.pod, int(self.ssn.now * 1e9))
+            if device_err is not None:
+                event.err = Exception(device_err)
+                return
+            if annotations:
+                task.pod_annotations = {**(task.pod_annotations or {}), **annotations}
         self.mirror.add_pod(node_name, task.pod)
 
     def on_deallocate(self, event: Event) -> None:
@@ -251,6 +262,14 @@ class PredicatesPlugin(Plugin):
         if task.node_name not in self.mirror.nodes or task.node_name not in self.ssn.nodes:
             return
         self._unreserve(task)
+        node = self.ssn.nodes[task.node_name]
+        for name in self.ssn.cache.device_flags.registered():
+            pool = node.others.get(name)
+            if pool is None or not pool.has_device_request(task.pod):
+                continue
+            for key in pool.release(task.pod):
+                if task.pod_annotations:
+                    task.pod_annotations.pop(key, None)
         self.mirror.remove_pod(task.node_name, task.pod)
 
     # -- pre-predicate ------------------------------------------------------------------
@@ -482,12 +501,25 @@ class PredicatesPlugin(Plugin):
         return err
 
     def simulate_predicate(self, state: dict[str, Any], task: TaskInfo, node: NodeInfo) -> Exception | None:
-        """SimulatePredicate: InterPodAffinity's Filter against the dry run's counts (device checks: not modelled)."""
+        """SimulatePredicate: InterPodAffinity's Filter against the dry run's counts, then the shared devices."""
         affinity, err = self._dry_run_affinity(state, f"failed to filter pod on node {node.name}")
         if affinity is None:
-            return err
+            return err or self._simulate_devices(task, node)
         failed = filter_labels(affinity, node.node.labels if node.node is not None else {})
-        return None if failed is None else Exception(f"failed to filter pod on node {node.name}: {failed[1]}")
+        if failed is not None:
+            return Exception(f"failed to filter pod on node {node.name}: {failed[1]}")
+        return self._simulate_devices(task, node)
+
+    def _simulate_devices(self, task: TaskInfo, node: NodeInfo) -> Exception | None:
+        """SimulatePredicate's device check: FilterNode with no policy on the dry run's pools."""
+        for name in self.ssn.cache.device_flags.registered():
+            pool = node.others.get(name)
+            if pool is None or not pool.has_device_request(task.pod):
+                continue
+            code, reason, err = pool.filter_node(task.pod, "")
+            if code != 0 or err is not None:
+                return Exception(f"device {name} cannot fit task {task.key} on node {node.name}: {reason}")
+        return None
 
     def _dry_run_affinity(self, state: dict[str, Any], context: str) -> tuple[Any, Exception | None]:
         """The InterPodAffinity counts of a dry run's cycle state: (counts, None) to use; (None, None) when the

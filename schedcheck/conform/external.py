@@ -15,6 +15,8 @@ no replay sees. With no trace, decisions can be placed in cycles only for a one-
 
 from __future__ import annotations
 
+from schedcheck.reference.plugins.deviceshare import device_flags
+
 from collections import Counter
 from typing import Any
 
@@ -116,7 +118,8 @@ def _validity(scenario: Scenario, decisions: Decisions) -> list[Finding]:
     The world moves on between cycles with the answer's own binds and evictions."""
     from schedcheck.reference.cache.cache import SchedulerCache
 
-    cache = SchedulerCache(scenario.objects, server_options=scenario.options, now=scenario.now)
+    cache = SchedulerCache(scenario.objects, server_options=scenario.options, now=scenario.now,
+                           device_flags=device_flags(scenario.conf))
     out: list[Finding] = []
     for cycle in range(scenario.cycles):
         binds, evicts = decisions.get(cycle, ([], []))

@@ -15,6 +15,8 @@ the rules about decisions run (DECISION_RULES); the others judge the reference's
 
 from __future__ import annotations
 
+from schedcheck.reference.plugins.deviceshare import device_flags
+
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -104,7 +106,8 @@ def judge(scenario: Scenario, result: dict[str, Any], only: tuple[str, ...] = DE
     if steps is None:
         return []
     engine = InvariantEngine(only=only, max_per_invariant=5)
-    cache = SchedulerCache(scenario.objects, server_options=scenario.options, now=scenario.now)
+    cache = SchedulerCache(scenario.objects, server_options=scenario.options, now=scenario.now,
+                           device_flags=device_flags(scenario.conf))
     cache.set_pipeline_persistence(scenario.conf.persistent_pipelines)
     for cycle in range(scenario.cycles):
         if cycle:

@@ -122,6 +122,7 @@ def parse_scheduler_conf(
     root = reader.mapping(doc, "")
     reader.unknown_keys(root, _TOP_KEYS, "")
     tiers = [_tier(reader, t, f"tiers[{i}]") for i, t in enumerate(reader.sequence(root.get("tiers"), "tiers"))]
+    _deviceshare_conflicts(reader, tiers)
     return SchedulerConf(
         actions=_actions(reader, root.get("actions")),
         tiers=tiers,
@@ -214,7 +215,38 @@ def _plugin(reader: _ConfReader, value: Any, field: str) -> PluginOption:
     if name in TEST_PLUGINS:  # upstream's test-only fixtures (testplugins.py): their arguments are required
         check_arguments(name, arguments, lambda key, why: reader.fail(f"{field}.arguments.{key}", why),
                         lambda key, why: reader.warn(f"{field}.arguments.{key}", why))
+    if name == "deviceshare":
+        _deviceshare_arguments(reader, arguments, f"{field}.arguments")
     return PluginOption(name=name, arguments=arguments, flags=flags)
+
+
+def _deviceshare_conflicts(reader: _ConfReader, tiers: list[Tier]) -> None:
+    """Upstream exits when a build of deviceshare leaves both GPU-share switches, or one with vGPU, on
+    (the switches accumulate over the conf's deviceshare entries)."""
+    from schedcheck.reference.plugins import deviceshare
+
+    flags = None
+    for t, tier in enumerate(tiers):
+        for p, option in enumerate(tier.plugins):
+            if option.name == deviceshare.PLUGIN_NAME:
+                flags = deviceshare.flags_from_arguments(option.arguments, flags)
+                problem = deviceshare.conflict(flags)
+                if problem:
+                    reader.fail(f"tiers[{t}].plugins[{p}].arguments", f"{problem} (upstream's scheduler exits)")
+
+
+def _deviceshare_arguments(reader: _ConfReader, arguments: Mapping[str, Any], field: str) -> None:
+    """The combinations upstream exits on are one-line errors; the switches the reference does not model
+    are warned about by name (README "Not modelled")."""
+    from schedcheck.reference.plugins import deviceshare
+
+    for key in (deviceshare.ASCEND_MINDCLUSTER_VNPU, deviceshare.ASCEND_HAMI_VNPU, deviceshare.NODE_LOCK_ENABLE,
+                deviceshare.KNOWN_GEOMETRIES_CM_NAME, deviceshare.KNOWN_GEOMETRIES_CM_NAMESPACE):
+        if key in arguments:
+            reader.warn(f"{field}.{key}", "not modelled by the reference (README, Not modelled); ignored")
+    rules = arguments.get(deviceshare.GPU_EXCLUSIVE_RULES)
+    if rules is not None and not isinstance(rules, list):
+        reader.warn(f"{field}.{deviceshare.GPU_EXCLUSIVE_RULES}", "not a list of label maps: no rule applies")
 
 
 def _configurations(reader: _ConfReader, value: Any) -> dict[str, dict[str, Any]]:

@@ -69,7 +69,7 @@ def _container(container: k8s.Container) -> dict[str, Any]:
         out["image"] = container.image
     if container.requests:
         out["resources"] = {"requests": _quantities(container.requests)}
-    if container.limits:
+    if container.limits:  # numa-aware's QoS class and the shared-device plugins read limits
         out.setdefault("resources", {})["limits"] = _quantities(container.limits)
     if container.claims:
         out.setdefault("resources", {})["claims"] = [{"name": name} for name in container.claims]

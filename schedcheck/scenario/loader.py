@@ -34,6 +34,7 @@ from schedcheck.scenario.model import Expectations, Scenario
 from schedcheck.scenario.objects import ObjectsReader
 from schedcheck.scenario.options import OPTIONS_KEY, read_options, shard_warnings
 from schedcheck.scenario.topology import topology_warnings
+from schedcheck.scenario.device_warnings import device_warnings
 from schedcheck.scenario.dra_warnings import dra_warnings
 from schedcheck.scenario.tree_copy import copy_document
 from schedcheck.scenario.volumes import volume_warnings
@@ -211,6 +212,7 @@ def _build(docs: list[Any], source: str, conf_override: tuple[str, str] | None) 
     objects = ObjectsReader(source, warnings).read(located)
     volume_warnings(objects, ServerOptions(), warnings)
     dra_warnings(objects, warnings)
+    device_warnings(objects, warnings)
     conf, conf_doc = _conf(None, source, conf_override, warnings)
     extender.check_conf(conf, None, source, warnings)
     name = Path(source).stem or source
@@ -255,6 +257,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     topology_warnings(objects, warnings)
     volume_warnings(objects, options, warnings)
     dra_warnings(objects, warnings)
+    device_warnings(objects, warnings)
     document = copy_document(doc)
     if conf_override is not None:
         document["schedulerConf"] = conf_doc

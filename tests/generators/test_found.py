@@ -37,6 +37,8 @@ FOUND: dict[str, tuple[str, str]] = {
     "task-single-node-gangpreempt-repipelines-a-pipelined-task": ("task.single-node", "upstream-known"),
     "node-cache-idle-negative-from-the-input": ("node.cache-idle-non-negative", "resolved"),
     "node-predicates-pod-view-gangpreempt-repipelines-a-bound-task": ("node.predicates-pod-view", "upstream-known"),
+    "upstream-assert-simulate-double-unpipeline-vgpu": ("upstream.assert", "upstream-known"),
+    "upstream-assert-gangpreempt-re-evicts-after-failed-replay-vgpu": ("upstream.assert", "upstream-known"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).

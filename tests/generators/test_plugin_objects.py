@@ -30,8 +30,8 @@ PLUGINS = ("nodegroup", "cdp", "task-topology")
 
 @cache
 def documents() -> tuple[dict[str, Any], ...]:
-    """Ci-profile documents of two seeds (the same every run)."""
-    return tuple(doc for seed in (5, 6) for doc in sample_documents(profile_scenarios("ci"), 300, seed))
+    """Ci-profile documents of three seeds (the same every run)."""
+    return tuple(doc for seed in (5, 6, 7) for doc in sample_documents(profile_scenarios("ci"), 300, seed))
 
 
 @cache
@@ -225,3 +225,29 @@ def test_cooldown_times_follow_the_pods_creation():
                     assert seconds_of(pod["metadata"]["creationTimestamp"]) <= at < seconds_of(doc["now"])
                     if "startTime" in pod["status"]:
                         assert seconds_of(pod["status"]["startTime"]) > at
+
+
+def test_deviceshare_documents_carry_gpu_nodes_and_a_minority_of_gpu_pods():
+    """generators/devices.py: one pool per conf, GPU nodes that the pool reads, most pods asking no GPU, and
+    every running GPU pod's annotation naming cards of its own node."""
+    from schedcheck.invariants.catalog.devices import assigned_ids
+    from schedcheck.reference.api.devices import node_devices
+    from schedcheck.reference.plugins.deviceshare import device_flags
+
+    seen: Counter[str] = Counter()
+    for doc in with_plugin("deviceshare"):
+        scenario = scenario_from_document(doc, "<generated>")
+        flags = device_flags(scenario.conf)
+        seen["vgpu" if flags.vgpu else "share" if flags.gpu_sharing else "number"] += 1
+        pools = {n.name: node_devices(n, flags) for n in scenario.objects.nodes}
+        seen["gpu nodes"] += sum(bool(p) for p in pools.values())
+        for pod in scenario.objects.pods:
+            asks = any(name.startswith("volcano.sh/") for c in pod.containers for name in c.limits)
+            seen["gpu pods" if asks else "other pods"] += 1
+            if asks and pod.node_name:
+                ids = {i for pool in pools[pod.node_name].values() for i in pool.device_ids()}
+                named = assigned_ids(pod.annotations)
+                assert named and set(named) <= ids, (pod.key, named, ids)
+                seen["running gpu pods"] += 1
+    assert all(seen[k] > 0 for k in ("vgpu", "share", "number", "gpu nodes", "gpu pods", "running gpu pods")), seen
+    assert seen["other pods"] > seen["gpu pods"], seen

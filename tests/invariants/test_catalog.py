@@ -397,6 +397,8 @@ DEDICATED = {
     "node.placement-extender-allowed": "test_extender_rule.py",
     "numa.cpu-sets-disjoint": "test_numa.py",
     "numa.single-numa-node-aligned": "test_numa.py",
+    "device.within-capacity": "test_devices.py",
+    "device.assigned-exists": "test_devices.py",
 }
 
 

@@ -1,0 +1,170 @@
+"""What the deviceshare plugin reads: GPU nodes and GPU pods (reference_impl/api/devices).
+
+Drawn only when the conf has deviceshare (scenarios.py), after the jobs are placed. The conf's arguments
+(`deviceshare_arguments`) turn on one pool, as users run it: GPU sharing by memory, whole GPUs by number,
+or HAMi vGPU (with binpack or spread and a weight, rarely an exclusivity rule on the label
+`gpu-exclusive: "true"`). Some nodes get cards (1 to 4 of 8000, 16000 or 24000 memory): GPU-share
+capacity `volcano.sh/gpu-memory` / `gpu-number`, or the vGPU registration annotation and allocatable
+`volcano.sh/vgpu-number` / `-memory` / `-cores`. Most pods ask for no GPU: a pending job asks for one in
+two cases of five (every pod of the job alike), a running pod on a GPU node in one of five, and then only where
+a card has room, with the annotation that names its card(s), so the cluster starts consistent; rarely a
+GPU-share pod names card 0 although it is full (a pod bound directly, as in volcano-sh/volcano#5470).
+Shrinks to no GPU at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from schedcheck.generators.quantities import choice, rarely, sometimes
+from schedcheck.generators.vocabulary import GROUP_NAME
+
+GPU_MEMORY = "volcano.sh/gpu-memory"
+GPU_NUMBER = "volcano.sh/gpu-number"
+GPU_INDEX = "volcano.sh/gpu-index"
+VGPU_NUMBER = "volcano.sh/vgpu-number"
+VGPU_MEMORY = "volcano.sh/vgpu-memory"
+VGPU_CORES = "volcano.sh/vgpu-cores"
+VGPU_REGISTER = "volcano.sh/node-vgpu-register"
+VGPU_IDS = "volcano.sh/vgpu-ids-new"
+EXCLUSIVE_LABEL = "gpu-exclusive"
+SHARES = 10  # a vGPU card's share count, as HAMi's default deviceSplitCount
+CARD_MEMORY = (16000, 8000, 24000)
+
+
+@st.composite
+def deviceshare_arguments(draw: st.DrawFn) -> dict[str, Any]:
+    mode = draw(choice(("vgpu", "gpushare", "gpunumber")))
+    if mode == "gpushare":
+        return {"deviceshare.GPUSharingEnable": True}
+    if mode == "gpunumber":
+        return {"deviceshare.GPUNumberEnable": True}
+    out: dict[str, Any] = {"deviceshare.VGPUEnable": True}
+    if draw(sometimes(60)):
+        out["deviceshare.SchedulePolicy"] = draw(choice(("binpack", "spread")))
+        out["deviceshare.ScheduleWeight"] = draw(choice((10, 1, 0)))
+    if draw(rarely(25)):
+        out["deviceshare.GPUExclusiveRules"] = [{EXCLUSIVE_LABEL: "true"}]
+    return out
+
+
+def _mode(arguments: dict[str, Any]) -> str:
+    if arguments.get("deviceshare.VGPUEnable"):
+        return "vgpu"
+    return "gpunumber" if arguments.get("deviceshare.GPUNumberEnable") else "gpushare"
+
+
+def _set_resources(node: dict[str, Any], values: dict[str, str]) -> None:
+    # both, as a kubelet reports them (the GPU-share pool reads capacity, the vGPU pool allocatable)
+    status = node.setdefault("status", {})
+    status.setdefault("allocatable", {})
+    status.setdefault("capacity", dict(status["allocatable"]))
+    status["capacity"].update(values)
+    status["allocatable"].update(values)
+
+
+def _limits(pod: dict[str, Any], values: dict[str, str]) -> None:
+    pod["spec"]["containers"][0].setdefault("resources", {}).setdefault("limits", {}).update(values)
+
+
+@st.composite
+def _request(draw: st.DrawFn, mode: str) -> dict[str, str]:
+    if mode == "gpushare":
+        return {GPU_MEMORY: str(draw(choice((4000, 2000, 8000, 1000))))}
+    if mode == "gpunumber":
+        return {GPU_NUMBER: str(draw(choice((1, 2))))}
+    out = {VGPU_NUMBER: str(draw(choice((1, 2))))}
+    if draw(sometimes(80)):
+        out[VGPU_MEMORY] = str(draw(choice((4000, 2000, 8000))))
+    if draw(sometimes(50)):
+        out[VGPU_CORES] = str(draw(choice((20, 50, 10, 100))))
+    return out
+
+
+def _place(mode: str, cards: list[dict[str, int]], request: dict[str, str], uid: str) -> str | None:
+    """The annotation value naming the cards a running pod holds, charging them; None if no room."""
+    if mode == "gpushare":
+        need = int(request[GPU_MEMORY])
+        for i, card in enumerate(cards):
+            if card["memory"] - card["used"] >= need:
+                card["used"] += need
+                return str(i)
+        return None
+    if mode == "gpunumber":
+        idle = [i for i, card in enumerate(cards) if card["pods"] == 0][: int(request[GPU_NUMBER])]
+        if len(idle) < int(request[GPU_NUMBER]):
+            return None
+        for i in idle:
+            cards[i]["pods"] += 1
+        return ",".join(str(i) for i in idle)
+    memory = int(request.get(VGPU_MEMORY, "0"))
+    cores = int(request.get(VGPU_CORES, "0"))
+    chosen = []
+    for i, card in enumerate(cards):
+        per_card = memory or card["memory"]
+        if card["pods"] < SHARES and card["memory"] - card["used"] >= per_card and card["cores"] + cores <= 100:
+            chosen.append((i, per_card))
+            if len(chosen) == int(request[VGPU_NUMBER]):
+                break
+    if len(chosen) < int(request[VGPU_NUMBER]):
+        return None
+    for i, per_card in chosen:
+        cards[i]["pods"] += 1
+        cards[i]["used"] += per_card
+        cards[i]["cores"] += cores
+    return "".join(f"{cards[i]['uuid']},NVIDIA,{per_card},{cores}:" for i, per_card in chosen)
+
+
+def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[dict[str, Any]],
+                  job_docs: list[dict[str, Any]]) -> None:
+    """Give some nodes cards and some pods GPU requests, in place."""
+    mode = _mode(arguments)
+    exclusive = bool(arguments.get("deviceshare.GPUExclusiveRules"))
+    pools: dict[str, list[dict[str, int]]] = {}
+    for index, node in enumerate(node_docs):
+        if not draw(sometimes(70) if index == 0 else sometimes(50)):
+            continue
+        count = draw(st.integers(1, 4))
+        memory = draw(choice(CARD_MEMORY))
+        name = node["metadata"]["name"]
+        cards = [{"memory": memory, "used": 0, "pods": 0, "cores": 0, "uuid": f"GPU-{name}-{i}"}
+                 for i in range(count)]
+        pools[name] = cards
+        if mode == "vgpu":
+            node["metadata"].setdefault("annotations", {})[VGPU_REGISTER] = "".join(
+                f"{c['uuid']},{SHARES},{memory},NVIDIA-A100,true,hami-core:" for c in cards)
+            _set_resources(node, {VGPU_NUMBER: str(count * SHARES), VGPU_MEMORY: str(count * memory),
+                                  VGPU_CORES: str(count * 100)})
+        else:
+            _set_resources(node, {GPU_MEMORY: str(count * memory), GPU_NUMBER: str(count)})
+    if not pools:
+        return
+    job_requests: dict[str, dict[str, str] | None] = {}
+    for pod in job_docs:
+        if pod.get("kind") != "Pod":
+            continue
+        meta = pod["metadata"]
+        node = pod["spec"].get("nodeName")
+        if node:
+            if node not in pools or meta.get("deletionTimestamp") or not draw(rarely(20)):
+                continue
+            request = draw(_request(mode))
+            where = _place(mode, pools[node], request, meta.get("uid", meta["name"]))
+            if where is None and mode == "gpushare" and draw(rarely(20)):
+                where = "0"  # bound directly with its card named by hand, room or not (volcano-sh/volcano#5470)
+            if where is None:
+                continue
+            _limits(pod, request)
+            meta.setdefault("annotations", {})[VGPU_IDS if mode == "vgpu" else GPU_INDEX] = where
+        else:
+            group = meta.get("annotations", {}).get(GROUP_NAME, meta["name"])
+            if group not in job_requests:
+                job_requests[group] = draw(_request(mode)) if draw(sometimes(40)) else None
+            request = job_requests[group]
+            if request is None:
+                continue
+            _limits(pod, request)
+        if exclusive and draw(sometimes(50)):
+            meta.setdefault("labels", {})[EXCLUSIVE_LABEL] = "true"

@@ -1,0 +1,49 @@
+"""What the device pools share: the plugin's switches, filter codes, quantity reading."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from schedcheck.reference.quantity import Quantity
+
+# Status codes of a device filter (api/devices/util.go)
+SUCCESS = 0
+ERROR = 1
+UNSCHEDULABLE = 2
+UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+
+INT64_MAX = 2**63 - 1
+GPUSHARE_DEVICE = "GpuShare"
+VGPU_DEVICE = "hamivgpu"
+
+
+@dataclass(frozen=True)
+class DeviceFlags:
+    """The deviceshare plugin's switches the device model reads (upstream: package variables)."""
+
+    gpu_sharing: bool = False  # deviceshare.GPUSharingEnable
+    gpu_number: bool = False  # deviceshare.GPUNumberEnable
+    vgpu: bool = False  # deviceshare.VGPUEnable
+    schedule_policy: str = ""  # deviceshare.SchedulePolicy (vgpu.SchedulePolicy)
+
+    @property
+    def any(self) -> bool:
+        return self.gpu_sharing or self.gpu_number or self.vgpu
+
+    def registered(self) -> list[str]:
+        """api.RegisteredDevices, in upstream's registration order."""
+        names = []
+        if self.gpu_sharing or self.gpu_number:
+            names.append(GPUSHARE_DEVICE)
+        if self.vgpu:
+            names.append(VGPU_DEVICE)
+        return names
+
+
+def as_int64(q: Quantity) -> tuple[int, bool]:
+    """resource.Quantity.AsInt64: the value when it is a whole number within int64, else (0, False)."""
+    value = q.value()
+    if Quantity(value) != q or not -INT64_MAX - 1 <= value <= INT64_MAX:
+        return 0, False
+    return value, True
+

@@ -1,0 +1,126 @@
+"""deviceshare: shared GPUs (pkg/scheduler/plugins/deviceshare/deviceshare.go).
+
+Arguments, as upstream names them: `deviceshare.GPUSharingEnable` (GPU memory sharing, the GpuShare pool),
+`deviceshare.GPUNumberEnable` (whole GPUs by number, the same pool), `deviceshare.VGPUEnable` (HAMi vGPU,
+the hamivgpu pool), `deviceshare.SchedulePolicy` ("binpack", "spread", or anything else: no preference),
+`deviceshare.ScheduleWeight` (node-order weight, 0: no score), `deviceshare.GPUExclusiveRules` (a list of
+label maps; gpuexclusive.py), `deviceshare.NodeLockEnable` (read, not modelled: the lock is an API call),
+`deviceshare.KnownGeometriesCMName` / `KnownGeometriesCMNamespace` (the device ConfigMap; not read,
+api/devices/config.py). Upstream exits when GPUSharingEnable and GPUNumberEnable are both true, or when
+either is with VGPUEnable; the scenario loader refuses such a conf in one line.
+
+Upstream keeps the switches in package variables, set whenever the plugin is built; the pools a node
+carries are decided when the cache adds the node. The reference decides them from the conf when the
+cache is built (`device_flags`), as a scheduler that has run a session before the nodes were (re)listed.
+
+PredicateFn: for every registered pool on the node that the pod asks of, FilterNode; a failure is a fit
+error with its status (code Unschedulable) and reason: "GpuShare no enough gpu memory on node N",
+"GpuNumber no enough gpu number on node N", "hami-vgpuDeviceSharing error".
+NodeOrderFn (ScheduleWeight > 0): floor(Σ pool scores + 0.5) * ScheduleWeight over the pools the pod asks
+of; the vGPU pool's score is the one its last FilterNode on that node computed (binpack: 100 * used/total
+memory of each chosen card after placing; spread: 0 in practice, see api/devices/vgpu.py).
+The device choice itself is made in the predicates plugin's allocate handler (predicates.py), as upstream.
+"""
+
+from __future__ import annotations
+
+import math
+
+from schedcheck.reference.api.devices.base import DeviceFlags, SUCCESS
+from schedcheck.reference.api.node_info import NodeInfo
+from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.unschedule_info import FitError, Status, StatusCode
+from schedcheck.reference.framework.arguments import as_arguments
+from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
+from schedcheck.reference.framework.session import Session
+
+PLUGIN_NAME = "deviceshare"
+GPU_SHARING_ENABLE = "deviceshare.GPUSharingEnable"
+GPU_NUMBER_ENABLE = "deviceshare.GPUNumberEnable"
+NODE_LOCK_ENABLE = "deviceshare.NodeLockEnable"
+VGPU_ENABLE = "deviceshare.VGPUEnable"
+SCHEDULE_POLICY = "deviceshare.SchedulePolicy"
+SCHEDULE_WEIGHT = "deviceshare.ScheduleWeight"
+GPU_EXCLUSIVE_RULES = "deviceshare.GPUExclusiveRules"
+ASCEND_MINDCLUSTER_VNPU = "deviceshare.AscendMindClusterVNPUEnable"
+ASCEND_HAMI_VNPU = "deviceshare.AscendHAMiVNPUEnable"
+KNOWN_GEOMETRIES_CM_NAME = "deviceshare.KnownGeometriesCMName"
+KNOWN_GEOMETRIES_CM_NAMESPACE = "deviceshare.KnownGeometriesCMNamespace"
+ARGUMENTS = (GPU_SHARING_ENABLE, GPU_NUMBER_ENABLE, NODE_LOCK_ENABLE, VGPU_ENABLE, SCHEDULE_POLICY, SCHEDULE_WEIGHT,
+             GPU_EXCLUSIVE_RULES, ASCEND_MINDCLUSTER_VNPU, ASCEND_HAMI_VNPU, KNOWN_GEOMETRIES_CM_NAME,
+             KNOWN_GEOMETRIES_CM_NAMESPACE)
+INT64_MIN = -(2**63)
+
+
+def flags_from_arguments(arguments: dict | None, before: DeviceFlags | None = None) -> DeviceFlags:
+    """The switches after building the plugin with these arguments. Upstream's GetBool leaves a package
+    variable alone when the key is absent, so switches accumulate over builds (`before`); the schedule
+    policy is the plugin's own field, copied to the vGPU package at every build."""
+    args = as_arguments(arguments)
+    before = before or DeviceFlags()
+    return DeviceFlags(
+        gpu_sharing=args.get_bool(GPU_SHARING_ENABLE, before.gpu_sharing),
+        gpu_number=args.get_bool(GPU_NUMBER_ENABLE, before.gpu_number),
+        vgpu=args.get_bool(VGPU_ENABLE, before.vgpu),
+        schedule_policy=args.get_str(SCHEDULE_POLICY, ""),
+    )
+
+
+def conflict(flags: DeviceFlags) -> str | None:
+    """The combinations upstream refuses with klog.Fatal."""
+    if flags.gpu_sharing and flags.gpu_number:
+        return "can not define true in both gpu sharing and gpu number"
+    if (flags.gpu_sharing or flags.gpu_number) and flags.vgpu:
+        return "gpu-share and vgpu can't be used together"
+    return None
+
+
+def device_flags(conf) -> DeviceFlags:
+    """The switches once every deviceshare entry of the conf has been built, in tier order."""
+    flags = DeviceFlags()
+    for tier in conf.tiers:
+        for option in tier.plugins:
+            if option.name == PLUGIN_NAME:
+                flags = flags_from_arguments(option.arguments, flags)
+    return flags
+
+
+class DeviceSharePlugin(Plugin):
+    name = PLUGIN_NAME
+
+    def __init__(self, arguments: dict) -> None:
+        super().__init__(arguments)
+        args = as_arguments(arguments)
+        self.schedule_policy = flags_from_arguments(arguments).schedule_policy
+        self.schedule_weight = args.get_int(SCHEDULE_WEIGHT, 0)
+
+    def on_session_open(self, ssn: Session) -> None:
+        from schedcheck.reference.plugins.gpuexclusive import wrap_for_exclusivity
+
+        self.registered = ssn.cache.device_flags.registered()
+        wrap_for_exclusivity(ssn, self.arguments)
+        ssn.add_fn("predicate", self.name, self.predicate)
+        ssn.add_fn("node_order", self.name, self.score)
+
+    def predicate(self, task: TaskInfo, node: NodeInfo) -> Exception | None:
+        for name in self.registered:
+            pool = node.others.get(name)
+            if pool is None or not pool.has_device_request(task.pod):
+                continue
+            code, reason, err = pool.filter_node(task.pod, self.schedule_policy)
+            if err is not None or code != SUCCESS:
+                return FitError(task.key, node.name, [Status(StatusCode(code), reason)])
+        return None
+
+    def score(self, task: TaskInfo, node: NodeInfo) -> float:
+        if self.schedule_weight <= 0:
+            return 0.0
+        total = 0.0
+        for pool in node.others.values():
+            if pool.has_device_request(task.pod):
+                total += pool.score_node(task.pod, self.schedule_policy)
+        rounded = math.floor(total + 0.5) if math.isfinite(total) else INT64_MIN  # Go's int64(NaN/Inf) on amd64
+        return float(rounded) * float(self.schedule_weight)
+
+
+register_plugin_builder(PLUGIN_NAME, DeviceSharePlugin)

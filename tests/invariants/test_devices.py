@@ -1,0 +1,46 @@
+"""device.within-capacity and device.assigned-exists: the shared-GPU ledgers of deviceshare (fires / passes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.reference.api.devices import gpushare, vgpu
+from schedcheck.runner import run_scenario
+from schedcheck.scenario.loader import load_scenario
+
+HERE = Path(__file__).resolve().parents[1] / "scenarios"
+SCENARIOS = sorted(p.name for p in HERE.glob("deviceshare-*.yaml"))
+RULES = ["device.within-capacity", "device.assigned-exists"]
+
+
+def _violations(rules: list[str], name: str) -> list[str]:
+    engine = InvariantEngine(only=rules)
+    run_scenario(load_scenario(HERE / name), engine=engine)
+    return [v.invariant for v in engine.violations]
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_both_rules_pass_on_the_faithful_reference(name):
+    assert len(SCENARIOS) >= 4
+    assert _violations(RULES, name) == []
+
+
+def test_within_capacity_fires_when_a_card_is_filled_beyond_its_memory(monkeypatch):
+    # a GPU-share card that always claims 10**9 idle memory: big-0 (9000) lands on an 8000 card
+    monkeypatch.setattr(gpushare.GPUDevice, "idle_memory", lambda self: 10**9)
+    assert "device.within-capacity" in _violations(["device.within-capacity"], "deviceshare-gpushare-memory-fit.yaml")
+
+
+def test_assigned_exists_fires_on_a_card_the_node_lacks(monkeypatch):
+    monkeypatch.setattr(gpushare, "_index_annotations",
+                        lambda ids, now: {gpushare.PREDICATE_TIME: str(now), gpushare.GPU_INDEX: "7"})
+    assert "device.assigned-exists" in _violations(["device.assigned-exists"], "deviceshare-gpushare-memory-fit.yaml")
+
+
+def test_assigned_exists_fires_on_a_vgpu_uuid_of_another_node(monkeypatch):
+    original = vgpu.encode_pod_devices
+    monkeypatch.setattr(vgpu, "encode_pod_devices", lambda cards: original(cards).replace("GPU-", "GPU-X"))
+    assert "device.assigned-exists" in _violations(["device.assigned-exists"], "deviceshare-vgpu-two-cards.yaml")
