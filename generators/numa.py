@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from schedcheck.generators.quantities import choice, rarely, sometimes
 from schedcheck.generators.vocabulary import GROUP_NAME
+from schedcheck.reference.k8s_numa import format_cpuset
 from schedcheck.reference.quantity import Quantity
 
 API_VERSION = "nodeinfo.volcano.sh/v1alpha1"
@@ -53,17 +54,6 @@ def cpu_details(draw: st.DrawFn, total: int) -> dict[str, dict[str, int]]:
         numa = core // per_numa
         out[str(cpu)] = {"numa": numa, "socket": numa // numa_per_socket, "core": core}
     return out
-
-
-def _cpuset(ids: list[int]) -> str:
-    out, i, ids = [], 0, sorted(ids)
-    while i < len(ids):
-        j = i
-        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
-            j += 1
-        out.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
-        i = j + 1
-    return ",".join(out)
 
 
 def _integer_cpu(quantity: str) -> bool:
@@ -107,7 +97,7 @@ def numatopology(draw: st.DrawFn, node: dict[str, Any], pinned: list[tuple[dict[
     spec: dict[str, Any] = {
         "policies": {"CPUManagerPolicy": "static" if draw(st.integers(0, 99)) < 92 else "none",
                      "TopologyManagerPolicy": draw(choice(TOPOLOGY_POLICIES))},
-        "numares": {"cpu": {"allocatable": _cpuset(free), "capacity": total}},
+        "numares": {"cpu": {"allocatable": format_cpuset(frozenset(free)), "capacity": total}},
         "cpuDetail": details,
     }
     if total > 2 and draw(rarely(20)):
