@@ -268,7 +268,8 @@ def _bound_task_pipelined_again(ctx: CheckContext, violation: Violation) -> bool
     """F10: a dry run replays saved task copies (allocate's hypernode search, the gang actions' own trials),
     which leaves a placed task listed Pending in its subjob's own status index; gangpreempt and gangreclaim read
     that index, so they pipeline (or try to) a task this session already bound or pipelined in an earlier
-    action. The violation names such a task, by key or uid, its job, or the job's queue."""
+    action. The violation names such a task, by key or uid, its job, the job's queue, or a node the gang action
+    put it on or took it off (statement.discard-restores names the node whose ledger the discard left short)."""
     placed_before: dict[str, int] = {}  # task -> index of its first bind, or of a pipeline by another action
     again: list[Any] = []
     for index, op in enumerate(ctx.ssn.operations):
@@ -280,9 +281,11 @@ def _bound_task_pipelined_again(ctx: CheckContext, violation: Violation) -> bool
             placed_before.setdefault(op.task, index)
     names = {name for op in again for name in (op.task, op.task_uid)}
     jobs = {op.job for op in again}
+    nodes = {op.node for op in again if op.node}
     queues = _with_ancestors(ctx, {ctx.ssn.jobs[job].queue for job in jobs if job in ctx.ssn.jobs})
     return any(name in names for name in _named(violation, "task")) or any(
-        job in jobs for job in _named(violation, "job")) or any(queue in queues for queue in _named(violation, "queue"))
+        job in jobs for job in _named(violation, "job")) or any(queue in queues for queue in _named(violation, "queue")) \
+        or any(node in nodes for node in _named(violation, "node"))
 
 
 GANG_ACTIONS = ("gangpreempt", "gangreclaim")

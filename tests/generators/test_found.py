@@ -39,6 +39,8 @@ FOUND: dict[str, tuple[str, str]] = {
     "node-predicates-pod-view-gangpreempt-repipelines-a-bound-task": ("node.predicates-pod-view", "upstream-known"),
     "upstream-assert-simulate-double-unpipeline-vgpu": ("upstream.assert", "upstream-known"),
     "upstream-assert-gangpreempt-re-evicts-after-failed-replay-vgpu": ("upstream.assert", "upstream-known"),
+    "statement-discard-restores-gangreclaim-repipelines-a-bound-task": ("statement.discard-restores",
+                                                                        "upstream-known"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
