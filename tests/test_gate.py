@@ -158,3 +158,13 @@ def test_gate_bench_times_every_stage_of_a_fixed_sample(capsys):
     assert main(["gate", "--bench", "0"]) == 2
     assert "--bench: expected 1 or more" in capsys.readouterr().err
 
+
+
+def test_two_workers_without_pytest_xdist_is_a_one_line_usage_error(monkeypatch, capsys):
+    from schedcheck.cli import main
+    from schedcheck.commands import gate as command
+
+    monkeypatch.setattr(command, "_have", lambda *modules: False)
+    assert main(["gate", "--budget", "1", "--workers", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--workers" in err and "pytest-xdist" in err and "schedcheck[test]" in err

@@ -80,6 +80,12 @@ def main(args: argparse.Namespace) -> int:
         if unknown:
             print(f"schedcheck: gate: --only: unknown invariant id(s): {', '.join(unknown)}", file=sys.stderr)
             return EXIT_USAGE
+    needs = ("pytest", "xdist") if args.workers > 1 else ("pytest",) if args.junit else ()
+    if needs and not args.cluster and not _have(*needs):
+        option = "--workers" if args.workers > 1 else "--junit"
+        print(f"schedcheck: gate: {option}: runs through {'pytest-xdist' if args.workers > 1 else 'pytest'}, "
+              f"which is not installed (pip install 'schedcheck[test]')", file=sys.stderr)
+        return EXIT_USAGE
     if args.cluster and args.junit:
         print("schedcheck: gate: --junit: written by the pytest-xdist workers; not with --cluster", file=sys.stderr)
         return EXIT_USAGE
@@ -124,3 +130,9 @@ def _bench(args: argparse.Namespace) -> int:
     else:
         print(render_gate_bench(bench, seed, args.profile))
     return 0
+
+
+def _have(*modules: str) -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in modules)
