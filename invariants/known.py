@@ -389,6 +389,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F10", "task.single-node",
                  "gangreclaim or gangpreempt pipelines a task allocate bound this session onto a second node",
                  "docs/findings.md #20", _bound_task_pipelined_again),
+    KnownFinding("F10", "gang.sub-groups-ready",
+                 "gangreclaim or gangpreempt pipelines a task allocate bound this session and, rolling back or "
+                 "discarding, leaves it Pending in its subjob: the bound job's subgroups count short at close",
+                 "docs/findings.md #20", _bound_task_pipelined_again),
     KnownFinding("F10", "statement.discard-restores",
                  "discarding a gangreclaim or gangpreempt pipeline of a task allocate bound this session leaves it "
                  "Pending and off its node",

@@ -41,6 +41,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "upstream-assert-gangpreempt-re-evicts-after-failed-replay-vgpu": ("upstream.assert", "upstream-known"),
     "statement-discard-restores-gangreclaim-repipelines-a-bound-task": ("statement.discard-restores",
                                                                         "upstream-known"),
+    "gang-sub-groups-ready-gangreclaim-repipelines-a-bound-task": ("gang.sub-groups-ready", "upstream-known"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
