@@ -18,6 +18,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from schedcheck.reference.api.devices.gpushare import GPU_INDEX
+from schedcheck.reference.api.devices.vgpu import ASSIGNED_IDS
+
 Doc = dict[str, Any]
 MAX_EDITS = 4
 ACTION_CHOICES = ("enqueue", "allocate", "backfill", "preempt", "reclaim")
@@ -137,6 +140,7 @@ def unbind_pod(doc: Doc, which: int, param: int) -> None:
     if pod["spec"].get("nodeName"):
         pod["spec"].pop("nodeName")
         status["phase"] = "Pending"
+        _forget_cards(pod)
     else:
         node = _pick(_objects(doc, "Node"), param)
         if node is not None:
@@ -168,7 +172,20 @@ def clone_pod(doc: Doc, which: int, param: int) -> None:
     if isinstance(twin.get("spec"), dict):
         twin["spec"].pop("nodeName", None)
     twin["status"] = {"phase": "Pending"}
+    _forget_cards(twin)
     doc["objects"].append(twin)
+
+
+# The cards the scheduler wrote on a pod when it bound it (deviceshare): a pending pod has none, and the
+# device pools charge what these name whenever the pod is placed.
+CARD_ANNOTATIONS = (GPU_INDEX, ASSIGNED_IDS)
+
+
+def _forget_cards(pod: dict[str, Any]) -> None:
+    annotations = (pod.get("metadata") or {}).get("annotations")
+    if isinstance(annotations, dict):
+        for key in CARD_ANNOTATIONS:
+            annotations.pop(key, None)
 
 
 def change_actions(doc: Doc, which: int, param: int) -> None:

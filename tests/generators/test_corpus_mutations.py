@@ -77,3 +77,19 @@ def test_clones_of_one_pod_get_distinct_names():
     assert len(names) == len(set(names)) == len(_kinds(BASE)) - _kinds(BASE).count("Pod") * 0 - len(
         [k for k in _kinds(BASE) if k != "Pod"]) + 3
     scenario_from_document(out, "<clones>")
+
+
+def test_a_pod_made_pending_forgets_the_cards_the_scheduler_wrote_on_it():
+    # a running vGPU pod cloned or unbound keeps no card annotation: placing the pending copy would charge
+    # its twin's cards a second time (device.within-capacity; gate seeds 6 and 7 before this)
+    doc = yaml.safe_load((SCENARIOS / "deviceshare-vgpu-binpack-score.yaml").read_text(encoding="utf-8"))
+    running = [i for i, o in enumerate(o for o in doc["objects"] if o["kind"] == "Pod")
+               if cm.ASSIGNED_IDS in (o["metadata"].get("annotations") or {})]
+    assert running
+    for edit in ("clone-pod", "unbind-pod"):
+        edited = cm._apply(doc, [(edit, running[0], 0)])
+        pending = [o for o in edited["objects"] if o["kind"] == "Pod" and not o.get("spec", {}).get("nodeName")
+                   and o.get("status", {}).get("phase") == "Pending"]
+        assert pending and all(cm.ASSIGNED_IDS not in (o["metadata"].get("annotations") or {}) for o in pending)
+    assert any(cm.ASSIGNED_IDS in (o["metadata"].get("annotations") or {}) for o in doc["objects"]
+               if o["kind"] == "Pod")  # the input itself is never edited
