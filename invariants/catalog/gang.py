@@ -13,12 +13,13 @@ from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.types import TaskStatus, allocated_status
 
 
-def _short_of_minimum(job: JobInfo, evicted: int = 0) -> str:
+def _short_of_minimum(job: JobInfo, evicted: frozenset[str] = frozenset()) -> str:
     """Why the job is not gang-ready, or "" when it is (MinAvailable and every per-role minimum).
 
-    `evicted` counts tasks a later action of the session deliberately evicted after they were placed.
+    `evicted`: the uids of the job's tasks a later action of the session deliberately evicted after they were
+    placed; they count as placed, for MinAvailable and for their role.
     """
-    ready = job.ready_task_num() + evicted
+    ready = job.ready_task_num() + len(evicted)
     # Upstream's readiness counts pending BestEffort tasks as if placed (IsReady); one a later action
     # pipelined (reclaim) was still pending when the bind was decided, so it counts too.
     best_effort = job.pending_best_effort_task_num() + sum(
@@ -28,7 +29,7 @@ def _short_of_minimum(job: JobInfo, evicted: int = 0) -> str:
     if job.min_available >= job.task_min_available_total:  # CheckTaskReady, restated the same way
         occupied: Counter[str] = Counter()
         for task in job.tasks.values():
-            if allocated_status(task.status) or task.status == TaskStatus.Succeeded or (
+            if allocated_status(task.status) or task.status == TaskStatus.Succeeded or task.uid in evicted or (
                     task.status in (TaskStatus.Pending, TaskStatus.Pipelined) and task.init_resreq.is_empty()):
                 occupied[task.task_role] += 1
         short = sorted(role for role, n in job.task_min_available.items() if occupied[role] < n)
@@ -63,19 +64,20 @@ def gang_session_atomic(ctx: CheckContext) -> Iterator[Violation]:
         job_uid = job_of.get(record.task, "")
         if job_uid:
             bound_jobs[job_uid] = bound_jobs.get(job_uid, 0) + 1
-    # A gang* action may evict a just-bound gang on purpose (a "whole" bundle): those tasks
-    # were placed atomically, so they still count here; the victim rules judge the eviction.
-    evicted: dict[str, int] = {}
+    # A later action may evict tasks of a just-bound gang on purpose (a gang* action's "whole" bundle, or
+    # shuffle's victims, all of them when pdb has no budget to keep): they were placed atomically, so they
+    # still count here, for their role too; the victim rules judge the eviction.
+    evicted: dict[str, set[str]] = {}
     for op in ctx.ssn.operations:
         if op.op == "evict" and op.job in bound_jobs:
-            evicted[op.job] = evicted.get(op.job, 0) + 1
+            evicted.setdefault(op.job, set()).add(op.task_uid)
         elif op.op == "unevict" and op.job in bound_jobs:
-            evicted[op.job] = evicted.get(op.job, 0) - 1
+            evicted.get(op.job, set()).discard(op.task_uid)
     for uid, count in sorted(bound_jobs.items()):
         job = ctx.ssn.jobs.get(uid)
         if job is None:
             continue
-        short = _short_of_minimum(job, evicted.get(uid, 0))
+        short = _short_of_minimum(job, frozenset(evicted.get(uid, ())))
         if short:
             yield Violation("", f"job {uid} got {count} bind(s) this session but has only {short}: the gang is "
                                 f"half-bound", [f"job {uid}"], f">= {job.min_available} ready", short)

@@ -42,6 +42,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "statement-discard-restores-gangreclaim-repipelines-a-bound-task": ("statement.discard-restores",
                                                                         "upstream-known"),
     "gang-sub-groups-ready-gangreclaim-repipelines-a-bound-task": ("gang.sub-groups-ready", "upstream-known"),
+    "gang-session-atomic-shuffle-evicts-a-role-after-the-bind": ("gang.session-atomic", "resolved"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
