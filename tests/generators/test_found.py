@@ -43,6 +43,7 @@ FOUND: dict[str, tuple[str, str]] = {
                                                                         "upstream-known"),
     "gang-sub-groups-ready-gangreclaim-repipelines-a-bound-task": ("gang.sub-groups-ready", "upstream-known"),
     "gang-session-atomic-shuffle-evicts-a-role-after-the-bind": ("gang.session-atomic", "resolved"),
+    "upstream-assert-task-topology-bucket-score-after-a-discard": ("upstream.assert", "upstream-known"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
