@@ -62,53 +62,13 @@ from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import Session
-from schedcheck.reference.k8s import Pod
 from schedcheck.reference.plugins import numaaware_cpumanager as cpumanager
 from schedcheck.reference.plugins.numaaware_policy import get_policy
-from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.util.qos import pod_qos
 
 PLUGIN_NAME = "numa-aware"
 WEIGHT = "weight"
 NUMA_POLICY_KEY = "volcano.sh/numa-topology-policy"
-_QOS_RESOURCES = ("cpu", "memory")
-
-
-def _positive(quantity: Quantity) -> bool:
-    return not quantity.is_zero() and not quantity.is_negative()
-
-
-def pod_qos(pod: Pod) -> str:
-    """v1qos.GetPodQOS (k8s v1.36.1, pod-level resources not modelled)."""
-    if pod.qos_class:
-        return pod.qos_class
-    requests: dict[str, Quantity] = {}
-    limits: dict[str, Quantity] = {}
-    guaranteed = True
-    for container in [*pod.containers, *pod.init_containers]:
-        for name, quantity in container.requests.items():
-            if name in _QOS_RESOURCES and _positive(quantity):
-                requests[name] = Quantity(requests[name].as_fraction() + quantity.as_fraction()) \
-                    if name in requests else quantity
-        found = set()
-        for name, quantity in container.limits.items():
-            if name in _QOS_RESOURCES and _positive(quantity):
-                found.add(name)
-                limits[name] = Quantity(limits[name].as_fraction() + quantity.as_fraction()) \
-                    if name in limits else quantity
-        if not {"cpu", "memory"} <= found:
-            guaranteed = False
-    if not requests and not limits:
-        return "BestEffort"
-    if guaranteed:
-        for name, request in requests.items():
-            if name not in limits or limits[name].as_fraction() != request.as_fraction():
-                guaranteed = False
-                break
-    if guaranteed and len(requests) == len(limits):
-        return "Guaranteed"
-    return "Burstable"
-
-
 def task_numa_policy(task: TaskInfo) -> str:
     """The pod's topology policy (TopologyInfo.Policy): the annotation's value, "" without it."""
     return task.pod.annotations.get(NUMA_POLICY_KEY, "")

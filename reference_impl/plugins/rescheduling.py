@@ -55,10 +55,11 @@ from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import Session
-from schedcheck.reference.k8s import Pod, ResourceList
+from schedcheck.reference.k8s import ResourceList
 from schedcheck.reference.plugins.sla import DurationError, parse_go_duration, seconds_to_ns
 from schedcheck.reference.plugins.usage import node_resource_usage
 from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.util.qos import pod_qos
 
 PLUGIN_NAME = "rescheduling"
 LOW_NODE_UTILIZATION = "lowNodeUtilization"
@@ -261,15 +262,6 @@ def _go_divide(numerator: float, denominator: float) -> float:
 
 
 _QOS_RANK = {"BestEffort": 0, "Burstable": 1, "Guaranteed": 2}
-
-
-def pod_qos(pod: Pod) -> str:
-    """v1qos.GetPodQOS from requests only: no cpu/memory request anywhere -> BestEffort, else Burstable."""
-    for container in [*pod.containers, *pod.init_containers]:
-        for name, quantity in container.requests.items():
-            if name in (CPU, MEMORY) and not quantity.is_zero():
-                return "Burstable"
-    return "BestEffort"
 
 
 def pod_eviction_key(task: TaskInfo) -> tuple[int, int, int]:

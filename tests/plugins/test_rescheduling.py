@@ -157,3 +157,17 @@ def test_default_interval_does_not_fire_in_the_first_session():
     objects = cluster(running("a", "hot"))
     ssn = scheduler(objects, {"metricsPeriod": "10m", "strategies": [LNU]}).run_once().session
     assert not ssn.has_fn("victim_tasks")
+
+
+def test_pod_order_ranks_a_guaranteed_pod_after_a_burstable_one_of_the_same_priority():
+    # upstream's sortPods asks v1qos.GetPodQOS, which reads limits: equal cpu and memory limits make "g"
+    # Guaranteed, so "b" (requests only: Burstable) goes first; from requests alone both were Burstable
+    from schedcheck.reference.quantity import Quantity
+
+    guaranteed = running("g", "hot", priority=5)
+    guaranteed.containers[0].limits = {"cpu": Quantity.parse("1"), "memory": Quantity.parse("1Gi")}
+    guaranteed.containers[0].requests = dict(guaranteed.containers[0].limits)
+    burstable = running("b", "hot", priority=5)
+    ssn = scheduler(cluster(guaranteed, burstable), {}).run_once().session
+    tasks = sorted((t for job in ssn.jobs.values() for t in job.tasks.values()), key=pod_eviction_key)
+    assert [t.name for t in tasks] == ["b", "g"]
