@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from schedcheck.invariants.catalog.nodes import PLACING_ACTIONS
 from schedcheck.invariants.registry import OPERATION, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.types import TaskStatus
@@ -13,7 +14,6 @@ from schedcheck.reference.api.unschedule_info import ALLOCATE_FAILING, PREEMPT_F
 if TYPE_CHECKING:
     from schedcheck.invariants.context import CheckContext
 
-PLACING_ACTIONS = ("allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim")
 # A refusal with one of these codes fails the node for allocate and for preempt alike; a plain
 # Unschedulable (or an unknown code) does not: preempt may pipeline there after evicting, as upstream.
 FAILING_EVERYWHERE = ALLOCATE_FAILING & PREEMPT_FAILING
