@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import CLOSE, OPERATION, invariant
+from schedcheck.invariants.registry import CLOSE, LEDGER_OPS, OPERATION, invariant
 from schedcheck.invariants.violation import Violation
 
 # (used key, capacity key, what) of a device ledger entry; a vGPU card offers 100 cores
@@ -35,11 +35,12 @@ def assigned_ids(annotations: dict[str, str]) -> list[str]:
 @invariant("device.within-capacity", "no shared GPU's memory, cores or task count in a node's device ledger goes "
            "beyond what the card offers (beyond what the cache already held at session open)", "node",
            "api/devices/nvidia/gpushare share.go (predicateGPUbyMemory), vgpu utils.go "
-           "(checkNodeGPUSharingPredicateAndScore)", (OPERATION, CLOSE))
+           "(checkNodeGPUSharingPredicateAndScore)", (OPERATION, CLOSE), operations=LEDGER_OPS)
 def device_within_capacity(ctx: CheckContext) -> Iterator[Violation]:
-    for name, node in ctx.ssn.nodes.items():
+    for node in ctx.nodes():  # the operation's node at an operation, every node at close
         if not node.others:
             continue
+        name = node.name
         cached = ctx.ssn.cache.nodes.get(name)
         for device_name, pool in node.others.items():
             base_pool = cached.others.get(device_name) if cached is not None else None

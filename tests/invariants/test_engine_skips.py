@@ -88,5 +88,5 @@ def test_a_ledger_broken_at_a_bind_is_caught_at_the_action_end():
 def test_only_rules_that_judge_the_ledgers_or_the_plugins_accounting_skip_binds():
     for inv in catalog():
         if inv.operations is not None:
-            assert inv.id.startswith(("node.", "queue.")), inv.id
+            assert inv.id.startswith(("node.", "queue.", "device.")), inv.id  # device pools are node ledgers
             assert "bind" not in inv.operations
