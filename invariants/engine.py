@@ -189,10 +189,16 @@ class InvariantEngine:
         clock, cost, checks, judged = self.clock, self.cost, self.checks, state.judged
         ssn = ctx.ssn
         ssn.observing = True  # a plugin that calls out (the extender) answers checks from what it already said
+        if operation:
+            rules = state.at_operation.get(operation)
+            if rules is None:  # the rules judged at this kind of operation, worked out once per session
+                rules = state.at_operation[operation] = [
+                    inv for inv in state.active.get(checkpoint, ())
+                    if inv.operations is None or operation in inv.operations]
+        else:
+            rules = state.active.get(checkpoint, ())
         try:
-            for inv in state.active.get(checkpoint, ()):
-                if operation and inv.operations is not None and operation not in inv.operations:
-                    continue
+            for inv in rules:
                 if stamp is not None and inv.state_only:
                     if judged.get(inv.id) == stamp:
                         self.skipped[inv.id] += 1
@@ -242,6 +248,7 @@ _ACTIVE: dict[tuple[Any, ...], dict[str, list[Invariant]]] = {}
 class _SessionState:
     def __init__(self) -> None:
         self.active: dict[str, list[Invariant]] = {}
+        self.at_operation: dict[str, list[Invariant]] = {}  # operation kind -> the active rules it is judged by
         self.small = True
         self.forward: dict[str, Operation] = {}  # task uid -> its latest forward operation
         self.snapshots: dict[int, StatementSnapshot] = {}
