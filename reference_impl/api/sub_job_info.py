@@ -138,5 +138,22 @@ def sub_job_gid(job: str, policy: str) -> str:
     return f"{job}/{policy}"
 
 
+# apimachinery's util/rand alphabet (no vowels), which SafeEncodeString indexes by each character's code
+_SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+MAX_SUB_JOB_ID_BYTES = 128
+
+
+def _fnv32a(data: bytes) -> int:
+    h = 0x811C9DC5
+    for byte in data:
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
 def sub_job_id(job: str, policy: str, values: list[str]) -> str:
-    return f"{job}/{policy}-{'-'.join(values)}"
+    """The policy's label values joined by dashes; longer than 128 bytes, their 32-bit FNV-1a hash in decimal,
+    each digit mapped through SafeEncodeString (two long values that hash alike share one subjob, as upstream)."""
+    joined = "-".join(values)
+    if len(joined.encode()) > MAX_SUB_JOB_ID_BYTES:
+        joined = "".join(_SAFE_ALPHABET[ord(c) % len(_SAFE_ALPHABET)] for c in str(_fnv32a(joined.encode())))
+    return f"{job}/{policy}-{joined}"

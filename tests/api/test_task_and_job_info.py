@@ -127,3 +127,13 @@ def test_the_same_object_moves_between_subjob_buckets():
     task = next(iter(job.tasks.values()))
     job.update_task_status(task, TaskStatus.Pipelined)
     assert job.sub_job.waiting_task_num() == 1 and job.sub_job.tasks_with_status(TaskStatus.Pending) == []
+
+
+def test_subjob_ids_over_128_bytes_are_hashed_as_upstream():
+    """Values printed by master's getSubJobID (api/sub_job_info.go) for the same inputs."""
+    from schedcheck.reference.api.sub_job_info import sub_job_id
+
+    assert sub_job_id("ns/job", "workers", ["abcdefghij" * 13]) == "ns/job/workers-55fd755f8b"
+    assert sub_job_id("ns/job", "workers", ["x" * 64, "y" * 64]) == "ns/job/workers-79c576d68d"
+    assert sub_job_id("ns/job", "workers", ["z" * 128]) == "ns/job/workers-" + "z" * 128  # 128 bytes: kept
+    assert sub_job_id("ns/job", "workers", ["a", "b"]) == "ns/job/workers-a-b"
