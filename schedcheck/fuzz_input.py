@@ -239,7 +239,8 @@ def campaign(texts: list[tuple[str, str]], count: int, seed: int, report: Path |
 
         files = {"summary.json": json.dumps(summary, indent=2) + "\n"}
         for i, (problem, (name, case)) in enumerate(sorted(found.items())):
-            files[f"case-{i}.yaml"] = f"# {problem}\n# from {name}\n" + case
+            header = "".join(f"# {line}\n" for line in problem.splitlines())  # the case stays loadable
+            files[f"case-{i}.yaml"] = f"{header}# from {name}\n" + case
         summary["report"] = str(write_report_folder(report, "fuzz-input", files))
     return summary
 

@@ -171,8 +171,6 @@ def replay_against_impl(path: str, impl_spec: str, as_json: bool = False) -> int
 
     Exit 1 while it does not conform on it (the text says whether the recorded finding recurs), 0 when
     it conforms, 2 when the file or the --impl is unusable."""
-    import yaml
-
     from schedcheck.conform.check import conform_one
     from schedcheck.conform.impl import ImplSpecError, parse_impl
     from schedcheck.scenario.loader import load_scenario
@@ -186,8 +184,7 @@ def replay_against_impl(path: str, impl_spec: str, as_json: bool = False) -> int
     except ImplSpecError as exc:
         print(f"schedcheck: replay: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    with open(path, encoding="utf-8") as handle:
-        doc = yaml.safe_load(handle)
+    doc = scenario.document  # as the loader read it
     recorded = scenario.annotations.get("schedcheck.io/conform-finding")
     try:
         seed = int(scenario.annotations.get("schedcheck.io/seed", "0") or 0)

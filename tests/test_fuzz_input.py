@@ -99,3 +99,51 @@ def test_an_absurd_cycle_count_is_a_one_line_rejection_not_a_hang(tmp_path, caps
     assert main(["run", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cycles" in err[0] and "at most 10000" in err[0] and str(path) in err[0]
+
+
+# ---------------------------------------------------------------- found by a 1,500-case campaign (seed 7, stop 29)
+
+
+def _with_stray_bom(tmp_path: Path) -> Path:
+    """A scenario with a byte-order mark inside it (not at the start): the loader's YAML reader takes it,
+    PyYAML's safe_load does not."""
+    text = (Path(__file__).parent / "scenarios" / "deviceshare-vgpu-exclusive-rule.yaml").read_text(encoding="utf-8")
+    assert "\n    capacity:" in text
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    path = folder / "case.yaml"
+    path.write_text(text.replace("\n    capacity:", "\n\ufeff   capacity:", 1), encoding="utf-8")
+    return path
+
+
+def test_conform_and_replay_use_the_document_the_loader_read(tmp_path, capsys):
+    from schedcheck.cli import main
+    from schedcheck.fuzz_input import CONFORM_IMPL
+
+    path = _with_stray_bom(tmp_path)
+    assert main(["run", str(path)]) == 0
+    assert main(["conform", "--impl", CONFORM_IMPL, "--scenarios", str(path.parent), "--budget", "5",
+                 "--minimise-budget", "1", "--report", str(tmp_path / "reports")]) == 0
+    assert main(["replay", str(path), "--impl", CONFORM_IMPL]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_saved_case_with_a_multi_line_problem_stays_a_loadable_scenario(tmp_path, monkeypatch):
+    import schedcheck.scenario.loader as loader
+
+    def broken(text, source, conf_path=None):
+        raise ValueError("first line\n  second line\n    third")
+
+    monkeypatch.setattr(loader, "load_scenario_text", broken)
+    summary = campaign(corpus([]), 1, seed=3, report=tmp_path, out=None)
+    assert summary["problems"] == 1
+    monkeypatch.undo()
+    lines = (next(tmp_path.iterdir()) / "case-0.yaml").read_text().splitlines()
+    header = lines[:lines.index(next(line for line in lines if line.startswith("# from ")))]
+    assert header == ["# ValueError at test_fuzz_input.py:%d: first line" % _raise_line(), "#   second line",
+                      "#     third"]  # every line a comment: what follows is the input itself
+
+
+def _raise_line() -> int:
+    lines = Path(__file__).read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if 'raise ValueError("first line' in line)

@@ -62,7 +62,7 @@ def load_bundle(path: str):
             result, source = data["result"], data.get("scenario")
             if isinstance(source, str):
                 scenario = load_scenario(base / source)
-                doc = yaml.safe_load((base / source).read_text(encoding="utf-8"))
+                doc = scenario.document
             elif isinstance(source, dict):
                 scenario, doc = scenario_from_document(source, f"{path}: scenario"), source
             else:
@@ -70,7 +70,7 @@ def load_bundle(path: str):
         elif isinstance(data.get("scenarioFile"), str):
             result = data
             scenario = load_scenario(base / data["scenarioFile"])
-            doc = yaml.safe_load((base / data["scenarioFile"]).read_text(encoding="utf-8"))
+            doc = scenario.document
         else:
             raise Unreadable(f"{path}: neither a bundle {{scenario, result}} nor a result with scenarioFile")
     except ScenarioError as exc:

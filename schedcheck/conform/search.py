@@ -39,8 +39,6 @@ class SearchResult:
 
 def folder_scenarios(folder: str) -> list[tuple[str, dict[str, Any]]]:
     """Every *.yaml/*.yml/*.json scenario in a folder, sorted; ScenarioError for one that does not load."""
-    import yaml
-
     from schedcheck.scenario.loader import load_scenario
 
     root = Path(folder)
@@ -48,9 +46,9 @@ def folder_scenarios(folder: str) -> list[tuple[str, dict[str, Any]]]:
         raise ScenarioError(folder, "folder", "--scenarios", "not a directory")
     out = []
     for path in sorted(p for p in root.iterdir() if p.suffix in (".yaml", ".yml", ".json")):
-        load_scenario(path)  # one-line error naming file, object and field when it does not load
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        out.append((path.name, doc))
+        # one-line error naming file, object and field when it does not load; the document as the loader read
+        # it (a second, laxer parse of the text could fail where the loader did not: a stray BOM, say)
+        out.append((path.name, load_scenario(path).document))
     if not out:
         raise ScenarioError(folder, "folder", "--scenarios", "holds no *.yaml, *.yml or *.json scenario")
     return out

@@ -122,8 +122,7 @@ def _replay_file(bugs: list[Any], git_dir: Path, args: argparse.Namespace) -> in
         print("schedcheck: rediscover: --replay needs exactly one --bug", file=sys.stderr)
         return 2
     try:
-        load_scenario(Path(args.replay))
-        doc = yaml.safe_load(Path(args.replay).read_text(encoding="utf-8"))
+        doc = load_scenario(Path(args.replay)).document
         impls = _builds(bugs[0], git_dir, args.timeout)
     except ScenarioError as exc:
         print(f"schedcheck: {exc}", file=sys.stderr)
