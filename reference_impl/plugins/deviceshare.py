@@ -62,6 +62,7 @@ def flags_from_arguments(arguments: dict | None, before: DeviceFlags | None = No
         gpu_sharing=args.get_bool(GPU_SHARING_ENABLE, before.gpu_sharing),
         gpu_number=args.get_bool(GPU_NUMBER_ENABLE, before.gpu_number),
         vgpu=args.get_bool(VGPU_ENABLE, before.vgpu),
+        ascend_hami=args.get_bool(ASCEND_HAMI_VNPU, before.ascend_hami),
         schedule_policy=args.get_str(SCHEDULE_POLICY, ""),
     )
 
