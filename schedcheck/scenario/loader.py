@@ -257,7 +257,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     topology_warnings(objects, warnings)
     volume_warnings(objects, options, warnings)
     dra_warnings(objects, warnings)
-    device_warnings(objects, warnings, f)
+    device_warnings(objects, warnings, source)
     document = copy_document(doc)
     if conf_override is not None:
         document["schedulerConf"] = conf_doc
