@@ -162,3 +162,18 @@ def test_node_ledger_keeps_the_pool_in_step_and_the_memory_resource_is_ignored()
     assert fresh.others["Ascend310P"].devices["d0"].pods == {task.pod.uid: (6144, 0)}
     SchedulerCache(load(node()).objects)  # a new run starts with an empty list
     assert IGNORED_DEVICES == set()
+
+
+def test_a_count_of_zero_where_no_device_fits_is_upstreams_score_panic() -> None:
+    """docs/findings.md row 34: master panics in ScoreNode (hami/device_info.go:301, index out of range), run
+    through the adapter; FilterNode lets the pod pass with no device, ScoreNode indexes the empty list."""
+    from schedcheck.reference.util.assertion import AssertionViolation
+
+    held = pod("held", {NPU: "1", MEM: "21527"}, {ALLOCATED: "d0,Ascend310P,21527,0:;"}, node_name="n1")
+    pool, (h, zero) = pool_of(npu_node(devices=(("d0", 7, 21527, 8),)), held, pod("zero", {NPU: "0", MEM: "3072"}))
+    pool.add_resource(h)
+    assert pool.filter_node(zero, "binpack") == (0, "", None)
+    with pytest.raises(AssertionViolation, match="index out of range"):
+        pool.score_node(zero, "binpack")
+    free, (_h, zero) = pool_of(npu_node(), held, pod("zero", {NPU: "0", MEM: "3072"}))
+    assert free.allocate(zero, 0)[0][ALLOCATED] == "d0,Ascend310P,3072,0:;"  # a count of 0 still takes one device

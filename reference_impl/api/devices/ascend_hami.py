@@ -32,7 +32,9 @@ Faithful to upstream where it looks wrong (docs/findings.md): the annotation is 
 container's list (split on ":" only), so from the second container on a device id reads ";id", matches no
 device and is not charged, neither at allocation nor when the placed pod is read back; the node's
 scheduling policy used at allocation is the one its last ScoreNode saw (none when the node was the only
-candidate or ScheduleWeight is 0: then every device scores 0).
+candidate or ScheduleWeight is 0: then every device scores 0); a container asking a count of 0 still
+takes one device when one fits, and where none fits ScoreNode indexes an empty list: upstream panics, the
+reference raises an upstream assertion.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import re
 
 from schedcheck.reference.api.devices.base import DeviceFlags, ERROR, SUCCESS, UNSCHEDULABLE, as_int64
 from schedcheck.reference.api.devices.config import DEFAULT_VNPU_HAMI_CORE, DEFAULT_VNPUS, VNPUConfig
+from schedcheck.reference.util.assertion import assertf
 
 HAMI_PREFIX = "hami.io"
 VNPU_MODE = "huawei.com/vnpu-mode"
@@ -426,8 +429,9 @@ class AscendDevices:
             return 0.0
         score = 0.0
         for container in pod_devs:
-            if not container:
-                continue  # upstream indexes an empty list here and panics (a count of 0 where nothing fits)
+            assertf(bool(container), f"ascend ScoreNode: pod {pod.namespace}/{pod.name} has a container given no "
+                                     f"device on node {self.name} (a count of 0 where none fits): upstream indexes "
+                                     "the empty list and panics (index out of range)")
             dev = self.devices.get(container[0][0])
             if dev is None:
                 return 0.0
