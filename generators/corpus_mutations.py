@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from schedcheck.reference.api.devices.gpushare import GPU_INDEX
 from schedcheck.reference.api.devices.vgpu import ASSIGNED_IDS
+from schedcheck.reference.api.devices import ascend_hami
 
 Doc = dict[str, Any]
 MAX_EDITS = 4
@@ -178,7 +179,9 @@ def clone_pod(doc: Doc, which: int, param: int) -> None:
 
 # The cards the scheduler wrote on a pod when it bound it (deviceshare): a pending pod has none, and the
 # device pools charge what these name whenever the pod is placed.
-CARD_ANNOTATIONS = (GPU_INDEX, ASSIGNED_IDS)
+CARD_ANNOTATIONS = (GPU_INDEX, ASSIGNED_IDS) + tuple(
+    key for word in ascend_hami.common_words()
+    for key in (ascend_hami.allocated_annotation(word), ascend_hami.to_allocate_annotation(word)))
 
 
 def _forget_cards(pod: dict[str, Any]) -> None:

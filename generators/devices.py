@@ -2,8 +2,13 @@
 
 Drawn only when the conf has deviceshare (scenarios.py), after the jobs are placed. The conf's arguments
 (`deviceshare_arguments`) turn on one pool, as users run it: GPU sharing by memory, whole GPUs by number,
-or HAMi vGPU (with binpack or spread and a weight, rarely an exclusivity rule on the label
-`gpu-exclusive: "true"`). Some nodes get cards (1 to 4 of 8000, 16000 or 24000 memory): GPU-share
+HAMi vGPU (with binpack or spread and a weight, rarely an exclusivity rule on the label
+`gpu-exclusive: "true"`), or HAMi Ascend vNPU (`deviceshare.AscendHAMiVNPUEnable`, with binpack or spread
+and a weight). Ascend nodes get 1 to 4 310P devices of upstream's default config (devmem 21527, 8 cores, 7
+shares; every device of a node alike, sometimes hami-core support) under the registration annotation
+`hami.io/node-register-Ascend310P` and allocatable `huawei.com/Ascend310P`; an Ascend job asks, in one
+container, one device with a template-sized memory (or none: the whole device), rarely two whole devices
+or two partial ones (refused upstream), sometimes cores, rarely hami-core mode. Some nodes get cards (1 to 4 of 8000, 16000 or 24000 memory): GPU-share
 capacity `volcano.sh/gpu-memory` / `gpu-number`, or the vGPU registration annotation and allocatable
 `volcano.sh/vgpu-number` / `-memory` / `-cores`. Most pods ask for no GPU: a pending job asks for one in
 two cases of five (every pod of the job alike), a running pod on a GPU node in one of five, and then only where
@@ -14,6 +19,7 @@ Shrinks to no GPU at all.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import strategies as st
@@ -32,11 +38,26 @@ VGPU_IDS = "volcano.sh/vgpu-ids-new"
 EXCLUSIVE_LABEL = "gpu-exclusive"
 SHARES = 10  # a vGPU card's share count, as HAMi's default deviceSplitCount
 CARD_MEMORY = (16000, 8000, 24000)
+NPU = "huawei.com/Ascend310P"
+NPU_MEMORY = "huawei.com/Ascend310P-memory"
+NPU_CORE = "huawei.com/Ascend310P-core"
+NPU_REGISTER = "hami.io/node-register-Ascend310P"
+NPU_ALLOCATED = "hami.io/Ascend310P-devices-allocated"
+NPU_MODE = "huawei.com/vnpu-mode"
+NPU_NODE_HAMI_CORE = "hami-vnpu-core"
+NPU_DEVMEM, NPU_CORES, NPU_SHARES = 21527, 8, 7
+NPU_TEMPLATES = (3072, 6144, 12288)  # the default config's vir01, vir02, vir04
 
 
 @st.composite
 def deviceshare_arguments(draw: st.DrawFn) -> dict[str, Any]:
-    mode = draw(choice(("vgpu", "gpushare", "gpunumber")))
+    mode = draw(choice(("vgpu", "gpushare", "gpunumber", "ascend")))
+    if mode == "ascend":
+        out = {"deviceshare.AscendHAMiVNPUEnable": True}
+        if draw(sometimes(60)):
+            out["deviceshare.SchedulePolicy"] = draw(choice(("binpack", "spread")))
+            out["deviceshare.ScheduleWeight"] = draw(choice((10, 1, 0)))
+        return out
     if mode == "gpushare":
         return {"deviceshare.GPUSharingEnable": True}
     if mode == "gpunumber":
@@ -51,6 +72,8 @@ def deviceshare_arguments(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _mode(arguments: dict[str, Any]) -> str:
+    if arguments.get("deviceshare.AscendHAMiVNPUEnable"):
+        return "ascend"
     if arguments.get("deviceshare.VGPUEnable"):
         return "vgpu"
     return "gpunumber" if arguments.get("deviceshare.GPUNumberEnable") else "gpushare"
@@ -75,6 +98,8 @@ def _request(draw: st.DrawFn, mode: str) -> dict[str, str]:
         return {GPU_MEMORY: str(draw(choice((4000, 2000, 8000, 1000))))}
     if mode == "gpunumber":
         return {GPU_NUMBER: str(draw(choice((1, 2))))}
+    if mode == "ascend":
+        return draw(_npu_request())
     out = {VGPU_NUMBER: str(draw(choice((1, 2))))}
     if draw(sometimes(80)):
         out[VGPU_MEMORY] = str(draw(choice((4000, 2000, 8000))))
@@ -83,8 +108,83 @@ def _request(draw: st.DrawFn, mode: str) -> dict[str, str]:
     return out
 
 
+@st.composite
+def _npu_request(draw: st.DrawFn) -> dict[str, str]:
+    """One container's Ascend request; the hami-core mode marker travels as the key NPU_MODE (an annotation)."""
+    if draw(rarely(15)):  # two devices: whole (fits only idle devices) or partial (upstream refuses it)
+        out = {NPU: "2"}
+        if draw(rarely(30)):
+            out[NPU_MEMORY] = str(draw(choice(NPU_TEMPLATES)))
+        return out
+    out = {NPU: "1"}
+    if draw(sometimes(85)):
+        out[NPU_MEMORY] = str(draw(choice((3072, 4000, 6144, 2000, 12288, 21527))))
+    if draw(rarely(25)):
+        out[NPU_CORE] = str(draw(choice((1, 2, 4))))
+    if draw(rarely(15)):
+        out[NPU_MODE] = "hami-core"
+        out[NPU_MEMORY] = str(draw(choice((1024, 4096))))
+        out[NPU_CORE] = str(draw(choice((20, 50))))
+    return out
+
+
+def _npu_trim(memory: int) -> int:
+    return next((t for t in NPU_TEMPLATES if memory <= t), NPU_DEVMEM)
+
+
+def _place_npu(devices: list[dict[str, Any]], request: dict[str, str]) -> str | None:
+    """The -devices-allocated value of a running pod on these devices, charging them; None if no room."""
+    hami = request.get(NPU_MODE) == "hami-core"
+    number = int(request[NPU])
+    memory = int(request.get(NPU_MEMORY, str(NPU_DEVMEM)))
+    memory = memory if hami else _npu_trim(memory)
+    cores = int(request.get(NPU_CORE, "0"))
+    if number > 1 and memory != NPU_DEVMEM and not hami:
+        return None
+    chosen = []
+    for dev in devices:
+        cap = 100 if hami else NPU_CORES
+        if hami and not dev["hami"]:
+            continue
+        if dev["pods"] < NPU_SHARES and dev["memory"] - dev["used"] >= memory and dev["cores"] + cores <= cap \
+                and not (cores == 0 and dev["cores"] == cap):
+            chosen.append(dev)
+            if len(chosen) == number:
+                break
+    if len(chosen) < number:
+        return None
+    for dev in chosen:
+        dev["pods"] += 1
+        dev["used"] += memory
+        dev["cores"] += cores
+    return "".join(f"{dev['uuid']},Ascend310P,{memory},{cores}:" for dev in chosen) + ";"
+
+
+def _npu_node(draw: st.DrawFn, node: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    count = draw(st.integers(1, 4))
+    hami = draw(rarely(30))
+    devices = [{"memory": NPU_DEVMEM, "used": 0, "pods": 0, "cores": 0, "uuid": f"NPU-{name}-{i}", "hami": hami}
+               for i in range(count)]
+    annotations = node["metadata"].setdefault("annotations", {})
+    annotations[NPU_REGISTER] = json.dumps(
+        [{"id": d["uuid"], "count": NPU_SHARES, "devmem": NPU_DEVMEM, "devcore": NPU_CORES, "type": "Ascend310P",
+          "health": True} for d in devices], separators=(",", ":"))
+    if hami:
+        annotations[NPU_NODE_HAMI_CORE] = "true"
+    _set_resources(node, {NPU: str(count * NPU_SHARES)})
+    return devices
+
+
+def _npu_limits(pod: dict[str, Any], request: dict[str, str]) -> None:
+    if NPU_MODE in request:
+        pod["metadata"].setdefault("annotations", {})[NPU_MODE] = request[NPU_MODE]
+    _limits(pod, {k: v for k, v in request.items() if k != NPU_MODE})
+
+
 def _place(mode: str, cards: list[dict[str, int]], request: dict[str, str], uid: str) -> str | None:
     """The annotation value naming the cards a running pod holds, charging them; None if no room."""
+    if mode == "ascend":
+        return _place_npu(cards, request)
     if mode == "gpushare":
         need = int(request[GPU_MEMORY])
         for i, card in enumerate(cards):
@@ -126,9 +226,12 @@ def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[di
     for index, node in enumerate(node_docs):
         if not draw(sometimes(70) if index == 0 else sometimes(50)):
             continue
+        name = node["metadata"]["name"]
+        if mode == "ascend":
+            pools[name] = _npu_node(draw, node, name)
+            continue
         count = draw(st.integers(1, 4))
         memory = draw(choice(CARD_MEMORY))
-        name = node["metadata"]["name"]
         cards = [{"memory": memory, "used": 0, "pods": 0, "cores": 0, "uuid": f"GPU-{name}-{i}"}
                  for i in range(count)]
         pools[name] = cards
@@ -156,6 +259,10 @@ def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[di
                 where = "0"  # bound directly with its card named by hand, room or not (volcano-sh/volcano#5470)
             if where is None:
                 continue
+            if mode == "ascend":
+                _npu_limits(pod, request)
+                meta.setdefault("annotations", {})[NPU_ALLOCATED] = where
+                continue
             _limits(pod, request)
             meta.setdefault("annotations", {})[VGPU_IDS if mode == "vgpu" else GPU_INDEX] = where
         else:
@@ -164,6 +271,9 @@ def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[di
                 job_requests[group] = draw(_request(mode)) if draw(sometimes(40)) else None
             request = job_requests[group]
             if request is None:
+                continue
+            if mode == "ascend":
+                _npu_limits(pod, request)
                 continue
             _limits(pod, request)
         if exclusive and draw(sometimes(50)):

@@ -1,4 +1,4 @@
-"""Shared GPUs (deviceshare): the device pools a node keeps (reference_impl/api/devices)."""
+"""Shared GPUs and Ascend vNPUs (deviceshare): the device pools a node keeps (reference_impl/api/devices)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.registry import CLOSE, LEDGER_OPS, OPERATION, invariant
+from schedcheck.reference.api.devices import ascend_hami
 from schedcheck.invariants.violation import Violation
 
-# (used key, capacity key, what) of a device ledger entry; a vGPU card offers 100 cores
+# (used key, capacity key, what) of a device ledger entry; a vGPU card offers 100 cores, an Ascend vNPU
+# device its devcore (100 on a node that supports hami-core)
 _LIMITS = (("used_memory", "memory", "memory"), ("used_cores", "cores", "cores"), ("used_num", "number", "tasks"))
 GPU_INDEX = "volcano.sh/gpu-index"
 VGPU_IDS = "volcano.sh/vgpu-ids-new"
+NPU_IDS = tuple(ascend_hami.allocated_annotation(word) for word in ascend_hami.common_words())
 
 
 def device_excess(pool) -> dict[tuple[str, str], int]:
@@ -25,17 +28,20 @@ def device_excess(pool) -> dict[tuple[str, str], int]:
 
 
 def assigned_ids(annotations: dict[str, str]) -> list[str]:
-    """The device ids a pod's device annotations name: GPU-share card indexes and vGPU card uuids."""
+    """The device ids a pod's device annotations name: GPU-share card indexes, vGPU card uuids and Ascend
+    vNPU device ids (every container's, ";"-separated)."""
     ids = [i for i in annotations.get(GPU_INDEX, "").split(",") if i]
-    for part in annotations.get(VGPU_IDS, "").split(";"):
-        ids += [entry.split(",")[0] for entry in part.split(":") if "," in entry]
+    for key in (VGPU_IDS, *NPU_IDS):
+        for part in annotations.get(key, "").split(";"):
+            ids += [entry.split(",")[0] for entry in part.split(":") if "," in entry]
     return ids
 
 
-@invariant("device.within-capacity", "no shared GPU's memory, cores or task count in a node's device ledger goes "
-           "beyond what the card offers (beyond what the cache already held at session open)", "node",
+@invariant("device.within-capacity", "no shared GPU's or Ascend vNPU's memory, cores or task count in a node's device "
+           "ledger goes beyond what the device offers (beyond what the cache already held at session open)", "node",
            "api/devices/nvidia/gpushare share.go (predicateGPUbyMemory), vgpu utils.go "
-           "(checkNodeGPUSharingPredicateAndScore)", (OPERATION, CLOSE), operations=LEDGER_OPS)
+           "(checkNodeGPUSharingPredicateAndScore), ascend/hami device_info.go (fit)", (OPERATION, CLOSE),
+           operations=LEDGER_OPS)
 def device_within_capacity(ctx: CheckContext) -> Iterator[Violation]:
     for node in ctx.nodes():  # the operation's node at an operation, every node at close
         if not node.others:
@@ -53,7 +59,8 @@ def device_within_capacity(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("device.assigned-exists", "every device id the scheduler assigned to a pod it bound exists on that pod's "
-           "node", "node", "plugins/predicates AllocateFunc (device Allocate), cache.go Bind (PodAnnotations)",
+           "node", "node", "plugins/predicates AllocateFunc (device Allocate: GPU share, vGPU, Ascend vNPU), cache.go "
+           "Bind (PodAnnotations)",
            (CLOSE,))
 def device_assigned_exists(ctx: CheckContext) -> Iterator[Violation]:
     start = ctx.session_state.get("binds_at_open", 0)

@@ -33,6 +33,7 @@ from typing import Any
 
 from schedcheck.reference.api.job_info import JobInfo, task_scheduling_reason
 from schedcheck.reference.api.devices import DeviceFlags, node_devices
+from schedcheck.reference.api.resource_info import IGNORED_DEVICES
 from schedcheck.reference.api.node_info import NodeError, NodeInfo
 from schedcheck.reference.api.numa_info import PodMeta, numa_info_from_object, refresh_numa_scheduler_info
 from schedcheck.reference.api.pipelined import (
@@ -115,6 +116,9 @@ class SchedulerCache:
     ) -> None:
         # The deviceshare plugin's switches: which shared-device pools nodes carry (api/devices)
         self.device_flags = device_flags or DeviceFlags()
+        # api.IgnoredDevicesList: process-wide upstream, filled as nodes with such pools are added; a run of
+        # the reference is one scheduler process, so it starts empty here.
+        IGNORED_DEVICES.clear()
         self.world = copy.deepcopy(objects) if copy_objects else objects
         # The API server and kubelets between sessions, with the faults a test can inject (world.py).
         self.cluster = World(self.world, parse_timestamp(now) if now else _latest_timestamp(self.world))
@@ -200,6 +204,8 @@ class SchedulerCache:
             info = self.nodes[node.name] = NodeInfo(self._with_csi_resources(node))
             if self.device_flags.any:
                 info.set_others(node_devices(node, self.device_flags))
+                for pool in info.others.values():  # after this node's own resources, as upstream's NewNodeInfo
+                    IGNORED_DEVICES.update(getattr(pool, "ignored_devices", list)())
             info.image_states = summaries.get(node.name, NO_IMAGES)
             self.node_list.append(node.name)
         self._attach_numa_infos()

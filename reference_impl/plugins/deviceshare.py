@@ -3,10 +3,11 @@
 Arguments, as upstream names them: `deviceshare.GPUSharingEnable` (GPU memory sharing, the GpuShare pool),
 `deviceshare.GPUNumberEnable` (whole GPUs by number, the same pool), `deviceshare.VGPUEnable` (HAMi vGPU,
 the hamivgpu pool), `deviceshare.SchedulePolicy` ("binpack", "spread", or anything else: no preference),
-`deviceshare.ScheduleWeight` (node-order weight, 0: no score), `deviceshare.GPUExclusiveRules` (a list of
+`deviceshare.ScheduleWeight` (node-order weight, 0: no score), `deviceshare.AscendHAMiVNPUEnable` (HAMi Ascend
+vNPU, a pool per vNPU kind of the default device config: "Ascend310P"; api/devices/ascend_hami.py), `deviceshare.GPUExclusiveRules` (a list of
 label maps; gpuexclusive.py), `deviceshare.NodeLockEnable` (read, not modelled: the lock is an API call),
 `deviceshare.KnownGeometriesCMName` / `KnownGeometriesCMNamespace` (the device ConfigMap; not read,
-api/devices/config.py). Upstream exits when GPUSharingEnable and GPUNumberEnable are both true, or when
+api/devices/config.py), `deviceshare.AscendMindClusterVNPUEnable` (mindcluster 310P vNPU: not modelled). Upstream exits when GPUSharingEnable and GPUNumberEnable are both true, or when
 either is with VGPUEnable; the scenario loader refuses such a conf in one line.
 
 Upstream keeps the switches in package variables, set whenever the plugin is built; the pools a node
@@ -15,10 +16,13 @@ cache is built (`device_flags`), as a scheduler that has run a session before th
 
 PredicateFn: for every registered pool on the node that the pod asks of, FilterNode; a failure is a fit
 error with its status (code Unschedulable) and reason: "GpuShare no enough gpu memory on node N",
-"GpuNumber no enough gpu number on node N", "hami-vgpuDeviceSharing error".
+"GpuNumber no enough gpu number on node N", "hami-vgpuDeviceSharing error", "no ascend device available"
+(code Unschedulable when too few devices fit, Error for several devices with partial memory).
 NodeOrderFn (ScheduleWeight > 0): floor(Σ pool scores + 0.5) * ScheduleWeight over the pools the pod asks
 of; the vGPU pool's score is the one its last FilterNode on that node computed (binpack: 100 * used/total
-memory of each chosen card after placing; spread: 0 in practice, see api/devices/vgpu.py).
+memory of each chosen card after placing; spread: 0 in practice, see api/devices/vgpu.py); an Ascend pool's
+score is the first chosen device's of each container, before placing (binpack 100 * used / total memory,
+spread 100 on an unused device), and ScoreNode also sets the policy its Allocate uses.
 The device choice itself is made in the predicates plugin's allocate handler (predicates.py), as upstream.
 """
 
@@ -62,6 +66,7 @@ def flags_from_arguments(arguments: dict | None, before: DeviceFlags | None = No
         gpu_sharing=args.get_bool(GPU_SHARING_ENABLE, before.gpu_sharing),
         gpu_number=args.get_bool(GPU_NUMBER_ENABLE, before.gpu_number),
         vgpu=args.get_bool(VGPU_ENABLE, before.vgpu),
+        ascend_hami=args.get_bool(ASCEND_HAMI_VNPU, before.ascend_hami),
         schedule_policy=args.get_str(SCHEDULE_POLICY, ""),
     )
 

@@ -212,7 +212,7 @@ def _build(docs: list[Any], source: str, conf_override: tuple[str, str] | None) 
     objects = ObjectsReader(source, warnings).read(located)
     volume_warnings(objects, ServerOptions(), warnings)
     dra_warnings(objects, warnings)
-    device_warnings(objects, warnings)
+    device_warnings(objects, warnings, source)
     conf, conf_doc = _conf(None, source, conf_override, warnings)
     extender.check_conf(conf, None, source, warnings)
     name = Path(source).stem or source
@@ -257,7 +257,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     topology_warnings(objects, warnings)
     volume_warnings(objects, options, warnings)
     dra_warnings(objects, warnings)
-    device_warnings(objects, warnings)
+    device_warnings(objects, warnings, source)
     document = copy_document(doc)
     if conf_override is not None:
         document["schedulerConf"] = conf_doc

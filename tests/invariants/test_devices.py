@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from schedcheck.invariants.engine import InvariantEngine
-from schedcheck.reference.api.devices import gpushare, vgpu
+from schedcheck.reference.api.devices import ascend_hami, gpushare, vgpu
 from schedcheck.runner import run_scenario
 from schedcheck.scenario.loader import load_scenario
 
@@ -44,3 +44,24 @@ def test_assigned_exists_fires_on_a_vgpu_uuid_of_another_node(monkeypatch):
     original = vgpu.encode_pod_devices
     monkeypatch.setattr(vgpu, "encode_pod_devices", lambda cards: original(cards).replace("GPU-", "GPU-X"))
     assert "device.assigned-exists" in _violations(["device.assigned-exists"], "deviceshare-vgpu-two-cards.yaml")
+
+
+def test_within_capacity_fires_when_an_ascend_device_is_filled_beyond_its_memory(monkeypatch):
+    # every Ascend device fits: small-1's vir02 (6144) lands on d0 with 3095 left
+    monkeypatch.setattr(ascend_hami.AscendDevices, "fit", lambda self, req, dev, hami: True)
+    assert "device.within-capacity" in _violations(["device.within-capacity"], "deviceshare-ascend-template-choice.yaml")
+
+
+def test_within_capacity_passes_the_ascend_device_filled_to_the_brim():
+    # multi-0 takes two whole devices (21527 of 21527 each): full, not beyond
+    assert _violations(["device.within-capacity"], "deviceshare-ascend-multi-card.yaml") == []
+
+
+def test_assigned_exists_fires_on_an_ascend_device_of_another_node(monkeypatch):
+    original = ascend_hami.encode_pod_devices
+    monkeypatch.setattr(ascend_hami, "encode_pod_devices", lambda devs: original(devs).replace("d0", "e0"))
+    assert "device.assigned-exists" in _violations(["device.assigned-exists"], "deviceshare-ascend-fit-no-fit.yaml")
+
+
+def test_assigned_exists_passes_an_ascend_device_of_the_pods_node():
+    assert _violations(["device.assigned-exists"], "deviceshare-ascend-fit-no-fit.yaml") == []

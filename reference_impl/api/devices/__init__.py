@@ -1,7 +1,8 @@
 """Shared devices on a node (pkg/scheduler/api/devices, api/shared_device_pool.go).
 
 A NodeInfo keeps one pool per registered device kind in `others` (upstream's NodeInfo.Others): the
-GPU-share pool (`gpushare.py`, device name "GpuShare") and the HAMi vGPU pool (`vgpu.py`, "hamivgpu").
+GPU-share pool (`gpushare.py`, device name "GpuShare"), the HAMi vGPU pool (`vgpu.py`, "hamivgpu") and
+a HAMi Ascend vNPU pool per configured vNPU kind (`ascend_hami.py`, "Ascend310P" by default).
 Which pools exist is decided by the deviceshare plugin's switches (`DeviceFlags`); upstream keeps them in
 package-level variables that the plugin sets when it is built, the reference keeps them on the cache.
 
@@ -13,7 +14,7 @@ returned as the annotations the scheduler writes on the pod at bind), deep_copy.
 
 from __future__ import annotations
 
-from schedcheck.reference.api.devices import gpushare, vgpu
+from schedcheck.reference.api.devices import ascend_hami, gpushare, vgpu
 from schedcheck.reference.api.devices.base import DeviceFlags
 
 __all__ = ["DeviceFlags", "node_devices"]
@@ -32,4 +33,6 @@ def node_devices(node, flags: DeviceFlags) -> dict:
         pool = vgpu.GPUDevices.from_node(node, flags)
         if pool is not None:
             others[vgpu.DEVICE_NAME] = pool
+    if flags.ascend_hami:
+        others.update(ascend_hami.node_pools(node, flags))
     return others

@@ -25,10 +25,11 @@ class DeviceFlags:
     gpu_number: bool = False  # deviceshare.GPUNumberEnable
     vgpu: bool = False  # deviceshare.VGPUEnable
     schedule_policy: str = ""  # deviceshare.SchedulePolicy (vgpu.SchedulePolicy)
+    ascend_hami: bool = False  # deviceshare.AscendHAMiVNPUEnable (hami.AscendHAMiVNPUEnable)
 
     @property
     def any(self) -> bool:
-        return self.gpu_sharing or self.gpu_number or self.vgpu
+        return self.gpu_sharing or self.gpu_number or self.vgpu or self.ascend_hami
 
     def registered(self) -> list[str]:
         """api.RegisteredDevices, in upstream's registration order."""
@@ -37,6 +38,10 @@ class DeviceFlags:
             names.append(GPUSHARE_DEVICE)
         if self.vgpu:
             names.append(VGPU_DEVICE)
+        if self.ascend_hami:  # one name per vNPU kind of the device configuration
+            from schedcheck.reference.api.devices.config import DEFAULT_VNPUS
+
+            names += [c.common_word for c in DEFAULT_VNPUS]
         return names
 
 

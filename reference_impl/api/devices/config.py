@@ -31,3 +31,39 @@ class NvidiaConfig:
 
 
 DEFAULT_NVIDIA = NvidiaConfig()
+
+
+# -- Ascend vNPU (api/devices/config/vnpu.go, GetDefaultDevicesConfig) --------------------------------
+# The default configuration knows one vNPU kind, the 310P3 chip under the common word "Ascend310P";
+# `hamiVnpuCore` is off unless a node's annotation `hami-vnpu-core` says "true".
+
+
+@dataclass(frozen=True)
+class VNPUTemplate:
+    name: str
+    memory: int
+    ai_core: int = 0
+    ai_cpu: int = 0
+
+
+@dataclass(frozen=True)
+class VNPUConfig:
+    common_word: str
+    chip_name: str
+    resource_name: str
+    resource_memory_name: str
+    memory_allocatable: int
+    memory_capacity: int
+    ai_core: int
+    ai_cpu: int
+    templates: tuple[VNPUTemplate, ...]  # upstream sorts them by memory when it builds a device kind
+
+
+DEFAULT_VNPU_HAMI_CORE = False
+DEFAULT_VNPUS = (
+    VNPUConfig(common_word="Ascend310P", chip_name="310P3", resource_name="huawei.com/Ascend310P",
+               resource_memory_name="huawei.com/Ascend310P-memory", memory_allocatable=21527,
+               memory_capacity=24576, ai_core=8, ai_cpu=7,
+               templates=(VNPUTemplate("vir01", 3072, 1, 1), VNPUTemplate("vir02", 6144, 2, 2),
+                          VNPUTemplate("vir04", 12288, 4, 4))),
+)
