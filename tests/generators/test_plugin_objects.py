@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import strategies as st
 
 import schedcheck.reference.scheduler  # noqa: F401 - registers every action and plugin
 from schedcheck.generators import cooldowns, nodegroups, task_topologies, vocabulary
 from schedcheck.generators.confs import TIER_SETS, conf_features, default_conf, scheduler_confs
 from schedcheck.generators.consistency import cluster_problems
-from schedcheck.generators.scenarios import profile_scenarios, sample_documents, scenarios
+from schedcheck.generators.scenarios import profile_scenarios, sample_documents, scenario_profiles, scenarios
 from schedcheck.generators.vocabulary import GROUP_NAME, TASK_SPEC, seconds_of
 from schedcheck.reference.framework.plugin import get_plugin_builder
 from schedcheck.reference.plugins import cdp, nodegroup, task_topology
@@ -227,6 +228,19 @@ def test_cooldown_times_follow_the_pods_creation():
                         assert seconds_of(pod["status"]["startTime"]) > at
 
 
+@cache
+def _with_each_device_mode() -> list[dict[str, Any]]:
+    """Documents under a default conf plus deviceshare in each of its modes (the drawn documents above hold
+    deviceshare in about one conf in ten, and not always every mode)."""
+    out = []
+    for arguments in ({"deviceshare.VGPUEnable": True}, {"deviceshare.GPUSharingEnable": True},
+                      {"deviceshare.GPUNumberEnable": True}, {"deviceshare.AscendHAMiVNPUEnable": True}):
+        conf = default_conf()
+        conf["tiers"][-1]["plugins"].append({"name": "deviceshare", "arguments": arguments})
+        out += sample_documents(scenarios(**scenario_profiles["ci"], confs=st.just(conf)), 40, 1)
+    return out
+
+
 def test_deviceshare_documents_carry_gpu_nodes_and_a_minority_of_gpu_pods():
     """generators/devices.py: one pool per conf, GPU nodes that the pool reads, most pods asking no GPU, and
     every running GPU pod's annotation naming cards of its own node."""
@@ -235,7 +249,7 @@ def test_deviceshare_documents_carry_gpu_nodes_and_a_minority_of_gpu_pods():
     from schedcheck.reference.plugins.deviceshare import device_flags
 
     seen: Counter[str] = Counter()
-    for doc in with_plugin("deviceshare"):
+    for doc in with_plugin("deviceshare") + _with_each_device_mode():
         scenario = scenario_from_document(doc, "<generated>")
         flags = device_flags(scenario.conf)
         seen["vgpu" if flags.vgpu else "share" if flags.gpu_sharing else "number"] += 1
