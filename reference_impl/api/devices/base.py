@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from schedcheck.reference.api.devices.config import DEFAULT_CM_NAME, DEFAULT_CM_NAMESPACE, DEFAULT_CONFIG, \
+    DeviceConfig
 from schedcheck.reference.quantity import Quantity
 
 # Status codes of a device filter (api/devices/util.go)
@@ -25,6 +27,11 @@ class DeviceFlags:
     gpu_number: bool = False  # deviceshare.GPUNumberEnable
     vgpu: bool = False  # deviceshare.VGPUEnable
     schedule_policy: str = ""  # deviceshare.SchedulePolicy (vgpu.SchedulePolicy)
+    node_lock: bool = False  # deviceshare.NodeLockEnable (gpushare / vgpu NodeLockEnable)
+    # deviceshare.KnownGeometriesCMName / -Namespace of the first build (config.InitDevicesConfig runs once)
+    cm_name: str = DEFAULT_CM_NAME
+    cm_namespace: str = DEFAULT_CM_NAMESPACE
+    config: DeviceConfig = DEFAULT_CONFIG  # the loaded device config (the cache resolves it from the world)
 
     @property
     def any(self) -> bool:
