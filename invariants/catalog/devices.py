@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.registry import CLOSE, OPERATION, invariant
 from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.types import allocated_status
 
 # (used key, capacity key, what) of a device ledger entry; a vGPU card offers 100 cores
 _LIMITS = (("used_memory", "memory", "memory"), ("used_cores", "cores", "cores"), ("used_num", "number", "tasks"))
@@ -32,15 +33,38 @@ def assigned_ids(annotations: dict[str, str]) -> list[str]:
     return ids
 
 
+def mig_instance_holders(jobs) -> dict[str, dict[str, list[str]]]:
+    """node -> MIG instance id (`uuid[group-position]`) -> the keys of the tasks placed there (Allocated,
+    Binding, Bound, Running) whose vGPU annotation names it (the session's choice over the pod's own)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for job in jobs.values():
+        for task in job.tasks.values():
+            if not task.node_name or not allocated_status(task.status):
+                continue
+            annotations = {**task.pod.annotations, **(task.pod_annotations or {})}
+            for dev in dict.fromkeys(assigned_ids({VGPU_IDS: annotations.get(VGPU_IDS, "")})):
+                if "[" in dev:
+                    out.setdefault(task.node_name, {}).setdefault(dev, []).append(task.key)
+    return out
+
+
 @invariant("device.within-capacity", "no shared GPU's memory, cores or task count in a node's device ledger goes "
-           "beyond what the card offers (beyond what the cache already held at session open)", "node",
+           "beyond what the card offers, and no MIG instance is held by two pods (beyond what the cache already "
+           "held at session open)", "node",
            "api/devices/nvidia/gpushare share.go (predicateGPUbyMemory), vgpu utils.go "
-           "(checkNodeGPUSharingPredicateAndScore)", (OPERATION, CLOSE))
+           "(checkNodeGPUSharingPredicateAndScore), vgpu mig.go (one pod per MIG instance)", (OPERATION, CLOSE))
 def device_within_capacity(ctx: CheckContext) -> Iterator[Violation]:
+    holders_now = mig_instance_holders(ctx.ssn.jobs) if ctx.checkpoint == CLOSE else {}
+    holders_open = mig_instance_holders(ctx.ssn.cache.jobs) if holders_now else {}
     for name, node in ctx.ssn.nodes.items():
         if not node.others:
             continue
         cached = ctx.ssn.cache.nodes.get(name)
+        for dev, holders in sorted(holders_now.get(name, {}).items()):
+            if len(holders) > max(1, len(holders_open.get(name, {}).get(dev, ()))):
+                yield Violation("", f"node {name} MIG instance {dev} is held by {len(holders)} pods: "
+                                    f"{', '.join(sorted(holders))}", [f"node {name}", f"device {dev}"]
+                                + [f"task {t}" for t in sorted(holders)], "<= 1 pod", len(holders))
         for device_name, pool in node.others.items():
             base_pool = cached.others.get(device_name) if cached is not None else None
             base = device_excess(base_pool) if base_pool is not None else {}
