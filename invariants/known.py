@@ -322,12 +322,13 @@ def _stale_device_charge(ctx: CheckContext, violation: Violation) -> bool:
     return False
 
 def _mig_instance_given_twice(ctx: CheckContext, violation: Violation) -> bool:
-    """F33: a MIG instance held by two pods, one of them placed in this session: MIG TryAddPod does not
-    mark the instance used, so the session's next pod on the card is given the same one."""
+    """F33: a MIG instance held by two pods both placed in this session: MIG TryAddPod does not mark the
+    instance used, so the session's next pod on the card is given the same one (a pod read back from its
+    annotation does mark it: a new pod sharing an older pod's instance is not this finding)."""
     if " MIG instance " not in violation.message:
         return False
     bound = {record.task for record in ctx.ssn.cache.log.binds[ctx.session_state.get("binds_at_open", 0):]}
-    return bool(bound & set(_named(violation, "task")))
+    return len(bound & set(_named(violation, "task"))) >= 2  # two placed by this session's TryAddPod
 
 
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
