@@ -37,6 +37,11 @@ def read_config_map(f: Fields, doc: Mapping[str, Any], name: str, namespace: str
     out.config_maps.append(k8s.ConfigMap(name, namespace, data))
 
 
+def config_map_document(cm: k8s.ConfigMap) -> dict[str, Any]:
+    return {"apiVersion": API_VERSION, "kind": "ConfigMap", "metadata": {"name": cm.name, "namespace": cm.namespace},
+            "data": dict(cm.data)}
+
+
 def config_map_warnings(objects: k8s.ClusterObjects, conf, warnings: list[str]) -> None:
     """ConfigMaps the conf does not name, unread keys of the one it does, and register annotations whose
     mode the config turns into another (mig without a known geometry, mps)."""

@@ -261,12 +261,17 @@ def test_vgpu_documents_sometimes_carry_a_device_configmap_mig_and_mps_nodes_and
     from schedcheck.reference.api.devices.config import load_device_config
     from schedcheck.reference.plugins.deviceshare import device_flags
 
+    from schedcheck.generators.devices import deviceshare_arguments
+
+    vgpu_args = deviceshare_arguments().filter(lambda a: bool(a.get("deviceshare.VGPUEnable")))
+    vgpu_confs = vgpu_args.map(lambda args: {"actions": "enqueue, allocate, backfill", "tiers": [
+        {"plugins": [{"name": "priority"}, {"name": "gang"}]},
+        {"plugins": [{"name": "predicates"}, {"name": "deviceshare", "arguments": args}]}]})
     seen: Counter[str] = Counter()
-    for doc in with_plugin("deviceshare"):
+    for doc in sample_documents(profile_scenarios("ci", confs=vgpu_confs, gpu=True), 150, 1):
         scenario = scenario_from_document(doc, "<generated>")
         flags = device_flags(scenario.conf)
-        if not flags.vgpu:
-            continue
+        assert flags.vgpu
         seen["vgpu"] += 1
         config = load_device_config(scenario.objects.config_maps, flags.cm_name, flags.cm_namespace)
         if scenario.objects.config_maps:
