@@ -15,6 +15,15 @@ two cases of five (every pod of the job alike), a running pod on a GPU node in o
 a card has room, with the annotation that names its card(s), so the cluster starts consistent; rarely a
 GPU-share pod names card 0 although it is full (a pod bound directly, as in volcano-sh/volcano#5470).
 Shrinks to no GPU at all.
+
+With vGPU, after everything else is drawn (so that the draws of earlier samples stay put; `vgpu_extras`):
+sometimes the device ConfigMap (default name, or rarely one the conf names through
+`deviceshare.KnownGeometriesCMName` / `-Namespace`) with MIG geometries for the model "A100" (two groups of
+small instances; rarely a `gpuMemoryFactor` of 2; rarely no `device-config.yaml` key), and then some GPU
+nodes without running vGPU pods registered in mig mode (rarely as an H100, which no geometry names, so
+upstream falls back to hami-core); rarely a node in mps mode (read as hami-core); rarely a pending job
+asking a sharing mode (`volcano.sh/vgpu-mode`); rarely `deviceshare.NodeLockEnable`, with some nodes
+holding a lock annotation `hamivgpu` (long expired, in the future, or not a time).
 """
 
 from __future__ import annotations
@@ -36,6 +45,8 @@ VGPU_CORES = "volcano.sh/vgpu-cores"
 VGPU_REGISTER = "volcano.sh/node-vgpu-register"
 VGPU_IDS = "volcano.sh/vgpu-ids-new"
 EXCLUSIVE_LABEL = "gpu-exclusive"
+GPU_MODE = "volcano.sh/vgpu-mode"
+NODE_LOCK = "hamivgpu"
 SHARES = 10  # a vGPU card's share count, as HAMi's default deviceSplitCount
 CARD_MEMORY = (16000, 8000, 24000)
 NPU = "huawei.com/Ascend310P"
@@ -218,8 +229,9 @@ def _place(mode: str, cards: list[dict[str, int]], request: dict[str, str], uid:
 
 
 def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[dict[str, Any]],
-                  job_docs: list[dict[str, Any]]) -> None:
-    """Give some nodes cards and some pods GPU requests, in place."""
+                  job_docs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Give some nodes cards and some pods GPU requests, in place; the objects to add (the device
+    ConfigMap) and the deviceshare arguments to add (vgpu_extras)."""
     mode = _mode(arguments)
     exclusive = bool(arguments.get("deviceshare.GPUExclusiveRules"))
     pools: dict[str, list[dict[str, int]]] = {}
@@ -243,7 +255,8 @@ def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[di
         else:
             _set_resources(node, {GPU_MEMORY: str(count * memory), GPU_NUMBER: str(count)})
     if not pools:
-        return
+        return [], {}
+    held: set[str] = set()
     job_requests: dict[str, dict[str, str] | None] = {}
     for pod in job_docs:
         if pod.get("kind") != "Pod":
@@ -265,6 +278,7 @@ def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[di
                 continue
             _limits(pod, request)
             meta.setdefault("annotations", {})[VGPU_IDS if mode == "vgpu" else GPU_INDEX] = where
+            held.add(node)
         else:
             group = meta.get("annotations", {}).get(GROUP_NAME, meta["name"])
             if group not in job_requests:
@@ -278,3 +292,81 @@ def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[di
             _limits(pod, request)
         if exclusive and draw(sometimes(50)):
             meta.setdefault("labels", {})[EXCLUSIVE_LABEL] = "true"
+    if mode != "vgpu":
+        return [], {}
+    return vgpu_extras(draw, [n for n in node_docs if n["metadata"]["name"] in pools], held, job_docs)
+
+
+MIG_GROUPS = (("g1", (("1g.2gb", 2000, 4), ("2g.4gb", 4000, 2))), ("g2", (("4g.8gb", 8000, 1),)))
+MIG_CM = ("volcano-vgpu-device-config", "kube-system")
+CUSTOM_CM = ("gpu-config", "volcano-system")
+
+
+def _device_config_text(groups: list, factor: int) -> str:
+    lines = ["nvidia:", "  resourceCountName: volcano.sh/vgpu-number", "  resourceMemoryName: volcano.sh/vgpu-memory",
+             "  resourceCoreName: volcano.sh/vgpu-cores"]
+    if factor > 1:
+        lines.append(f"  gpuMemoryFactor: {factor}")
+    lines += ["  knownMigGeometries:", '  - models: ["A100"]', "    allowedGeometries:"]
+    for name, instances in groups:
+        lines += [f"    - group: {name}", "      geometries:"]
+        lines += [f"      - {{name: {inst}, memory: {memory}, count: {count}}}" for inst, memory, count in instances]
+    return "\n".join(lines) + "\n"
+
+
+def vgpu_extras(draw: st.DrawFn, gpu_nodes: list[dict[str, Any]], held: set[str],
+                job_docs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    docs: list[dict[str, Any]] = []
+    args: dict[str, Any] = {}
+    if draw(sometimes(40)):
+        name, namespace = MIG_CM
+        if draw(rarely(30)):
+            name, namespace = CUSTOM_CM
+            args["deviceshare.KnownGeometriesCMName"] = name
+            args["deviceshare.KnownGeometriesCMNamespace"] = namespace
+        groups = [g for g in MIG_GROUPS if draw(sometimes(80))] or [MIG_GROUPS[0]]
+        factor = 2 if draw(rarely(15)) else 0
+        key = "other.yaml" if draw(rarely(10)) else "device-config.yaml"
+        docs.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace},
+                     "data": {key: _device_config_text(groups, factor)}})
+        for node in gpu_nodes:
+            if node["metadata"]["name"] in held or not draw(sometimes(50)):
+                continue
+            card_type = "NVIDIA-H100" if draw(rarely(15)) else "NVIDIA-A100"
+            _set_mode(node, "mig", card_type)
+    for node in gpu_nodes:
+        if draw(rarely(20)):
+            _set_mode(node, "mps", None)
+    asked: dict[str, str | None] = {}
+    for pod in job_docs:
+        if pod.get("kind") != "Pod" or pod["spec"].get("nodeName"):
+            continue
+        limits = pod["spec"]["containers"][0].get("resources", {}).get("limits", {})
+        if VGPU_NUMBER not in limits:
+            continue
+        group = pod["metadata"].get("annotations", {}).get(GROUP_NAME, pod["metadata"]["name"])
+        if group not in asked:
+            asked[group] = draw(choice(("mig", "hami-core", "mps"))) if draw(rarely(15)) else None
+        if asked[group]:
+            pod["metadata"].setdefault("annotations", {})[GPU_MODE] = asked[group]
+    if draw(rarely(15)):
+        args["deviceshare.NodeLockEnable"] = True
+        for node in gpu_nodes:
+            if draw(rarely(30)):
+                value = draw(choice(("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z", "not-a-time")))
+                node["metadata"].setdefault("annotations", {})[NODE_LOCK] = value
+    return docs, args
+
+
+def _set_mode(node: dict[str, Any], mode: str, card_type: str | None) -> None:
+    annotations = node["metadata"]["annotations"]
+    entries = []
+    for entry in annotations[VGPU_REGISTER].split(":"):
+        if not entry:
+            continue
+        items = entry.split(",")
+        if card_type:
+            items[3] = card_type
+        items[5] = mode
+        entries.append(",".join(items) + ":")
+    annotations[VGPU_REGISTER] = "".join(entries)

@@ -211,7 +211,14 @@ def scenarios(
     if features.numa:
         quota_docs.extend(apply_numa(draw, node_docs, job_docs))
     if features.devices is not None and not {"gangpreempt", "gangreclaim"} & set(features.actions):
-        apply_devices(draw, features.devices, node_docs, job_docs)
+        device_docs, device_args = apply_devices(draw, features.devices, node_docs, job_docs)
+        quota_docs.extend(device_docs)
+        if device_args:  # a conf strategy may hand out one object every time: change a copy
+            conf = copy.deepcopy(conf)
+            for tier in conf.get("tiers", []):
+                for plugin in tier.get("plugins", []):
+                    if plugin.get("name") == "deviceshare":
+                        plugin["arguments"] = {**(plugin.get("arguments") or {}), **device_args}
     elif features.devices is not None:
         # Not with the gang actions yet: their rollbacks twice over (docs/findings.md F31, F32) break proportion's
         # and drf's accounting in ways only the proportion panic is known for; the conf keeps no deviceshare.

@@ -321,6 +321,16 @@ def _stale_device_charge(ctx: CheckContext, violation: Violation) -> bool:
                 return True
     return False
 
+def _mig_instance_given_twice(ctx: CheckContext, violation: Violation) -> bool:
+    """F35: a MIG instance held by two pods both placed in this session: MIG TryAddPod does not mark the
+    instance used, so the session's next pod on the card is given the same one (a pod read back from its
+    annotation does mark it: a new pod sharing an older pod's instance is not this finding)."""
+    if " MIG instance " not in violation.message:
+        return False
+    bound = {record.task for record in ctx.ssn.cache.log.binds[ctx.session_state.get("binds_at_open", 0):]}
+    return len(bound & set(_named(violation, "task"))) >= 2  # two placed by this session's TryAddPod
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.predicates-pod-view",
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
@@ -377,6 +387,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "annotations, which lack the session's choice), and a pod put back on the node (an undone "
                  "eviction) charges the same card again: the session's device ledger counts more than the card has",
                  "docs/findings.md #28", _stale_device_charge),
+    KnownFinding("F35", "device.within-capacity",
+                 "two pods placed on one MIG card in one session are given the same MIG instance (MIG TryAddPod "
+                 "charges the card but not its instance usage, which only a placed pod's annotation fills)",
+                 "docs/findings.md #35", _mig_instance_given_twice),
     KnownFinding("F9", "order.task",
                  "upstream's default task order (CompareTask: pod-name index when both pods have one, else creation "
                  "time, else UID) is not a strict weak order once some of a job's pods end in an index and some "

@@ -463,6 +463,15 @@ class VolumeAttachment:
 
 
 @dataclass
+class ConfigMap:
+    """v1 ConfigMap: read only where a plugin reads one by name (deviceshare's device config)."""
+
+    name: str
+    namespace: str
+    data: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
 class ClusterObjects:
     """Every object of a scenario, by kind, in document order."""
 
@@ -484,6 +493,7 @@ class ClusterObjects:
     resource_slices: list[ResourceSlice] = field(default_factory=list)
     resource_claims: list[ResourceClaim] = field(default_factory=list)
     numatopologies: list[Numatopology] = field(default_factory=list)
+    config_maps: list[ConfigMap] = field(default_factory=list)
 
 
 # The cache deep-copies the whole world at start-up (ClusterObjects above), and the gate starts one per

@@ -177,3 +177,40 @@ def test_a_count_of_zero_where_no_device_fits_is_upstreams_score_panic() -> None
         pool.score_node(zero, "binpack")
     free, (_h, zero) = pool_of(npu_node(), held, pod("zero", {NPU: "0", MEM: "3072"}))
     assert free.allocate(zero, 0)[0][ALLOCATED] == "d0,Ascend310P,3072,0:;"  # a count of 0 still takes one device
+
+
+# ---------------------------------------------------------------- the device ConfigMap's vnpus section
+
+
+def _config(vnpus: str):
+    from schedcheck.reference.api.devices.config import parse_device_config
+
+    return parse_device_config("nvidia:\n  resourceCountName: volcano.sh/vgpu-number\n" + vnpus, "kube-system/cm")
+
+
+def test_a_configmap_replaces_the_vnpu_kinds_whole() -> None:
+    import dataclasses
+
+    custom = _config("vnpus:\n  hamiVnpuCore: true\n  configs:\n  - commonWord: Ascend310P\n"
+                     "    resourceName: huawei.com/Ascend310P\n    resourceMemoryName: huawei.com/Ascend310P-memory\n"
+                     "    memoryAllocatable: 21527\n    aiCore: 8\n    templates:\n"
+                     "    - {name: big, memory: 20000, aiCore: 8}\n")
+    assert custom.vnpu_hami_core and [t.name for t in custom.vnpu_configs[0].templates] == ["big"]
+    flags = dataclasses.replace(ASCEND, config=custom)
+    pool = node_devices(load(npu_node()).objects.nodes[0], flags)["Ascend310P"]
+    assert pool.hami_core and [t.memory for t in pool.templates] == [20000]  # the config's, not the default's
+    legacy = _config("vnpus:\n- commonWord: Ascend310P\n  resourceName: huawei.com/Ascend310P\n")
+    assert not legacy.vnpu_hami_core and [c.common_word for c in legacy.vnpu_configs] == ["Ascend310P"]
+    without = dataclasses.replace(ASCEND, config=_config(""))
+    assert without.registered() == [] and node_devices(load(npu_node()).objects.nodes[0], without) == {}
+
+
+def test_vnpus_upstream_cannot_decode_or_an_ascend910_kind_is_refused_by_field() -> None:
+    from schedcheck.reference.api.devices.config import DeviceConfigError
+
+    for text, field in (("vnpus:\n  hamiVnpuCore: yes please\n", "vnpus.hamiVnpuCore"),
+                        ("vnpus:\n- commonWord: Ascend310P\n  aiCore: 4294967296\n", "vnpus[0].aiCore"),
+                        ("vnpus:\n  configs:\n  - commonWord: Ascend910B\n", "vnpus.configs[0].commonWord")):
+        with pytest.raises(DeviceConfigError) as err:
+            _config(text)
+        assert err.value.field.endswith(field), (text, err.value.field)

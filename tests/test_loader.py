@@ -569,7 +569,7 @@ def test_non_utf8_file(tmp_path: Path) -> None:
 
 def test_unknown_kinds_and_fields_warn() -> None:
     deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x", "namespace": "default"}}
-    cms = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}} for i in range(3)]
+    cms = [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": f"c{i}"}} for i in range(3)]
     p = pod(priority=1)
     p["spec"]["containers"][0]["imagePullPolicy"] = "Always"
     p["spec"]["volumes"] = [{"name": "disk", "awsElasticBlockStore": {"volumeID": "vol-1"}}]
@@ -579,7 +579,7 @@ def test_unknown_kinds_and_fields_warn() -> None:
     s = load(wrap(deployment, *cms, p, pod_group(), queue()) | {"extra": 1})
     w = s.warnings
     assert "ignored object kind Deployment apps/v1 default/x" in w
-    assert "ignored 3 objects of kind ConfigMap v1: c0, c1, c2" in w
+    assert "ignored 3 objects of kind Secret v1: c0, c1, c2" in w
     fields = [x for x in w if x.startswith("ignored fields of Pod")]
     assert fields == [
         "ignored fields of Pod (not read by the scheduler): "

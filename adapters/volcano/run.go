@@ -169,6 +169,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 		shift = time.Since(clock)
 	}
 	applyOptions(sc.Options)
+	sc.World.startDevices(c, shift)
 	primeDeviceShare(tiers)
 	sc.World.fill(c, shift)
 	applyNodeShards(c, sc.World.NodeShards)

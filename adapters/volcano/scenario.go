@@ -62,6 +62,8 @@ type World struct {
 	DRA               draObjects // dra*.go: DeviceClasses, ResourceSlices, ResourceClaims
 	// numa*.go: Numatopologies, and the numa-aware plugin's records carried across sessions
 	Numa numaObjects
+	// deviceshare.go: the device ConfigMap (deviceshare.KnownGeometriesCMName)
+	ConfigMaps []*v1.ConfigMap
 }
 
 type inputError struct{ msg string }
@@ -388,6 +390,9 @@ func (w *World) add(obj map[string]any) error {
 			return err
 		}
 		if handled, err := w.decodeNuma(kind, decode); handled || err != nil {
+			return err
+		}
+		if handled, err := w.decodeConfigMap(kind, decode); handled || err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "warning: ignored object of kind %q\n", kind)

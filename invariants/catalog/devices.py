@@ -8,13 +8,14 @@ from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.registry import CLOSE, LEDGER_OPS, OPERATION, invariant
 from schedcheck.reference.api.devices import ascend_hami
 from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.types import allocated_status
 
 # (used key, capacity key, what) of a device ledger entry; a vGPU card offers 100 cores, an Ascend vNPU
 # device its devcore (100 on a node that supports hami-core)
 _LIMITS = (("used_memory", "memory", "memory"), ("used_cores", "cores", "cores"), ("used_num", "number", "tasks"))
 GPU_INDEX = "volcano.sh/gpu-index"
 VGPU_IDS = "volcano.sh/vgpu-ids-new"
-NPU_IDS = tuple(ascend_hami.allocated_annotation(word) for word in ascend_hami.common_words())
+NPU_IDS_PREFIX, NPU_IDS_SUFFIX = ascend_hami.allocated_annotation("|").split("|")  # any vNPU kind's
 
 
 def device_excess(pool) -> dict[tuple[str, str], int]:
@@ -31,23 +32,47 @@ def assigned_ids(annotations: dict[str, str]) -> list[str]:
     """The device ids a pod's device annotations name: GPU-share card indexes, vGPU card uuids and Ascend
     vNPU device ids (every container's, ";"-separated)."""
     ids = [i for i in annotations.get(GPU_INDEX, "").split(",") if i]
-    for key in (VGPU_IDS, *NPU_IDS):
+    npu_keys = [k for k in annotations if k.startswith(NPU_IDS_PREFIX) and k.endswith(NPU_IDS_SUFFIX)]
+    for key in (VGPU_IDS, *npu_keys):
         for part in annotations.get(key, "").split(";"):
             ids += [entry.split(",")[0] for entry in part.split(":") if "," in entry]
     return ids
 
 
+def mig_instance_holders(jobs) -> dict[str, dict[str, list[str]]]:
+    """node -> MIG instance id (`uuid[group-position]`) -> the keys of the tasks placed there (Allocated,
+    Binding, Bound, Running) whose vGPU annotation names it (the session's choice over the pod's own)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for job in jobs.values():
+        for task in job.tasks.values():
+            if not task.node_name or not allocated_status(task.status):
+                continue
+            annotations = {**task.pod.annotations, **(task.pod_annotations or {})}
+            for dev in dict.fromkeys(assigned_ids({VGPU_IDS: annotations.get(VGPU_IDS, "")})):
+                if "[" in dev:
+                    out.setdefault(task.node_name, {}).setdefault(dev, []).append(task.key)
+    return out
+
+
 @invariant("device.within-capacity", "no shared GPU's or Ascend vNPU's memory, cores or task count in a node's device "
-           "ledger goes beyond what the device offers (beyond what the cache already held at session open)", "node",
+           "ledger goes beyond what the device offers, and no MIG instance is held by two pods (beyond what the "
+           "cache already held at session open)", "node",
            "api/devices/nvidia/gpushare share.go (predicateGPUbyMemory), vgpu utils.go "
-           "(checkNodeGPUSharingPredicateAndScore), ascend/hami device_info.go (fit)", (OPERATION, CLOSE),
-           operations=LEDGER_OPS)
+           "(checkNodeGPUSharingPredicateAndScore), vgpu mig.go (one pod per MIG instance), ascend/hami "
+           "device_info.go (fit)", (OPERATION, CLOSE), operations=LEDGER_OPS)
 def device_within_capacity(ctx: CheckContext) -> Iterator[Violation]:
-    for node in ctx.nodes():  # the operation's node at an operation, every node at close
-        if not node.others:
-            continue
+    nodes = [node for node in ctx.nodes() if node.others]  # the operation's node at an operation, else all
+    at_close = ctx.checkpoint == CLOSE and nodes
+    holders_now = mig_instance_holders(ctx.ssn.jobs) if at_close else {}
+    holders_open = mig_instance_holders(ctx.ssn.cache.jobs) if holders_now else {}
+    for node in nodes:
         name = node.name
         cached = ctx.ssn.cache.nodes.get(name)
+        for dev, holders in sorted(holders_now.get(name, {}).items()):
+            if len(holders) > max(1, len(holders_open.get(name, {}).get(dev, ()))):
+                yield Violation("", f"node {name} MIG instance {dev} is held by {len(holders)} pods: "
+                                    f"{', '.join(sorted(holders))}", [f"node {name}", f"device {dev}"]
+                                + [f"task {t}" for t in sorted(holders)], "<= 1 pod", len(holders))
         for device_name, pool in node.others.items():
             base_pool = cached.others.get(device_name) if cached is not None else None
             base = device_excess(base_pool) if base_pool is not None else {}

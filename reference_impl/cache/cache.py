@@ -34,6 +34,7 @@ from typing import Any
 from schedcheck.reference.api.job_info import JobInfo, task_scheduling_reason
 from schedcheck.reference.api.devices import DeviceFlags, node_devices
 from schedcheck.reference.api.resource_info import IGNORED_DEVICES
+from schedcheck.reference.api.devices.config import load_device_config
 from schedcheck.reference.api.node_info import NodeError, NodeInfo
 from schedcheck.reference.api.numa_info import PodMeta, numa_info_from_object, refresh_numa_scheduler_info
 from schedcheck.reference.api.pipelined import (
@@ -115,11 +116,15 @@ class SchedulerCache:
         device_flags: DeviceFlags | None = None,
     ) -> None:
         # The deviceshare plugin's switches: which shared-device pools nodes carry (api/devices)
-        self.device_flags = device_flags or DeviceFlags()
         # api.IgnoredDevicesList: process-wide upstream, filled as nodes with such pools are added; a run of
         # the reference is one scheduler process, so it starts empty here.
         IGNORED_DEVICES.clear()
         self.world = copy.deepcopy(objects) if copy_objects else objects
+        flags = device_flags or DeviceFlags()
+        if flags.any and self.world.config_maps:  # config.InitDevicesConfig, from the API server's ConfigMaps
+            flags = dataclasses.replace(flags, config=load_device_config(self.world.config_maps, flags.cm_name,
+                                                                         flags.cm_namespace))
+        self.device_flags = flags
         # The API server and kubelets between sessions, with the faults a test can inject (world.py).
         self.cluster = World(self.world, parse_timestamp(now) if now else _latest_timestamp(self.world))
         self.scheduler_names = scheduler_names
@@ -204,8 +209,10 @@ class SchedulerCache:
             info = self.nodes[node.name] = NodeInfo(self._with_csi_resources(node))
             if self.device_flags.any:
                 info.set_others(node_devices(node, self.device_flags))
-                for pool in info.others.values():  # after this node's own resources, as upstream's NewNodeInfo
+                for pool in info.others.values():
+                    # after this node's own resources, as upstream's NewNodeInfo
                     IGNORED_DEVICES.update(getattr(pool, "ignored_devices", list)())
+                    pool.locks = node.annotations  # the node lock reads and writes the API server's node
             info.image_states = summaries.get(node.name, NO_IMAGES)
             self.node_list.append(node.name)
         self._attach_numa_infos()

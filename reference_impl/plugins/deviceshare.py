@@ -4,10 +4,11 @@ Arguments, as upstream names them: `deviceshare.GPUSharingEnable` (GPU memory sh
 `deviceshare.GPUNumberEnable` (whole GPUs by number, the same pool), `deviceshare.VGPUEnable` (HAMi vGPU,
 the hamivgpu pool), `deviceshare.SchedulePolicy` ("binpack", "spread", or anything else: no preference),
 `deviceshare.ScheduleWeight` (node-order weight, 0: no score), `deviceshare.AscendHAMiVNPUEnable` (HAMi Ascend
-vNPU, a pool per vNPU kind of the default device config: "Ascend310P"; api/devices/ascend_hami.py), `deviceshare.GPUExclusiveRules` (a list of
-label maps; gpuexclusive.py), `deviceshare.NodeLockEnable` (read, not modelled: the lock is an API call),
-`deviceshare.KnownGeometriesCMName` / `KnownGeometriesCMNamespace` (the device ConfigMap; not read,
-api/devices/config.py), `deviceshare.AscendMindClusterVNPUEnable` (mindcluster 310P vNPU: not modelled). Upstream exits when GPUSharingEnable and GPUNumberEnable are both true, or when
+vNPU, a pool per vNPU kind of the device config; api/devices/ascend_hami.py), `deviceshare.GPUExclusiveRules` (a list of
+label maps; gpuexclusive.py), `deviceshare.NodeLockEnable` (the node lock of api/devices/nodelock.py),
+`deviceshare.KnownGeometriesCMName` / `KnownGeometriesCMNamespace` (the device ConfigMap of the first
+build, api/devices/config.py; the cache loads it from the scenario's ConfigMap objects),
+`deviceshare.AscendMindClusterVNPUEnable` (mindcluster 310P vNPU: not modelled). Upstream exits when GPUSharingEnable and GPUNumberEnable are both true, or when
 either is with VGPUEnable; the scenario loader refuses such a conf in one line.
 
 Upstream keeps the switches in package variables, set whenever the plugin is built; the pools a node
@@ -31,6 +32,7 @@ from __future__ import annotations
 import math
 
 from schedcheck.reference.api.devices.base import DeviceFlags, SUCCESS
+from schedcheck.reference.api.devices.config import DEFAULT_CM_NAME, DEFAULT_CM_NAMESPACE
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.unschedule_info import FitError, Status, StatusCode
@@ -59,8 +61,10 @@ INT64_MIN = -(2**63)
 def flags_from_arguments(arguments: dict | None, before: DeviceFlags | None = None) -> DeviceFlags:
     """The switches after building the plugin with these arguments. Upstream's GetBool leaves a package
     variable alone when the key is absent, so switches accumulate over builds (`before`); the schedule
-    policy is the plugin's own field, copied to the vGPU package at every build."""
+    policy is the plugin's own field, copied to the vGPU package at every build. The device ConfigMap's
+    name and namespace are those of the first build (config.InitDevicesConfig loads once per process)."""
     args = as_arguments(arguments)
+    first = before is None
     before = before or DeviceFlags()
     return DeviceFlags(
         gpu_sharing=args.get_bool(GPU_SHARING_ENABLE, before.gpu_sharing),
@@ -68,6 +72,9 @@ def flags_from_arguments(arguments: dict | None, before: DeviceFlags | None = No
         vgpu=args.get_bool(VGPU_ENABLE, before.vgpu),
         ascend_hami=args.get_bool(ASCEND_HAMI_VNPU, before.ascend_hami),
         schedule_policy=args.get_str(SCHEDULE_POLICY, ""),
+        node_lock=args.get_bool(NODE_LOCK_ENABLE, False),  # a local false at every build, not accumulated
+        cm_name=args.get_str(KNOWN_GEOMETRIES_CM_NAME, DEFAULT_CM_NAME) if first else before.cm_name,
+        cm_namespace=args.get_str(KNOWN_GEOMETRIES_CM_NAMESPACE, DEFAULT_CM_NAMESPACE) if first else before.cm_namespace,
     )
 
 
@@ -82,12 +89,12 @@ def conflict(flags: DeviceFlags) -> str | None:
 
 def device_flags(conf) -> DeviceFlags:
     """The switches once every deviceshare entry of the conf has been built, in tier order."""
-    flags = DeviceFlags()
+    flags = None
     for tier in conf.tiers:
         for option in tier.plugins:
             if option.name == PLUGIN_NAME:
                 flags = flags_from_arguments(option.arguments, flags)
-    return flags
+    return flags or DeviceFlags()
 
 
 class DeviceSharePlugin(Plugin):

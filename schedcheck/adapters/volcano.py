@@ -77,6 +77,8 @@ def version_tags(src: Path | None) -> list[str]:
         tags.append("volcano_dra")  # the cache reads resource.k8s.io/v1 claims (DRA quotas, after v1.14)
     if _mentions(src / "pkg/scheduler/cache", "func (sc *SchedulerCache) AddUnassignedNumaPods("):
         tags.append("volcano_numa")  # the cache keeps numa-aware's CPU decisions across sessions (after v1.14)
+    if _mentions(src / "pkg/scheduler/api/devices", "func SetClient("):
+        tags.append("volcano_devclient")  # the device ConfigMap is read through a client that can be set
     if _mentions(src / "pkg/scheduler/api", "func (ti *TaskInfo) MergePodAnnotations("):
         tags.append("volcano_podannotations")  # the bind carries the scheduler's pod annotations (device choice)
     return tags

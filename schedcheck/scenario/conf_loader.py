@@ -240,8 +240,7 @@ def _deviceshare_arguments(reader: _ConfReader, arguments: Mapping[str, Any], fi
     are warned about by name (README "Not modelled")."""
     from schedcheck.reference.plugins import deviceshare
 
-    for key in (deviceshare.ASCEND_MINDCLUSTER_VNPU, deviceshare.NODE_LOCK_ENABLE,
-                deviceshare.KNOWN_GEOMETRIES_CM_NAME, deviceshare.KNOWN_GEOMETRIES_CM_NAMESPACE):
+    for key in (deviceshare.ASCEND_MINDCLUSTER_VNPU,):
         if key in arguments:
             reader.warn(f"{field}.{key}", "not modelled by the reference (README, Not modelled); ignored")
     rules = arguments.get(deviceshare.GPU_EXCLUSIVE_RULES)

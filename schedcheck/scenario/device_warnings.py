@@ -45,10 +45,7 @@ def _register(node: k8s.Node, warnings: list[str]) -> None:
         warnings.append(f"{field}: not a list of uuid,count,memory,type,health,mode entries ended by ':' (an entry "
                         "has fewer than six fields): upstream refuses it, the node has no vGPU cards")
         return
-    modes = {e.split(",")[5] for e in value.split(":") if e.count(",") >= 5}
-    if modes & {"mig", "mps"}:
-        warnings.append(f"{field}: mode {', '.join(sorted(modes & {'mig', 'mps'}))} is read as hami-core (upstream's "
-                        "default device config knows no MIG geometry; MIG and MPS are not modelled)")
+    # mig and mps: device_config.config_map_warnings (their reading depends on the device config)
 
 
 def _ascend_register(node: k8s.Node, warnings: list[str], source: str) -> None:

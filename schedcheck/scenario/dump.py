@@ -13,6 +13,7 @@ from schedcheck.reference.util.scheduler_helper import ServerOptions
 from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
 from schedcheck.scenario.options import OPTION_FIELDS
 from schedcheck.scenario.dra_dump import dra_documents, pod_claims
+from schedcheck.scenario.device_config import config_map_document
 from schedcheck.scenario.numa_dump import numatopology_document
 
 
@@ -400,7 +401,8 @@ def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
             + [csi_node_document(c) for c in objects.csi_nodes]
             + [volume_attachment_document(a) for a in objects.volume_attachments]
             + dra_documents(objects, _term)
-            + [numatopology_document(t) for t in objects.numatopologies])
+            + [numatopology_document(t) for t in objects.numatopologies]
+            + [config_map_document(c) for c in objects.config_maps])
 
 
 def conf_document(conf: SchedulerConf) -> dict[str, Any]:

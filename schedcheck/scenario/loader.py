@@ -34,6 +34,7 @@ from schedcheck.scenario.model import Expectations, Scenario
 from schedcheck.scenario.objects import ObjectsReader
 from schedcheck.scenario.options import OPTIONS_KEY, read_options, shard_warnings
 from schedcheck.scenario.topology import topology_warnings
+from schedcheck.scenario.device_config import config_map_warnings
 from schedcheck.scenario.device_warnings import device_warnings
 from schedcheck.scenario.dra_warnings import dra_warnings
 from schedcheck.scenario.tree_copy import copy_document
@@ -214,6 +215,7 @@ def _build(docs: list[Any], source: str, conf_override: tuple[str, str] | None) 
     dra_warnings(objects, warnings)
     device_warnings(objects, warnings, source)
     conf, conf_doc = _conf(None, source, conf_override, warnings)
+    config_map_warnings(objects, conf, warnings)
     extender.check_conf(conf, None, source, warnings)
     name = Path(source).stem or source
     document = {
@@ -250,6 +252,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     expect = _expectations(f, doc.get("expect"))
     objects = ObjectsReader(source, warnings).read(_object_items(f, doc.get("objects")))
     conf, conf_doc = _conf(doc.get("schedulerConf"), source, conf_override, warnings)
+    config_map_warnings(objects, conf, warnings)
     options = read_options(f, doc.get(OPTIONS_KEY), warnings)
     extender_server = extender.read_server(f, doc.get(extender.KEY), warnings)
     extender.check_conf(conf, extender_server, source, warnings)

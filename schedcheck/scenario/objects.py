@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from schedcheck.reference import k8s
-from schedcheck.scenario import dra_objects, numa_objects
+from schedcheck.scenario import device_config, dra_objects, numa_objects
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.references import listing, reference_warnings
@@ -37,8 +37,10 @@ _API_VERSIONS = {
     "VolumeAttachment": "storage.k8s.io/v1",
     **dict.fromkeys(dra_objects.SCHEMAS, dra_objects.API_VERSION),
     **dict.fromkeys(numa_objects.SCHEMAS, numa_objects.API_VERSION),
+    **dict.fromkeys(device_config.SCHEMAS, device_config.API_VERSION),
 }
-_NAMESPACED = {"Pod", "PodGroup", "ResourceQuota", "PodDisruptionBudget", "PersistentVolumeClaim", "ResourceClaim"}
+_NAMESPACED = {"Pod", "PodGroup", "ResourceQuota", "PodDisruptionBudget", "PersistentVolumeClaim", "ResourceClaim",
+               "ConfigMap"}
 
 
 # ---------------------------------------------------------------- schemas
@@ -196,6 +198,7 @@ _SCHEMAS: dict[str, Schema] = {
                   "status": dict.fromkeys(["nodesInUse", "nodesToRemove", "nodesToAdd", "lastUpdateTime"])},
     **dra_objects.SCHEMAS,
     **numa_objects.SCHEMAS,
+    **device_config.SCHEMAS,
 }
 
 
@@ -1011,4 +1014,5 @@ _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.Clus
     "ResourceSlice": dra_objects.read_resource_slice,
     "ResourceClaim": dra_objects.claim_reader(_selector_term),
     "Numatopology": numa_objects.read_numatopology,
+    "ConfigMap": device_config.read_config_map,
 }

@@ -3,6 +3,7 @@ formats the reference reads them (judged by the reference's own readers), and sh
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from functools import cache
@@ -265,3 +266,42 @@ def test_deviceshare_documents_carry_gpu_nodes_and_a_minority_of_gpu_pods():
                 seen["running gpu pods"] += 1
     assert all(seen[k] > 0 for k in ("vgpu", "share", "number", "gpu nodes", "gpu pods", "running gpu pods")), seen
     assert seen["other pods"] > seen["gpu pods"], seen
+
+
+def test_vgpu_documents_sometimes_carry_a_device_configmap_mig_and_mps_nodes_and_the_node_lock():
+    """generators/devices.py vgpu_extras: the ConfigMap the conf reads (its geometries decode), mig nodes whose
+    pools take MIG geometries from it, mps nodes read as hami-core, and NodeLockEnable with lock annotations."""
+    from schedcheck.reference.api.devices import mig, node_devices, vgpu
+    from schedcheck.reference.api.devices.config import load_device_config
+    from schedcheck.reference.plugins.deviceshare import device_flags
+
+    from schedcheck.generators.devices import deviceshare_arguments
+
+    vgpu_args = deviceshare_arguments().filter(lambda a: bool(a.get("deviceshare.VGPUEnable")))
+    vgpu_confs = vgpu_args.map(lambda args: {"actions": "enqueue, allocate, backfill", "tiers": [
+        {"plugins": [{"name": "priority"}, {"name": "gang"}]},
+        {"plugins": [{"name": "predicates"}, {"name": "deviceshare", "arguments": args}]}]})
+    seen: Counter[str] = Counter()
+    for doc in sample_documents(profile_scenarios("ci", confs=vgpu_confs, gpu=True), 150, 1):
+        scenario = scenario_from_document(doc, "<generated>")
+        flags = device_flags(scenario.conf)
+        assert flags.vgpu
+        seen["vgpu"] += 1
+        config = load_device_config(scenario.objects.config_maps, flags.cm_name, flags.cm_namespace)
+        if scenario.objects.config_maps:
+            seen["configmap"] += 1
+            seen["configmap read"] += bool(config.source)
+        if flags.node_lock:
+            seen["node lock"] += 1
+        for node in scenario.objects.nodes:
+            register = node.annotations.get(vgpu.VOLCANO_VGPU_REGISTER, "")
+            pool = node_devices(node, dataclasses.replace(flags, config=config)).get(vgpu.DEVICE_NAME)
+            if ",mig:" in register:
+                seen["mig nodes"] += 1
+                seen["mig pools"] += pool is not None and pool.mode == mig.MIG
+            if ",mps:" in register:
+                seen["mps nodes"] += 1
+                assert pool is None or pool.mode == mig.HAMI_CORE
+    assert all(seen[k] > 0 for k in ("configmap", "configmap read", "mig nodes", "mig pools", "mps nodes",
+                                     "node lock")), seen
+    assert seen["configmap"] < seen["vgpu"], seen

@@ -43,7 +43,7 @@ import json
 import re
 
 from schedcheck.reference.api.devices.base import DeviceFlags, ERROR, SUCCESS, UNSCHEDULABLE, as_int64
-from schedcheck.reference.api.devices.config import DEFAULT_VNPU_HAMI_CORE, DEFAULT_VNPUS, VNPUConfig
+from schedcheck.reference.api.devices.config import DEFAULT_CONFIG, DeviceConfig, VNPUConfig
 from schedcheck.reference.util.assertion import assertf
 
 HAMI_PREFIX = "hami.io"
@@ -62,9 +62,9 @@ INSUFFICIENT = "no enough ascend device available"
 PARTIAL_MEMORY = "vNPU does not support partial memory allocation when requesting multiple devices"
 
 
-def common_words() -> list[str]:
+def common_words(config: DeviceConfig = DEFAULT_CONFIG) -> list[str]:
     """GetAscendDeviceNames: the vNPU kinds of the configuration, in its order (the device names)."""
-    return [c.common_word for c in DEFAULT_VNPUS]
+    return [c.common_word for c in config.vnpu_configs]
 
 
 def register_annotation(word: str) -> str:
@@ -166,10 +166,10 @@ def decode_node_devices(text: str) -> tuple[list[DeviceInfo] | None, str]:
     return out, ""
 
 
-def node_supports_hami_core(node) -> bool:
+def node_supports_hami_core(node, config: DeviceConfig = DEFAULT_CONFIG) -> bool:
     value = node.annotations.get(NODE_HAMI_CORE)
     if value is None:
-        return DEFAULT_VNPU_HAMI_CORE
+        return config.vnpu_hami_core
     return value == "true"
 
 
@@ -277,7 +277,7 @@ class AscendDevices:
         if infos is None:
             return None
         devices = {info.id: AscendDevice(info) for info in infos}  # a repeated id: the last one
-        return cls(node.name, config, devices, node_supports_hami_core(node), flags)
+        return cls(node.name, config, devices, node_supports_hami_core(node, flags.config), flags)
 
     def deep_copy(self) -> AscendDevices:
         return AscendDevices(self.name, self.config, {k: d.copy() for k, d in self.devices.items()}, self.hami_core,
@@ -476,7 +476,7 @@ class AscendDevices:
         if pod.annotations.get(DEVICE_BIND_PHASE) == "success":
             return []
         keys = [ASSIGNED_NODE, ASSIGNED_TIME, DEVICE_BIND_PHASE, BIND_TIME, PREDICATE_TIME]
-        for word in common_words():
+        for word in common_words(self.flags.config):
             keys += [to_allocate_annotation(word), allocated_annotation(word), runtime_annotation(word)]
         return keys
 
@@ -495,7 +495,7 @@ class AscendDevices:
 def node_pools(node, flags: DeviceFlags) -> dict[str, AscendDevices]:
     """NewAscendDevices: a pool per configured vNPU kind the node offers."""
     out = {}
-    for config in DEFAULT_VNPUS:
+    for config in flags.config.vnpu_configs:
         pool = AscendDevices.from_node(node, config, flags)
         if pool is not None:
             out[config.common_word] = pool

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from schedcheck.reference.api.devices.config import DEFAULT_CM_NAME, DEFAULT_CM_NAMESPACE, DEFAULT_CONFIG, \
+    DeviceConfig
 from schedcheck.reference.quantity import Quantity
 
 # Status codes of a device filter (api/devices/util.go)
@@ -26,6 +28,11 @@ class DeviceFlags:
     vgpu: bool = False  # deviceshare.VGPUEnable
     schedule_policy: str = ""  # deviceshare.SchedulePolicy (vgpu.SchedulePolicy)
     ascend_hami: bool = False  # deviceshare.AscendHAMiVNPUEnable (hami.AscendHAMiVNPUEnable)
+    node_lock: bool = False  # deviceshare.NodeLockEnable (gpushare / vgpu NodeLockEnable)
+    # deviceshare.KnownGeometriesCMName / -Namespace of the first build (config.InitDevicesConfig runs once)
+    cm_name: str = DEFAULT_CM_NAME
+    cm_namespace: str = DEFAULT_CM_NAMESPACE
+    config: DeviceConfig = DEFAULT_CONFIG  # the loaded device config (the cache resolves it from the world)
 
     @property
     def any(self) -> bool:
@@ -39,9 +46,7 @@ class DeviceFlags:
         if self.vgpu:
             names.append(VGPU_DEVICE)
         if self.ascend_hami:  # one name per vNPU kind of the device configuration
-            from schedcheck.reference.api.devices.config import DEFAULT_VNPUS
-
-            names += [c.common_word for c in DEFAULT_VNPUS]
+            names += [c.common_word for c in self.config.vnpu_configs]
         return names
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from schedcheck.reference.api.devices.nodelock import GPUSHARE_LOCK, lock_node
 from schedcheck.reference.api.devices.base import GPUSHARE_DEVICE, DeviceFlags, SUCCESS, UNSCHEDULABLE
 
 DEVICE_NAME = GPUSHARE_DEVICE
@@ -96,6 +97,7 @@ class GPUDevices:
         self.name = node_name
         self.devices = devices
         self.flags = flags
+        self.locks = None  # the node's annotations in the API server (nodelock.py), set by the cache
 
     @classmethod
     def from_node(cls, node, flags: DeviceFlags) -> GPUDevices | None:
@@ -116,7 +118,9 @@ class GPUDevices:
             c = GPUDevice(dev.id, dev.memory)
             c.pods = dict(dev.pods)
             copied[i] = c
-        return GPUDevices(self.name, copied, self.flags)
+        out = GPUDevices(self.name, copied, self.flags)
+        out.locks = self.locks
+        return out
 
     # -- ledger ----------------------------------------------------------------------------
 
@@ -176,6 +180,10 @@ class GPUDevices:
     def allocate(self, pod, now_ns: int) -> tuple[dict[str, str] | None, str | None]:
         """(annotations to write, error)."""
         if gpu_memory_of_pod(pod) > 0:
+            if self.flags.node_lock and self.locks is not None:
+                lock_err = lock_node(self.locks, self.name, GPUSHARE_LOCK, now_ns)
+                if lock_err is not None:
+                    return None, f"node {self.name} locked for lockname gpushare {lock_err}"
             ids = self._by_memory(pod)
             if not ids:
                 return None, f"the node {pod.node_name} can't place the pod {pod.name} in ns {pod.namespace}"

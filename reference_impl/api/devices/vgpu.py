@@ -1,4 +1,4 @@
-"""HAMi vGPU (api/devices/nvidia/vgpu), hami-core sharing only.
+"""HAMi vGPU (api/devices/nvidia/vgpu): hami-core and MIG sharing (mig.py; MPS is read as hami-core).
 
 A node has the pool when its annotation `volcano.sh/node-vgpu-register` holds devices
 ("uuid,count,memory,type,health,mode:" per card, at least six fields, else the whole list is refused) and
@@ -9,7 +9,8 @@ A container asks with limits `volcano.sh/vgpu-number` (cards; without it one car
 `volcano.sh/vgpu-memory` is limited), `volcano.sh/vgpu-memory` (per card, from limits or requests;
 none means the whole card: 100 percent) and `volcano.sh/vgpu-cores` (per card). Pod annotations
 `volcano.sh/vgpu-mode`, `nvidia.com/use-gputype` / `nouse-gputype`, `volcano.sh/vgpu-use-gpuuuid` /
-`nouse-gpuuuid` and `volcano.sh/vgpu-podgroup-policy: spread` narrow the cards.
+`nouse-gpuuuid` and `volcano.sh/vgpu-podgroup-policy: spread` narrow the cards. The three resource names
+(and a memory-percentage name, none by default) are the device config's (config.py: the ConfigMap).
 
 The session writes the pod's cards at allocation as `volcano.sh/vgpu-ids-new` (and the same in
 `volcano.sh/devices-to-allocate`, `volcano.sh/vgpu-node`, bind phase and times); a placed pod's usage is
@@ -23,9 +24,11 @@ which do not carry the session's choice yet).
 
 from __future__ import annotations
 
+from schedcheck.reference.api.devices import mig
 from schedcheck.reference.api.devices.base import VGPU_DEVICE, DeviceFlags, SUCCESS, UNSCHEDULABLE, as_int64
 from schedcheck.reference.api.devices.config import DEFAULT_NVIDIA, NvidiaConfig, VOLCANO_VGPU_CORES, \
     VOLCANO_VGPU_MEMORY, VOLCANO_VGPU_NUMBER, VOLCANO_VGPU_REGISTER
+from schedcheck.reference.api.devices.nodelock import lock_node
 
 DEVICE_NAME = VGPU_DEVICE
 GPU_IN_USE = "nvidia.com/use-gputype"
@@ -73,33 +76,51 @@ class GPUUsage:
 
 
 class GPUDevice:
-    __slots__ = ("id", "uuid", "number", "memory", "type", "health", "used_num", "used_mem", "used_core", "pods")
+    __slots__ = ("id", "uuid", "number", "memory", "type", "health", "used_num", "used_mem", "used_core", "pods",
+                 "mig_template", "mig_usage")
 
     def __init__(self, dev_id: int, uuid: str, number: int, memory: int, dev_type: str, health: bool) -> None:
         self.id, self.uuid, self.number, self.memory, self.type, self.health = dev_id, uuid, number, memory, dev_type, health
         self.used_num = self.used_mem = self.used_core = 0
         self.pods: dict[str, GPUUsage] = {}
+        self.mig_template: tuple = ()  # the card's MIG geometries (mig.py), empty unless registered as mig
+        self.mig_usage = mig.MigInUse()
 
     def copy(self) -> GPUDevice:
         c = GPUDevice(self.id, self.uuid, self.number, self.memory, self.type, self.health)
         c.used_num, c.used_mem, c.used_core = self.used_num, self.used_mem, self.used_core
         c.pods = {uid: GPUUsage(u.used_mem, u.used_core, u.group) for uid, u in self.pods.items()}
+        c.mig_template, c.mig_usage = self.mig_template, self.mig_usage.copy()
         return c
 
 
-def decode_node_devices(text: str) -> dict[int, GPUDevice] | None:
+def decode_node_devices(text: str, cfg: NvidiaConfig = DEFAULT_NVIDIA) -> dict[int, GPUDevice] | None:
+    return decode_node_devices_and_mode(text, cfg)[0]
+
+
+def decode_node_devices_and_mode(text: str, cfg: NvidiaConfig = DEFAULT_NVIDIA) -> tuple[dict[int, GPUDevice] | None, str]:
+    """decodeNodeDevices: the cards and the pool's sharing mode (the one the last card decided)."""
     if ":" not in text:
-        return None
+        return None, ""
     devices: dict[int, GPUDevice] = {}
+    mode = HAMI_CORE
     for index, entry in enumerate(text.split(":")):
         if "," not in entry:
             continue
         items = entry.split(",")
         if len(items) < 6:
-            return None
-        devices[index] = GPUDevice(index, items[0], _atoi(items[1]) % UINT_MOD, _atoi(items[2]) % UINT_MOD,
-                                   items[3], _parse_bool(items[4]))
-    return devices
+            return None, ""
+        dev = GPUDevice(index, items[0], _atoi(items[1]) % UINT_MOD, _atoi(items[2]) % UINT_MOD,
+                        items[3], _parse_bool(items[4]))
+        mode = mig.sharing_mode(items[5])
+        if mode == mig.MIG:
+            template = mig.geometry_for_type(dev.type, cfg)
+            if template is None:
+                mode = HAMI_CORE  # upstream logs and falls back
+            else:
+                dev.mig_template = template
+        devices[index] = dev
+    return devices, mode
 
 
 def encode_pod_devices(containers: list[list[tuple[str, str, int, int]]]) -> str:
@@ -200,6 +221,11 @@ class GPUDevices:
         self.flags = flags
         self.mode = mode
         self.score = 0.0
+        self.locks = None  # the API server's node lock annotations (nodelock.py), set by the cache
+
+    @property
+    def cfg(self) -> NvidiaConfig:
+        return self.flags.config.nvidia
 
     @classmethod
     def from_node(cls, node, flags: DeviceFlags) -> GPUDevices | None:
@@ -210,14 +236,15 @@ class GPUDevices:
             q = node.allocatable.get(name)
             if q is None or q.value() == 0:
                 return None
-        devices = decode_node_devices(register)
+        devices, mode = decode_node_devices_and_mode(register, flags.config.nvidia)
         if not devices:
             return None
-        return cls(node.name, devices, flags)
+        return cls(node.name, devices, flags, mode)
 
     def deep_copy(self) -> GPUDevices:
         c = GPUDevices(self.name, {i: d.copy() for i, d in self.devices.items()}, self.flags, self.mode)
         c.score = self.score
+        c.locks = self.locks
         return c
 
     # -- ledger (hami-core sharing) ----------------------------------------------------------
@@ -235,12 +262,22 @@ class GPUDevices:
         for container in decode_pod_devices(ids):
             for uuid, _type, mem, cores in container:
                 dev = self._match(uuid)
-                if dev is None or pod.uid in dev.pods:
+                if dev is None:
+                    continue
+                if self.mode == mig.MIG:  # MIGFactory.AddPod: the instance's memory, not the entry's
+                    decoded = mig.decode_mig_id(uuid)
+                    if decoded is None or pod.uid in dev.pods:
+                        continue  # upstream logs the decoding error
+                    used = mig.add_mig_used(dev, *decoded)
+                    if used is None:
+                        continue  # upstream panics (a position beyond the group's instances)
+                    mem = used // mig.factor_of(self.cfg)
+                elif pod.uid in dev.pods:
                     continue
                 dev.pods[pod.uid] = GPUUsage(mem, cores, pod_group_key(pod))
-                dev.used_num += 1
-                dev.used_mem += mem
-                dev.used_core += cores
+                dev.used_num = (dev.used_num + 1) % UINT_MOD
+                dev.used_mem = (dev.used_mem + mem) % UINT_MOD
+                dev.used_core = (dev.used_core + cores) % UINT_MOD
 
     def sub_resource(self, pod) -> None:
         ids = pod.annotations.get(ASSIGNED_IDS)
@@ -249,7 +286,17 @@ class GPUDevices:
         for container in decode_pod_devices(ids):
             for uuid, _type, mem, cores in container:
                 dev = self._match(uuid)
-                if dev is None or pod.uid not in dev.pods:
+                if dev is None:
+                    continue
+                if self.mode == mig.MIG:
+                    decoded = mig.decode_mig_id(uuid)
+                    if decoded is None or pod.uid not in dev.pods:
+                        continue
+                    used = mig.sub_mig_used(dev, *decoded)
+                    if used is None:
+                        continue  # upstream panics
+                    mem = used // mig.factor_of(self.cfg)
+                elif pod.uid not in dev.pods:
                     continue  # upstream logs "pod not exist in GPU pod map"
                 dev.used_num = (dev.used_num - 1) % UINT_MOD
                 dev.used_mem = (dev.used_mem - mem) % UINT_MOD
@@ -265,14 +312,15 @@ class GPUDevices:
             for uuid, _type, mem, cores in container:
                 for dev in self.devices.values():
                     if dev.uuid in uuid:
-                        res[DEFAULT_NVIDIA.resource_memory_name] = res.get(DEFAULT_NVIDIA.resource_memory_name, 0.0) + float(mem * 1000 % UINT_MOD)
-                        res[DEFAULT_NVIDIA.resource_core_name] = res.get(DEFAULT_NVIDIA.resource_core_name, 0.0) + float(cores * 1000 % UINT_MOD)
+                        cfg = self.cfg
+                        res[cfg.resource_memory_name] = res.get(cfg.resource_memory_name, 0.0) + float(mem * 1000 % UINT_MOD)
+                        res[cfg.resource_core_name] = res.get(cfg.resource_core_name, 0.0) + float(cores * 1000 % UINT_MOD)
         return res
 
     # -- scheduling -------------------------------------------------------------------------
 
     def has_device_request(self, pod) -> bool:
-        return self.flags.vgpu and has_vgpu_request(pod)
+        return self.flags.vgpu and has_vgpu_request(pod, self.cfg)
 
     def _order(self, policy: str) -> list[int]:
         keys = list(self.devices)
@@ -284,12 +332,13 @@ class GPUDevices:
 
     def fit(self, pod, replicate: bool, policy: str):
         """checkNodeGPUSharingPredicateAndScore: (fit, per-container cards, score, error)."""
-        if not has_vgpu_request(pod):
+        cfg = self.cfg
+        if not has_vgpu_request(pod, cfg):
             return True, [], 0.0, None
         mode = pod.annotations.get(GPU_MODE)
         if mode is not None and mode != self.mode:
             return False, [], 0.0, f"pod required sharing mode {mode} is not the same as the node mode {self.mode}"
-        requests = container_requests(pod)
+        requests = container_requests(pod, cfg)
         if not requests:
             return True, [], 0.0, None
         pool = self.deep_copy() if replicate else self
@@ -335,13 +384,13 @@ class GPUDevices:
                     continue
                 if NVIDIA not in dev.type or not _check_gpu_type(pod.annotations, dev.type):
                     continue
-                dev.used_num += 1  # hami-core TryAddPod
-                dev.used_mem += mem
-                dev.used_core += cores % UINT_MOD
-                tentative.append((dev, mem, cores % UINT_MOD))
+                fitted, dev_id = pool._try_add_pod(dev, mem, cores % UINT_MOD)
+                if not fitted:
+                    continue
+                tentative.append((dev, mem, cores % UINT_MOD))  # rolled back by the request, as upstream
                 if nums > 0:
                     nums -= 1
-                    devs.append((dev.uuid, NVIDIA, mem, cores % UINT_MOD))
+                    devs.append((dev_id, NVIDIA, mem, cores % UINT_MOD))
                     score += gpu_score(policy, dev)
                 if nums == 0:
                     break
@@ -354,6 +403,21 @@ class GPUDevices:
                 return False, [], 0.0, "not enough gpu fitted on this node"
             chosen.append(devs)
         return True, chosen, score, None
+
+    def _try_add_pod(self, dev: GPUDevice, mem: int, cores: int) -> tuple[bool, str]:
+        """The sharing handler's TryAddPod: hami-core charges the request, MIG an instance (mig.py)."""
+        if self.mode == mig.MIG:
+            factor = mig.factor_of(self.cfg)
+            found, dev_id, used = mig.find_match(dev.uuid, mem * factor % UINT_MOD, dev.mig_usage, dev.mig_template)
+            if not found:
+                return False, ""
+            mem = used // factor
+        else:
+            dev_id = dev.uuid
+        dev.used_num = (dev.used_num + 1) % UINT_MOD
+        dev.used_mem = (dev.used_mem + mem) % UINT_MOD
+        dev.used_core = (dev.used_core + cores) % UINT_MOD
+        return True, dev_id
 
     def filter_node(self, pod, policy: str) -> tuple[int, str, str | None]:
         fit, _cards, score, err = self.fit(pod, True, policy)
@@ -369,6 +433,10 @@ class GPUDevices:
         fit, cards, _score, err = self.fit(pod, False, self.flags.schedule_policy)
         if err is not None or not fit:
             return None, err or "not fit"
+        if self.flags.node_lock and self.locks is not None:
+            lock_err = lock_node(self.locks, self.name, DEVICE_NAME, now_ns)
+            if lock_err is not None:
+                return None, f"node {self.name} locked for {pod.name} hamivgpu lockname {lock_err}"
         seconds = str(now_ns // 10**9)
         encoded = encode_pod_devices(cards)
         annotations = {
@@ -395,9 +463,23 @@ class GPUDevices:
     # -- what the invariants read ------------------------------------------------------------
 
     def ledger(self) -> list[dict]:
-        return [{"id": d.uuid, "number": d.number, "used_num": d.used_num, "memory": d.memory,
-                 "used_memory": d.used_mem, "cores": 100, "used_cores": d.used_core, "pods": sorted(d.pods)}
-                for _i, d in sorted(self.devices.items())]
+        out = [{"id": d.uuid, "number": d.number, "used_num": d.used_num, "memory": d.memory,
+                "used_memory": d.used_mem, "cores": 100, "used_cores": d.used_core, "pods": sorted(d.pods)}
+               for _i, d in sorted(self.devices.items())]
+        if self.mode == mig.MIG:  # each MIG instance kind offers `count` indexes; the usage list takes some
+            for _i, d in sorted(self.devices.items()):
+                if d.mig_usage.index < 0 or d.mig_usage.index >= len(d.mig_template):
+                    continue
+                group = d.mig_template[d.mig_usage.index]
+                for used in d.mig_usage.usage_list:
+                    count = sum(inst.count for inst in group.instances if inst.name == used.name)
+                    out.append({"id": f"{d.uuid}[{group.group}:{used.name}]", "number": count,
+                                "used_num": len(used.used_index)})
+        return out
 
     def device_ids(self) -> set[str]:
-        return {d.uuid for d in self.devices.values()}
+        ids = {d.uuid for d in self.devices.values()}
+        if self.mode == mig.MIG:
+            for d in self.devices.values():
+                ids |= mig.instance_ids(d.uuid, d.mig_template)
+        return ids
