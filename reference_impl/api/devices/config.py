@@ -12,8 +12,9 @@ asks for vGPU memory). Upstream falls back to its built-in default when the Conf
 Read here (the fields the scheduler consults): `nvidia.resourceCountName`, `resourceMemoryName`,
 `resourceCoreName`, `resourceMemoryPercentageName`, `knownMigGeometries` (models, allowedGeometries: group,
 geometries: name, memory, count) and `gpuMemoryFactor`; the other NvidiaConfig fields are decoded for their
-type only (deviceSplitCount, defaultMemory, ...: the device plugin's, not the scheduler's), and the `vnpus`
-section is kept as given (the Ascend pools read it).
+type only (deviceSplitCount, defaultMemory, ...: the device plugin's, not the scheduler's); `vnpus`
+(`hamiVnpuCore` and `configs`, or the older bare list: commonWord, chipName, resourceName,
+resourceMemoryName, memoryAllocatable, memoryCapacity, aiCore, aiCPU, templates) gives HAMi Ascend its kinds.
 """
 
 from __future__ import annotations
