@@ -305,3 +305,19 @@ def test_device_config_errors_carry_the_field():
     with pytest.raises(DeviceConfigError) as err:
         parse_device_config("nvidia:\n  deviceSplitCount: ten\n", "x")
     assert err.value.field == "data.device-config.yaml.nvidia.deviceSplitCount"
+
+
+def test_a_mig_position_beyond_its_group_is_refused_in_one_line_as_upstream_panics(tmp_path):
+    """group1 holds 7 instances (positions 0-6): position 7 makes upstream's addMigUsed index -1 and panic."""
+    from schedcheck.scenario.errors import ScenarioError
+
+    text = (HERE / "deviceshare-vgpu-mig-group-in-use.yaml").read_text(encoding="utf-8")
+    assert "GPU-m0[group1-0]" in text
+    load_scenario(HERE / "deviceshare-vgpu-mig-group-in-use.yaml")  # position 0: read
+    broken = tmp_path / "beyond.yaml"
+    broken.write_text(text.replace("GPU-m0[group1-0]", "GPU-m0[group1-7]"), encoding="utf-8")
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(broken)
+    message = str(err.value)
+    assert "\n" not in message and str(broken) in message and "Pod " in message
+    assert "volcano.sh/vgpu-ids-new" in message and "panics" in message

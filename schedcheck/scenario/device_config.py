@@ -15,6 +15,7 @@ from typing import Any
 
 from schedcheck.reference import k8s
 from schedcheck.reference.api.devices.config import DATA_KEY, DeviceConfigError, parse_device_config, unread_keys
+from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.fields import Fields
 
 API_VERSION = "v1"
@@ -40,7 +41,7 @@ def config_map_document(cm: k8s.ConfigMap) -> dict[str, Any]:
             "data": dict(cm.data)}
 
 
-def config_map_warnings(objects: k8s.ClusterObjects, conf, warnings: list[str]) -> None:
+def config_map_warnings(objects: k8s.ClusterObjects, conf, warnings: list[str], source: str = "") -> None:
     """ConfigMaps the conf does not name and unread keys of the one it does. A card registered as mps, or as mig
     with no geometry for its type, is read as hami-core without a warning: upstream does the same, silently,
     and the generators draw both (README, the device config)."""
@@ -59,3 +60,43 @@ def config_map_warnings(objects: k8s.ClusterObjects, conf, warnings: list[str]) 
         unread = unread_keys(cm.data[DATA_KEY])
         if unread:
             warnings.append(f"{where}: data.{DATA_KEY}: keys not read by the scheduler: {', '.join(unread)}")
+    _refuse_mig_positions_upstream_panics_on(objects, flags, source)
+
+
+def _refuse_mig_positions_upstream_panics_on(objects: k8s.ClusterObjects, flags, source: str) -> None:
+    """A placed pod's MIG instance id whose position lies beyond its group's instances: upstream's scheduler
+    panics adding the pod to its node (mig.go addMigUsed indexes the group's instances with -1), so such
+    input is refused in one line rather than run (the scheduler itself only writes positions that exist)."""
+    import dataclasses
+
+    from schedcheck.reference.api.devices import mig, node_devices, vgpu
+    from schedcheck.reference.api.devices.base import VGPU_DEVICE
+    from schedcheck.reference.api.devices.config import load_device_config
+
+    if flags is None or not flags.vgpu:
+        return
+    try:
+        config = load_device_config(objects.config_maps, flags.cm_name, flags.cm_namespace)
+    except DeviceConfigError:
+        return  # refused where the ConfigMap is read
+    flags = dataclasses.replace(flags, config=config)
+    nodes = {node.name: node for node in objects.nodes}
+    for pod in objects.pods:
+        ids = pod.annotations.get(vgpu.ASSIGNED_IDS)
+        node = nodes.get(pod.node_name or "")
+        if not ids or node is None:
+            continue
+        pool = node_devices(node, flags).get(VGPU_DEVICE)
+        if pool is None or pool.mode != mig.MIG:
+            continue
+        for container in vgpu.decode_pod_devices(ids):
+            for uuid, *_ in container:
+                dev, decoded = pool._match(uuid), mig.decode_mig_id(uuid)
+                if dev is None or decoded is None:
+                    continue
+                group = next((g for g in dev.mig_template if g.group == decoded[0]), None)
+                if group is not None and mig.find_position(group, decoded[1])[0] < 0:
+                    raise ScenarioError(source, f"Pod {pod.key}", f"metadata.annotations.{vgpu.ASSIGNED_IDS}",
+                                        f"MIG instance {uuid}: position {decoded[1]} lies beyond the instances of "
+                                        f"group {decoded[0]} (upstream's scheduler panics adding the pod: mig.go "
+                                        "addMigUsed)")

@@ -215,7 +215,7 @@ def _build(docs: list[Any], source: str, conf_override: tuple[str, str] | None) 
     dra_warnings(objects, warnings)
     device_warnings(objects, warnings, source)
     conf, conf_doc = _conf(None, source, conf_override, warnings)
-    config_map_warnings(objects, conf, warnings)
+    config_map_warnings(objects, conf, warnings, source)
     extender.check_conf(conf, None, source, warnings)
     name = Path(source).stem or source
     document = {
@@ -252,7 +252,7 @@ def _from_wrapper(doc: dict[str, Any], source: str, conf_override: tuple[str, st
     expect = _expectations(f, doc.get("expect"))
     objects = ObjectsReader(source, warnings).read(_object_items(f, doc.get("objects")))
     conf, conf_doc = _conf(doc.get("schedulerConf"), source, conf_override, warnings)
-    config_map_warnings(objects, conf, warnings)
+    config_map_warnings(objects, conf, warnings, source)
     options = read_options(f, doc.get(OPTIONS_KEY), warnings)
     extender_server = extender.read_server(f, doc.get(extender.KEY), warnings)
     extender.check_conf(conf, extender_server, source, warnings)
