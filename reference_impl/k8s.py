@@ -216,6 +216,8 @@ class Pod:
     conditions: list[PodCondition] = field(default_factory=list)
     volumes: list[PodVolume] = field(default_factory=list)  # spec.volumes[] with a persistentVolumeClaim
     resource_claims: list[PodResourceClaim] = field(default_factory=list)  # spec.resourceClaims (DRA)
+    # status.resourceClaimStatuses: pod claim name -> the claim generated from its template (None: none was)
+    resource_claim_statuses: dict[str, str | None] = field(default_factory=dict)
     qos_class: str = ""  # status.qosClass; "" lets GetPodQOS compute it (numa-aware)
 
     @property

@@ -100,7 +100,7 @@ def test_a_bad_attribute_is_refused() -> None:
         scenario_from_document(wrap(doc), "s.yaml")
 
 
-def test_warnings_name_missing_claims_templates_classes_and_unmodelled_selectors() -> None:
+def test_warnings_name_missing_claims_and_classes_and_unmodelled_selectors() -> None:
     template_pod = pod_with_claim()
     template_pod["metadata"]["name"] = "p2"
     template_pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "tpl"}]
@@ -111,7 +111,7 @@ def test_warnings_name_missing_claims_templates_classes_and_unmodelled_selectors
                                       "s.yaml")
     text = "\n".join(scenario.warnings)
     assert "ResourceClaim ns/gone, named by Pod ns/p1, is not among the objects" in text
-    assert "Pod ns/p2: spec.resourceClaims[0] uses ResourceClaimTemplate tpl" in text
+    assert "uses ResourceClaimTemplate" not in text  # its claim is read from pod status (none yet: it waits)
     assert "DeviceClass nic.example.com, named by ResourceClaim ns/c1, is not among the objects" in text
     assert "DeviceClass odd: spec.selectors[0].cel.expression" in text and "is not modelled (method call" in text
 
@@ -148,3 +148,23 @@ def test_dra_objects_round_trip_through_the_dump() -> None:
     assert again.resource_claims == first.resource_claims
     assert again.pods[0].resource_claims == first.pods[0].resource_claims
     assert again.pods[0].containers[0].claims == ["g"]
+
+
+def test_template_claim_statuses_and_claim_owners_are_read_and_checked_by_field() -> None:
+    pod = pod_with_claim()
+    pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "tpl"}]
+    pod["status"] = {"resourceClaimStatuses": [{"name": "g", "resourceClaimName": "p1-g-x"}, {"name": "h"}]}
+    owned = claim()
+    owned["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": "p1", "uid": "u1"},
+                                            {"apiVersion": "v1", "kind": "Pod", "name": "p1", "uid": "u2",
+                                             "controller": True}]
+    scenario = scenario_from_document(wrap(owned, pod), "s.yaml")
+    assert scenario.objects.pods[0].resource_claim_statuses == {"g": "p1-g-x", "h": None}
+    assert scenario.objects.resource_claims[0].controller_uid == "u2"  # the controller entry's, not the first
+    bad_status = {**pod, "status": {"resourceClaimStatuses": [{"resourceClaimName": "x"}]}}
+    with pytest.raises(ScenarioError, match=r"status.resourceClaimStatuses\[0\].name"):
+        scenario_from_document(wrap(bad_status), "s.yaml")
+    bad_owner = claim()
+    bad_owner["metadata"]["ownerReferences"] = [{"uid": "u", "controller": "yes"}]
+    with pytest.raises(ScenarioError, match=r"metadata.ownerReferences\[0\].controller"):
+        scenario_from_document(wrap(bad_owner), "s.yaml")

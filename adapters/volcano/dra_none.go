@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 
+	v1 "k8s.io/api/core/v1"
+
 	"volcano.sh/volcano/pkg/scheduler/cache"
 )
 
@@ -26,5 +28,7 @@ func (w *World) decodeDRA(kind string, _ func(any) error) (bool, error) {
 }
 
 func (w *World) startDRA(_ *cache.SchedulerCache) {}
+
+func serveTemplateClaimPod(_ *cache.SchedulerCache, _ *v1.Pod) {}
 
 func (w *World) readDRA(_ *cache.SchedulerCache) {}

@@ -449,6 +449,7 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 			move(&p.Status.Conditions[i].LastProbeTime)
 		}
 		storePod(c, p)
+		serveTemplateClaimPod(c, p)
 		c.AddPod(p)
 	}
 	for _, pg := range w.PodGroups {

@@ -15,8 +15,9 @@ allocator error (a selector failing) -> Error with its message; otherwise the no
 Reserve (on pod.spec.nodeName) signals the kept allocations as in flight; Unreserve withdraws them; PreBind
 writes each claim's allocation and the pod into its status.reservedFor (cache/dra_claims.py).
 
-Not modelled: claims from ResourceClaimTemplates (pod.status.resourceClaimStatuses is not read, so such a
-pod stays "ResourceClaim not created yet", as upstream before the controller creates the claim), extended
+A claim from a ResourceClaimTemplate is the one pod.status.resourceClaimStatuses names (none yet: "ResourceClaim
+not created yet"; named as none: skipped), and must be controlled by the pod. No controller runs in the world,
+so a claim is generated only if the scenario has it. Not modelled: extended
 resources backed by DRA, node-allocatable claims, binding conditions, PostFilter's deallocation. Score is not
 needed: upstream's scores only the firstAvailable sub-request chosen, which is not read, so every node
 scores 0.
@@ -57,15 +58,24 @@ def _unresolvable(reason: str) -> Status:
 
 
 def pod_claims(tracker: ClaimTracker, pod: Pod) -> list[ResourceClaim] | Status:
+    """foreachPodResourceClaim: each claim by name (resourceclaim.Name: the pod's own, or the one its status
+    says was generated from the template), and a generated claim must be controlled by the pod (IsForPod)."""
     claims = []
     for pod_claim in pod.resource_claims:
-        if not pod_claim.resource_claim_name:  # a template's claim, which pod status would name: not modelled
-            return _unresolvable(f'pod "{pod.key}": ResourceClaim not created yet')
-        claim = tracker.claim(pod.namespace, pod_claim.resource_claim_name)
+        name = pod_claim.resource_claim_name
+        if not name:
+            if pod_claim.name not in pod.resource_claim_statuses:
+                return _unresolvable(f'pod "{pod.key}": ResourceClaim not created yet')
+            name = pod.resource_claim_statuses[pod_claim.name]
+            if name is None:
+                continue  # the controller made no claim for it, on purpose: skipped
+        claim = tracker.claim(pod.namespace, name)
         if claim is None:
-            return _unresolvable(f'resourceclaim.resource.k8s.io "{pod_claim.resource_claim_name}" not found')
+            return _unresolvable(f'resourceclaim.resource.k8s.io "{name}" not found')
         if claim.deletion_timestamp:
             return _unresolvable(f'resourceclaim "{claim.name}" is being deleted')
+        if pod_claim.resource_claim_template_name and claim.controller_uid != pod.uid:
+            return _unresolvable(f"ResourceClaim {claim.key} was not created for Pod {pod.key} (Pod is not owner)")
         claims.append(claim)
     return claims
 

@@ -65,6 +65,9 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
     meta: dict[str, Any] = {"name": claim.name, "namespace": claim.namespace, "uid": claim.uid}
     if claim.deletion_timestamp:
         meta["deletionTimestamp"] = claim.deletion_timestamp
+    if claim.controller_uid:
+        meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": "", "uid": claim.controller_uid,
+                                    "controller": True}]
     status: dict[str, Any] = {}
     if claim.allocation is not None:
         allocation: dict[str, Any] = {"devices": {"results": [

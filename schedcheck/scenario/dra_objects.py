@@ -37,6 +37,7 @@ SCHEMAS: dict[str, Any] = {
                    "reservedFor": [dict.fromkeys(["resource", "name", "uid", "apiGroup"])]}},
 }
 POD_CLAIM: dict[str, Any] = dict.fromkeys(["name", "resourceClaimName", "resourceClaimTemplateName"])
+POD_CLAIM_STATUS: dict[str, Any] = dict.fromkeys(["name", "resourceClaimName"])
 
 
 def pod_resource_claims(f: Fields, spec: Mapping[str, Any]) -> list[k8s_dra.PodResourceClaim]:
@@ -52,6 +53,28 @@ def pod_resource_claims(f: Fields, spec: Mapping[str, Any]) -> list[k8s_dra.PodR
             f.fail(field, "expected exactly one of resourceClaimName and resourceClaimTemplateName")
         claims.append(claim)
     return claims
+
+
+def pod_claim_statuses(f: Fields, status: Mapping[str, Any]) -> dict[str, str | None]:
+    """status.resourceClaimStatuses: each pod claim's generated claim (resourceClaimName absent or null: the
+    controller made none, and upstream's plugin then skips that claim)."""
+    out: dict[str, str | None] = {}
+    for i, item in enumerate(f.sequence(status.get("resourceClaimStatuses"), "status.resourceClaimStatuses")):
+        field = f"status.resourceClaimStatuses[{i}]"
+        doc = f.mapping(item, field)
+        name = f.string(doc.get("name"), f"{field}.name", required=True)
+        out.setdefault(name, f.string(doc.get("resourceClaimName"), f"{field}.resourceClaimName") or None)
+    return out
+
+
+def _controller_uid(f: Fields, meta: Mapping[str, Any]) -> str:
+    """The uid of metadata.ownerReferences' controller entry (a template's claim: the pod it was made for)."""
+    for i, item in enumerate(f.sequence(meta.get("ownerReferences"), "metadata.ownerReferences")):
+        field = f"metadata.ownerReferences[{i}]"
+        ref = f.mapping(item, field)
+        if f.boolean(ref.get("controller"), f"{field}.controller"):
+            return f.string(ref.get("uid"), f"{field}.uid", required=True)
+    return ""
 
 
 def container_claims(f: Fields, resources: Mapping[str, Any], field: str) -> list[str]:
@@ -170,6 +193,7 @@ def claim_reader(terms: Callable[[Fields, Any, str], Any]) -> Callable[..., None
                     for i, r in enumerate(f.sequence(status.get("reservedFor"), "status.reservedFor"))]
         out.resource_claims.append(k8s_dra.ResourceClaim(
             name, ns, uid, requests, _allocation(f, status.get("allocation"), terms), reserved,
-            f.timestamp(meta.get("deletionTimestamp"), "metadata.deletionTimestamp")))
+            f.timestamp(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
+            controller_uid=_controller_uid(f, meta)))
 
     return read

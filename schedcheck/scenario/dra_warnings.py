@@ -1,5 +1,5 @@
-"""Warnings on the DRA objects taken together: claims and classes that are named but missing, claims from
-templates (not modelled), and device selectors the reference cannot evaluate."""
+"""Warnings on the DRA objects taken together: claims and classes that are named but missing, and device
+selectors the reference cannot evaluate."""
 
 from __future__ import annotations
 
@@ -22,10 +22,7 @@ def _pod_claims(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     for pod in objects.pods:
         for index, pod_claim in enumerate(pod.resource_claims):
             if pod_claim.resource_claim_template_name:
-                warnings.append(f"Pod {pod.key}: spec.resourceClaims[{index}] uses ResourceClaimTemplate "
-                                f"{pod_claim.resource_claim_template_name}; the claim generated from it (named in pod "
-                                "status) is not modelled: the pod waits with \"ResourceClaim not created yet\"")
-                continue
+                continue  # its claim is the one pod status names, if any (none yet: upstream waits for it)
             key = f"{pod.namespace}/{pod_claim.resource_claim_name}"
             if key not in claims:
                 missing[key].append(f"Pod {pod.key}")

@@ -159,6 +159,9 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
         status["startTime"] = pod.start_time
     if pod.qos_class:
         status["qosClass"] = pod.qos_class
+    if pod.resource_claim_statuses:
+        status["resourceClaimStatuses"] = [{"name": name, **({"resourceClaimName": claim} if claim else {})}
+                                           for name, claim in pod.resource_claim_statuses.items()]
     if pod.conditions:
         status["conditions"] = [{"type": c.type, "status": c.status, **({"reason": c.reason} if c.reason else {}),
                                  **({"message": c.message} if c.message else {}),

@@ -126,7 +126,7 @@ _SCHEMAS: dict[str, Schema] = {
             },
         },
         "status": {"phase": LEAF, "nominatedNodeName": LEAF, "startTime": LEAF, "conditions": [_CONDITION],
-                   "qosClass": LEAF},
+                   "qosClass": LEAF, "resourceClaimStatuses": [dra_objects.POD_CLAIM_STATUS]},
     },
     "PodGroup": {
         "metadata": _META,
@@ -622,6 +622,7 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
         ],
         volumes=_pod_volumes(f, spec),
         resource_claims=dra_objects.pod_resource_claims(f, spec),
+        resource_claim_statuses=dra_objects.pod_claim_statuses(f, status),
     )
     out.pods.append(pod)
 

@@ -213,3 +213,39 @@ def test_capacity_quota_counts_a_shared_claim_once_and_saturates() -> None:
     quota.inqueue = {"gpu": capacity_dra.INT64_MAX}
     assert not quota.fits({"gpu": capacity_dra.INT64_MAX}, include_inqueue=True)
     assert quota.fits({"gpu": 2}, include_inqueue=False)
+
+
+def test_a_template_claim_is_the_one_pod_status_names_and_must_be_the_pods() -> None:
+    """dra-claim-from-template.yaml: a0's generated claim is allocated (n1 has no pool); b0 has no status entry
+    yet, c0's named claim is another pod's, d0's entry names no claim (skipped); master agrees on the binds."""
+    path = CORPUS / "dra-claim-from-template.yaml"
+    assert _fit_errors(path, "a0") == {"n1": [(StatusCode.UnschedulableAndUnresolvable, "cannot allocate all claims")]}
+    for pod, reason in (("b0", 'pod "default/b0": ResourceClaim not created yet'),
+                        ("c0", "ResourceClaim default/c0-gpu-q9w4 was not created for Pod default/c0 (Pod is not owner)")):
+        assert _pre_filter_reason(path, pod) == f"plugin DynamicResources pre-predicates failed {reason}"
+    assert _fit_errors(path, "d0") == {}
+
+
+def test_the_cache_leaves_a_pending_template_claim_out_of_the_tasks_dra_requests() -> None:
+    from schedcheck.reference.cache.dra import task_dra_info
+    from schedcheck.reference.k8s import Pod
+    from schedcheck.reference.k8s_dra import PodResourceClaim
+
+    claim = gpu_claim("gen-1")
+    pod = Pod(name="p", namespace="ns", uid="u", resource_claims=[PodResourceClaim("gpu", "", "tpl")])
+    assert task_dra_info(pod, {claim.key: claim}) == (None, {}, [])  # no status entry yet: pending
+    pod.resource_claim_statuses = {"gpu": "gen-1"}
+    assert task_dra_info(pod, {claim.key: claim}) == ({DRIVER: 1}, {"ns/gen-1": {DRIVER: 1}}, ["ns/gen-1"])
+    assert task_dra_info(pod, {}) == (None, {}, [])  # named but not synced yet: pending, not a missing claim
+
+
+def _pre_filter_reason(path: Path, pod: str) -> str:
+    from schedcheck.reference.framework.framework import open_session
+
+    scenario = load_scenario(path)
+    scheduler = Scheduler(scenario.objects, scenario.conf)
+    ssn = open_session(scheduler.cache, scenario.conf, 0, 0)
+    task = next(t for job in ssn.jobs.values() for t in job.tasks.values() if t.name == pod)
+    err = ssn.pre_predicate_fn(task)
+    assert err is not None
+    return err.statuses[0].reason if hasattr(err, "statuses") else str(err)
