@@ -102,6 +102,7 @@ class JobDraft:
     spread: list[dict[str, Any]] | None = None  # topologySpreadConstraints of every pod (with pod_affinity)
     image: str | None = None  # the main container's image (ImageLocality)
     gated: int | None = None  # every pending pod whose index is at least this carries a scheduling gate
+    overhead: dict[str, str] | None = None  # spec.overhead of every pod (a RuntimeClass's, set at admission)
 
     @property
     def pod_count(self) -> int:
@@ -179,6 +180,10 @@ _PLACEMENT = st.sampled_from(PLACEMENT_CONSTRAINTS)
 _PREEMPTABLE = st.sampled_from((None,) * 6 + ("true", "false"))
 _MOSTLY_NOT_PREEMPTABLE = st.sampled_from((None, "false", "false", "true"))
 _HOST_PORTS = st.sampled_from((("TCP", 8080), ("UDP", 8080), ("TCP", 9090)))
+# spec.overhead as RuntimeClass admission writes it: a sandboxed runtime's (kata's documented 250m / 160Mi), a
+# gVisor-like small one, a large VM-based one
+_OVERHEADS = st.sampled_from(({CPU: "250m", MEMORY: "160Mi"}, {CPU: "100m", MEMORY: "64Mi"},
+                              {CPU: "1", MEMORY: "1Gi"}))
 
 
 def _preferred_pod_term(kind: str, weight: int, key: str) -> dict[str, Any]:
@@ -275,6 +280,7 @@ def job_drafts(
         spread=draw(_SPREADS) if swarm.pod_affinity and draw(sometimes(30)) else None,
         image=draw(choice((None, *(name for name, _, _ in IMAGES)))),
         gated=draw(st.integers(0, 2)) if draw(rarely(12)) else None,
+        overhead=draw(_OVERHEADS) if draw(rarely(8)) else None,  # drawn last: earlier draws keep their place
     )
 
 
@@ -296,6 +302,8 @@ def _pod_spec(draft: JobDraft, role: RoleDraft) -> dict[str, Any]:
         spec["containers"].append(_container("sidecar", role.sidecar_requests))
     if role.init_requests is not None:
         spec["initContainers"] = [_container("init", role.init_requests)]
+    if draft.overhead:
+        spec["overhead"] = dict(draft.overhead)
     if draft.priority_class:
         spec["priorityClassName"] = draft.priority_class
     if draft.node_selector:

@@ -107,12 +107,15 @@ class NodeLedger:
 
 
 def pod_request(spec: Mapping[str, Any]) -> Amounts:
-    """What a pod holds on its node: containers summed, init containers maxed in, one pod slot."""
+    """What a pod holds on its node: containers summed, init containers maxed in, overhead added, one pod
+    slot."""
     total: Amounts = {}
     for container in spec.get("containers", []):
         total = add(total, amounts(container.get("resources", {}).get("requests", {})))
     for container in spec.get("initContainers", []):
         total = maximum(total, amounts(container.get("resources", {}).get("requests", {})))
+    if spec.get("overhead"):
+        total = add(total, amounts(spec["overhead"]))
     total[PODS] = total.get(PODS, Fraction(0)) + 1
     return total
 
