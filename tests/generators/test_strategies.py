@@ -342,7 +342,12 @@ def test_minimal_scenario_with_a_running_pod_is_one_node_one_job_one_pod():
     assert pod["spec"]["nodeName"] == "node-0"
     for name, quantity in pod["spec"]["containers"][0].get("resources", {}).get("requests", {}).items():
         assert amount(quantity) % (2**30 if name == "memory" else 1) == 0  # round: whole cores, whole Gi
-    assert doc["schedulerConf"] == default_conf() and doc["cycles"] == 1
+    # upstream's default actions and a plain tier set: which set can depend on the shrinker's path (a tier set
+    # with more argument-taking plugins moves the later draws), as in test_plugin_objects' shrink tests; seen
+    # once in a full -n 2 run (the minimal tiers), never alone
+    conf = doc["schedulerConf"]
+    assert conf["actions"] == default_conf()["actions"] and "configurations" not in conf
+    assert [t["plugins"] for t in conf["tiers"]] in TIER_SETS.values() and doc["cycles"] == 1
 
 
 def test_documents_are_determined_by_the_seed():
