@@ -118,6 +118,7 @@ class DeviceSharePlugin(Plugin):
         from schedcheck.reference.plugins.gpuexclusive import wrap_for_exclusivity
 
         self.registered = ssn.cache.device_flags.registered()
+        self.ssn = ssn
         wrap_for_exclusivity(ssn, self.arguments)
         if ssn.cache.device_flags.ascend_mindcluster:  # initializeDevicesWithSession
             for node in ssn.nodes.values():
@@ -157,7 +158,14 @@ class DeviceSharePlugin(Plugin):
         pools = [p for p in pools if p is not None and p.has_device_request(task.pod)]
         if not pools:
             return scores
-        values = ascend310p_vnpu.batch_scores(task.pod, pools)
+        chooser = self.ssn.tie_chooser
+        by_name = {node.name: node for node in nodes}
+
+        def first(group: list) -> object | None:  # a guided replay: the implementation's node among equal idle
+            chosen = chooser(self.ssn, task, [by_name[p.name] for p in group]) if chooser is not None else None
+            return next((p for p in group if chosen is not None and p.name == chosen.name), None)
+
+        values = ascend310p_vnpu.batch_scores(task.pod, pools, first)
         if len(values) != len(nodes):  # upstream logs the length mismatch and adds nothing
             return scores
         for node, value in zip(nodes, values):

@@ -48,7 +48,9 @@ BatchNodeOrderFn (ScheduleWeight > 0, not NodeOrderFn): the candidate with the l
 one that was not, which gets 16.
 
 Upstream builds its chip map from a Go map, so ties in the chip order are random; the reference lists
-chips by id before sorting. The device-info, node-D and cluster-info ConfigMaps (mindx-dl-deviceinfo-*,
+chips by id before sorting. Likewise the batch score's candidates come in the predicate workers'
+completion order: between nodes of equal least idle npu-core, which one scores is random upstream (a
+guided replay steers it, `batch_scores`). The device-info, node-D and cluster-info ConfigMaps (mindx-dl-deviceinfo-*,
 mindx-dl-nodeinfo-*, cluster-info-*) and the `init-params` configuration are not modelled: without them
 upstream reads the node's own annotations, as here.
 """
@@ -692,8 +694,11 @@ class NPUDevices:
         return ids
 
 
-def batch_scores(pod, pools: list[NPUDevices]) -> list[float]:
-    """ScoreBatchNodes over the candidates' pools, in their order."""
+def batch_scores(pod, pools: list[NPUDevices], first=None) -> list[float]:
+    """ScoreBatchNodes over the candidates' pools, in their order. Upstream's candidates come in the
+    predicate workers' completion order, so among the nodes of least (equal) idle npu-core the one that
+    scores is any of them; the reference takes the first in its order, unless `first` (a guided replay's
+    choice among that leading group) names another."""
     downgraded = [p.name for p in pools if pod.name in p.downgraded]
     scores = {p.name: 0.0 for p in pools}
     if not pools:
@@ -710,6 +715,12 @@ def batch_scores(pod, pools: list[NPUDevices]) -> list[float]:
 
     ordered = list(pools)
     go_sort_slice(ordered, less)
+    lead = (ordered[0].idle or {}).get(NPU_CORE)
+    group = [p for p in ordered if lead is not None and (p.idle or {}).get(NPU_CORE) == lead]
+    chosen = first(group) if first is not None and len(group) > 1 else None
+    if chosen is not None and chosen in group:
+        ordered.remove(chosen)
+        ordered.insert(0, chosen)
     if not downgraded:
         scores[ordered[0].name] += 8
     else:
