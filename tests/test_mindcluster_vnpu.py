@@ -219,3 +219,21 @@ def test_warnings_on_values_upstream_reads_leniently() -> None:
     assert "requests.huawei.com/npu-core: 3 is neither" in text
     assert "Pod ns/q: metadata.annotations.huawei.com/npu-core: 'zero'" in text
     assert not [w for w in load(npu_node(), vpod("p", 2)).warnings if "npu" in w.lower() or "Node n1" in w]
+
+
+def test_a_guided_replay_picks_which_of_the_equal_least_idle_candidates_scores() -> None:
+    pools = []
+    for i, idle in enumerate((8000, 16000, 8000)):
+        pool, pods, _, _ = session_pool(npu_node(f"n{i}"), vpod("p", 1))
+        pool.name, pool.idle = f"n{i}", {mc.NPU_CORE: float(idle)}
+        pools.append(pool)
+    assert mc.batch_scores(pods["p"], pools) == [8, 0, 0]
+    asked = []
+
+    def first(group):
+        asked.append([p.name for p in group])
+        return group[1]
+
+    assert mc.batch_scores(pods["p"], pools, first) == [0, 0, 8]
+    assert asked == [["n0", "n2"]]  # only the equal least-idle lead is offered
+    assert mc.batch_scores(pods["p"], pools, lambda group: None) == [8, 0, 0]
