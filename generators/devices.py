@@ -28,6 +28,7 @@ holding a lock annotation `hamivgpu` (long expired, in the future, or not a time
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -231,7 +232,8 @@ def _place(mode: str, cards: list[dict[str, int]], request: dict[str, str], uid:
 def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[dict[str, Any]],
                   job_docs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Give some nodes cards and some pods GPU requests, in place; the objects to add (the device
-    ConfigMap) and the deviceshare arguments to add (vgpu_extras)."""
+    ConfigMap) and the deviceshare arguments to add (vgpu_extras). The mindcluster switch comes after
+    every other draw of the scenario (apply_mindcluster)."""
     mode = _mode(arguments)
     exclusive = bool(arguments.get("deviceshare.GPUExclusiveRules"))
     pools: dict[str, list[dict[str, int]]] = {}
@@ -370,3 +372,141 @@ def _set_mode(node: dict[str, Any], mode: str, card_type: str | None) -> None:
         items[5] = mode
         entries.append(",".join(items) + ":")
     annotations[VGPU_REGISTER] = "".join(entries)
+
+
+# -- mindcluster Ascend 310P vNPU (deviceshare.AscendMindClusterVNPUEnable; api/devices/ascend310p_vnpu.py) --
+
+MC_SWITCH = "deviceshare.AscendMindClusterVNPUEnable"
+MC_CORE = "huawei.com/npu-core"
+MC_REAL = "huawei.com/AscendReal"
+MC_CHIPS = "huawei.com/Ascend310P"
+MC_UNHEALTHY = "huawei.com/Ascend310P-Unhealthy"
+MC_ATLAS = ("ring-controller.atlas", "ascend-310P")
+# template -> (cores, AI CPUs, labels a pod asking it carries)
+MC_TEMPLATES = {"vir02_1c": (2, 1, {}), "vir01": (1, 1, {}), "vir04_3c": (4, 3, {}),
+                "vir02": (2, 2, {"vnpu-level": "high"}), "vir04": (4, 4, {"vnpu-level": "high"}),
+                "vir04_3c_ndvpp": (4, 3, {"vnpu-dvpp": "no"}), "vir04_4c_dvpp": (4, 4, {"vnpu-dvpp": "yes"})}
+
+
+def _mc_node(draw: st.DrawFn, node: dict[str, Any]) -> list[dict[str, Any]]:
+    """A 310P node: 1 to 4 chips of 8 cores (rarely 10), 7 AI CPUs each, rarely one unhealthy; the chips."""
+    count = draw(st.integers(1, 4))
+    per_chip = 10 if draw(rarely(15)) else 8
+    unhealthy = draw(st.integers(0, count - 1)) if count > 1 and draw(rarely(15)) else None
+    labels = node["metadata"].setdefault("labels", {})
+    labels.update({"accelerator": "huawei-Ascend310P", "servertype": f"Ascend310P-{per_chip}",
+                   "node.kubernetes.io/npu.chip.name": "310P3"})
+    annotations = node["metadata"].setdefault("annotations", {})
+    annotations[MC_CHIPS] = ",".join(f"Ascend310P-{i}" for i in range(count) if i != unhealthy)
+    if unhealthy is not None:
+        annotations[MC_UNHEALTHY] = f"Ascend310P-{unhealthy}"
+    _set_resources(node, {MC_CORE: str(count * per_chip)})
+    return [{"id": i, "cores": per_chip, "cpus": 7, "used": 0, "used_cpu": 0, "pods": 0}
+            for i in range(count) if i != unhealthy]
+
+
+def _mc_request(draw: st.DrawFn, per_chip: int) -> tuple[int, dict[str, str], str]:
+    """(cores, labels, template; "" for whole chips) of a vNPU pod."""
+    if draw(rarely(25)):
+        return per_chip * draw(st.integers(1, 2)), {}, ""
+    template = draw(choice(tuple(MC_TEMPLATES)))
+    cores, _cpus, labels = MC_TEMPLATES[template]
+    return cores, dict(labels), template
+
+
+def _mc_ask(pod: dict[str, Any], cores: int, labels: dict[str, str]) -> None:
+    pod["metadata"].setdefault("labels", {}).update({MC_ATLAS[0]: MC_ATLAS[1], **labels})
+    _limits(pod, {MC_CORE: str(cores)})
+
+
+def _mc_place(chips: list[dict[str, Any]], cores: int, template: str, uid: int) -> tuple[str, str] | None:
+    """(npu-core annotation, AscendReal) of a running pod on these chips, charging them; None if no room."""
+    if not template:
+        free = [c for c in chips if c["used"] == 0][: cores // chips[0]["cores"]]
+        if len(free) * chips[0]["cores"] < cores:
+            return None
+        for chip in free:
+            chip["used"], chip["used_cpu"], chip["pods"] = chip["cores"], chip["cpus"], 1
+        ids = ",".join(str(c["id"]) for c in free)
+        return ids, ids
+    _cores, cpus, _ = MC_TEMPLATES[template]
+    for chip in chips:
+        if chip["cores"] - chip["used"] >= cores and chip["cpus"] - chip["used_cpu"] >= cpus and chip["pods"] < 3:
+            chip["used"] += cores
+            chip["used_cpu"] += cpus
+            chip["pods"] += 1
+            return f"{chip['id']}-{template}", f"Ascend310P-{template}-{100 + uid}-{chip['id']}_{chip['pods']}"
+    return None
+
+
+def apply_mindcluster(draw: st.DrawFn, conf: dict[str, Any], node_docs: list[dict[str, Any]],
+                      job_docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """mindcluster_extras on a scenario whose conf has deviceshare, drawn after every other draw of the
+    scenario so that the samples drawn before it stay put; the conf (a copy when the arguments change)."""
+    plugins = [p for tier in conf.get("tiers", []) for p in tier.get("plugins", []) if p.get("name") == "deviceshare"]
+    if not plugins:
+        return conf
+    extra = mindcluster_extras(draw, dict(plugins[0].get("arguments") or {}), node_docs, job_docs)
+    if not extra:
+        return conf
+    conf = copy.deepcopy(conf)  # a conf strategy may hand out one object every time
+    for tier in conf.get("tiers", []):
+        for plugin in tier.get("plugins", []):
+            if plugin.get("name") == "deviceshare":
+                plugin["arguments"] = {**(plugin.get("arguments") or {}), **extra}
+    return conf
+
+
+def mindcluster_extras(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[dict[str, Any]],
+                       job_docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Rarely the mindcluster 310P vNPU switch, alongside whatever pool the conf has: some nodes without an
+    accelerator become 310P nodes (npu-core capacity, the chip labels and annotation); some running pods
+    there without device limits hold a vNPU of the node's one template (or whole free chips), with the
+    annotations the scheduler and the device plugin wrote (rarely no AscendReal: an unstable chip); some
+    pending jobs without device limits ask a vNPU (a template, by its labels, or whole chips); sometimes a
+    ScheduleWeight when the conf has none (the batch node order). Always when the conf has the switch."""
+    if not arguments.get(MC_SWITCH) and not draw(rarely(30)):  # a conf that has the switch: always
+        return {}
+    args: dict[str, Any] = {MC_SWITCH: True}
+    if "deviceshare.ScheduleWeight" not in arguments and draw(sometimes(50)):
+        args["deviceshare.ScheduleWeight"] = draw(choice((10, 1)))
+    nodes: dict[str, list[dict[str, Any]]] = {}
+    for index, node in enumerate(node_docs):
+        meta = node["metadata"]
+        if "accelerator" in meta.get("labels", {}) or not draw(sometimes(90) if index == 0 else sometimes(60)):
+            continue
+        nodes[meta["name"]] = _mc_node(draw, node)
+    per_chip = {name: int(node_docs[i]["metadata"]["labels"]["servertype"].split("-")[1])
+                for i, name in ((i, n["metadata"]["name"]) for i, n in enumerate(node_docs)) if name in nodes}
+    node_template: dict[str, str | None] = {}
+    asked: dict[str, tuple[int, dict[str, str], str] | None] = {}
+    placed = 0
+    for pod in job_docs:
+        if pod.get("kind") != "Pod" or pod["spec"]["containers"][0].get("resources", {}).get("limits"):
+            continue
+        meta = pod["metadata"]
+        node = pod["spec"].get("nodeName")
+        if node:
+            if node not in nodes or not nodes[node] or meta.get("deletionTimestamp") or not draw(rarely(25)):
+                continue
+            if node not in node_template:
+                node_template[node] = _mc_request(draw, per_chip[node])[2]
+            template = node_template[node]
+            cores = MC_TEMPLATES[template][0] if template else per_chip[node]
+            where = _mc_place(nodes[node], cores, template, placed)
+            if where is None:
+                continue
+            placed += 1
+            _mc_ask(pod, cores, dict(MC_TEMPLATES[template][2]) if template else {})
+            annotations = meta.setdefault("annotations", {})
+            annotations[MC_CORE] = where[0]
+            if not draw(rarely(25)):
+                annotations[MC_REAL] = where[1]
+            continue
+        group = meta.get("annotations", {}).get(GROUP_NAME, meta["name"])
+        if group not in asked:
+            asked[group] = _mc_request(draw, 8) if nodes and draw(sometimes(60)) else None
+        if asked[group] is not None:
+            cores, labels, _ = asked[group]
+            _mc_ask(pod, cores, labels)
+    return args

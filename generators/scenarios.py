@@ -44,7 +44,7 @@ from schedcheck.generators.ledger import NodeLedger
 from schedcheck.generators.nodes import node_lists
 from schedcheck.generators.queues import hierarchical_queues, leaf_queues, priority_classes, queue_lists, queue_trees
 from schedcheck.generators.cooldowns import apply_cooldowns
-from schedcheck.generators.devices import apply_devices
+from schedcheck.generators.devices import apply_devices, apply_mindcluster
 from schedcheck.generators.nodegroups import apply_node_groups, default_queue, label_node_groups
 from schedcheck.generators.pdbs import pod_disruption_budgets
 from schedcheck.generators.task_topologies import job_roles, task_topology_annotations
@@ -266,6 +266,8 @@ def scenarios(
         conf = doc["schedulerConf"] = copy.deepcopy(conf)  # a conf strategy may hand out one object every time
         conf.setdefault("tiers", [{"plugins": []}])[-1].setdefault("plugins", []).append(plugin)
         doc["objects"].extend(apply_numa(draw, node_docs, job_docs))
+    if features.devices is not None and not {"gangpreempt", "gangreclaim"} & set(features.actions):
+        doc["schedulerConf"] = apply_mindcluster(draw, doc["schedulerConf"], node_docs, job_docs)  # last draws
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

@@ -266,6 +266,14 @@ func (w *World) add(obj map[string]any) error {
 		if err := decode(n); err != nil {
 			return err
 		}
+		// A kubelet reports both; the reference's loader lets each stand in for the other when one is absent
+		// (NodeInfo.Capacity is what mindcluster's vNPU and GPU sharing read).
+		if n.Status.Capacity == nil && n.Status.Allocatable != nil {
+			n.Status.Capacity = n.Status.Allocatable.DeepCopy()
+		}
+		if n.Status.Allocatable == nil && n.Status.Capacity != nil {
+			n.Status.Allocatable = n.Status.Capacity.DeepCopy()
+		}
 		w.Nodes = append(w.Nodes, n)
 	case "Pod":
 		p := &v1.Pod{}

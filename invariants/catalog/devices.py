@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.registry import CLOSE, LEDGER_OPS, OPERATION, invariant
-from schedcheck.reference.api.devices import ascend_hami
+from schedcheck.reference.api.devices import ascend310p_vnpu, ascend_hami
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.types import allocated_status
 
 # (used key, capacity key, what) of a device ledger entry; a vGPU card offers 100 cores, an Ascend vNPU
-# device its devcore (100 on a node that supports hami-core)
+# device its devcore (100 on a node that supports hami-core), a mindcluster 310P chip its AI cores
 _LIMITS = (("used_memory", "memory", "memory"), ("used_cores", "cores", "cores"), ("used_num", "number", "tasks"))
 GPU_INDEX = "volcano.sh/gpu-index"
 VGPU_IDS = "volcano.sh/vgpu-ids-new"
@@ -20,8 +20,12 @@ NPU_IDS_PREFIX, NPU_IDS_SUFFIX = ascend_hami.allocated_annotation("|").split("|"
 
 def device_excess(pool) -> dict[tuple[str, str], int]:
     """(device id, what) -> how far the pool's ledger has the device beyond what it offers (positive only)."""
+    return device_excess_of(pool.ledger())
+
+
+def device_excess_of(ledger: list[dict]) -> dict[tuple[str, str], int]:
     out = {}
-    for entry in pool.ledger():
+    for entry in ledger:
         for used, cap, what in _LIMITS:
             if used in entry and entry[used] > entry[cap]:
                 out[(entry["id"], what)] = entry[used] - entry[cap]
@@ -29,9 +33,10 @@ def device_excess(pool) -> dict[tuple[str, str], int]:
 
 
 def assigned_ids(annotations: dict[str, str]) -> list[str]:
-    """The device ids a pod's device annotations name: GPU-share card indexes, vGPU card uuids and Ascend
-    vNPU device ids (every container's, ";"-separated)."""
+    """The device ids a pod's device annotations name: GPU-share card indexes, vGPU card uuids, Ascend
+    vNPU device ids (every container's, ";"-separated) and mindcluster 310P chip ids ("0,1" or "0-vir02")."""
     ids = [i for i in annotations.get(GPU_INDEX, "").split(",") if i]
+    ids += ascend310p_vnpu.core_ids(annotations.get(ascend310p_vnpu.NPU_CORE, ""))
     npu_keys = [k for k in annotations if k.startswith(NPU_IDS_PREFIX) and k.endswith(NPU_IDS_SUFFIX)]
     for key in (VGPU_IDS, *npu_keys):
         for part in annotations.get(key, "").split(";"):
@@ -56,10 +61,11 @@ def mig_instance_holders(jobs) -> dict[str, dict[str, list[str]]]:
 
 @invariant("device.within-capacity", "no shared GPU's or Ascend vNPU's memory, cores or task count in a node's device "
            "ledger goes beyond what the device offers, and no MIG instance is held by two pods (beyond what the "
-           "cache already held at session open)", "node",
+           "cache already held at session open; for a mindcluster 310P chip, beyond what the session-open "
+           "initialisation charged it)", "node",
            "api/devices/nvidia/gpushare share.go (predicateGPUbyMemory), vgpu utils.go "
            "(checkNodeGPUSharingPredicateAndScore), vgpu mig.go (one pod per MIG instance), ascend/hami "
-           "device_info.go (fit)", (OPERATION, CLOSE), operations=LEDGER_OPS)
+           "device_info.go (fit), ascend/mindcluster/ascend310p/vnpu device_manage.go (SelectChipFromNode)", (OPERATION, CLOSE), operations=LEDGER_OPS)
 def device_within_capacity(ctx: CheckContext) -> Iterator[Violation]:
     nodes = [node for node in ctx.nodes() if node.others]  # the operation's node at an operation, else all
     at_close = ctx.checkpoint == CLOSE and nodes
@@ -76,6 +82,9 @@ def device_within_capacity(ctx: CheckContext) -> Iterator[Violation]:
         for device_name, pool in node.others.items():
             base_pool = cached.others.get(device_name) if cached is not None else None
             base = device_excess(base_pool) if base_pool is not None else {}
+            opening = getattr(pool, "opening", None)  # a pool built at session open: its ledger then
+            if opening is not None:
+                base = device_excess_of(opening)
             for (dev, what), excess in sorted(device_excess(pool).items()):
                 if excess > base.get((dev, what), 0):
                     yield Violation("", f"node {name} {device_name} device {dev} holds {excess} {what} beyond what "

@@ -8,7 +8,8 @@ vNPU, a pool per vNPU kind of the device config; api/devices/ascend_hami.py), `d
 label maps; gpuexclusive.py), `deviceshare.NodeLockEnable` (the node lock of api/devices/nodelock.py),
 `deviceshare.KnownGeometriesCMName` / `KnownGeometriesCMNamespace` (the device ConfigMap of the first
 build, api/devices/config.py; the cache loads it from the scenario's ConfigMap objects),
-`deviceshare.AscendMindClusterVNPUEnable` (mindcluster 310P vNPU: not modelled). Upstream exits when GPUSharingEnable and GPUNumberEnable are both true, or when
+`deviceshare.AscendMindClusterVNPUEnable` (mindcluster 310P vNPU on every node, built at session open;
+api/devices/ascend310p_vnpu.py). Upstream exits when GPUSharingEnable and GPUNumberEnable are both true, or when
 either is with VGPUEnable; the scenario loader refuses such a conf in one line.
 
 Upstream keeps the switches in package variables, set whenever the plugin is built; the pools a node
@@ -24,6 +25,11 @@ of; the vGPU pool's score is the one its last FilterNode on that node computed (
 memory of each chosen card after placing; spread: 0 in practice, see api/devices/vgpu.py); an Ascend pool's
 score is the first chosen device's of each container, before placing (binpack 100 * used / total memory,
 spread 100 on an unused device), and ScoreNode also sets the policy its Allocate uses.
+The mindcluster pool fails the predicate with code Error and reason "preCheckNodePredicate failure" (the
+node's idle npu-core) or "" (the chips), scores nothing in NodeOrderFn and is scored in BatchNodeOrderFn
+(ScheduleWeight > 0): 8 (or 16) * ScheduleWeight to the candidate with the least idle npu-core
+(ascend310p_vnpu.batch_scores). Upstream registers the batch function whatever the switches; the
+reference only with the mindcluster switch on (the function scores nothing otherwise).
 The device choice itself is made in the predicates plugin's allocate handler (predicates.py), as upstream.
 """
 
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 import math
 
+from schedcheck.reference.api.devices import ascend310p_vnpu
 from schedcheck.reference.api.devices.base import DeviceFlags, SUCCESS
 from schedcheck.reference.api.devices.config import DEFAULT_CM_NAME, DEFAULT_CM_NAMESPACE
 from schedcheck.reference.api.node_info import NodeInfo
@@ -71,6 +78,7 @@ def flags_from_arguments(arguments: dict | None, before: DeviceFlags | None = No
         gpu_number=args.get_bool(GPU_NUMBER_ENABLE, before.gpu_number),
         vgpu=args.get_bool(VGPU_ENABLE, before.vgpu),
         ascend_hami=args.get_bool(ASCEND_HAMI_VNPU, before.ascend_hami),
+        ascend_mindcluster=args.get_bool(ASCEND_MINDCLUSTER_VNPU, before.ascend_mindcluster),
         schedule_policy=args.get_str(SCHEDULE_POLICY, ""),
         node_lock=args.get_bool(NODE_LOCK_ENABLE, False),  # a local false at every build, not accumulated
         cm_name=args.get_str(KNOWN_GEOMETRIES_CM_NAME, DEFAULT_CM_NAME) if first else before.cm_name,
@@ -110,9 +118,17 @@ class DeviceSharePlugin(Plugin):
         from schedcheck.reference.plugins.gpuexclusive import wrap_for_exclusivity
 
         self.registered = ssn.cache.device_flags.registered()
+        self.ssn = ssn
         wrap_for_exclusivity(ssn, self.arguments)
+        if ssn.cache.device_flags.ascend_mindcluster:  # initializeDevicesWithSession
+            for node in ssn.nodes.values():
+                pool = node.others.get(ascend310p_vnpu.DEVICE_NAME)
+                if pool is not None:
+                    pool.init_session(node)
         ssn.add_fn("predicate", self.name, self.predicate)
         ssn.add_fn("node_order", self.name, self.score)
+        if ssn.cache.device_flags.ascend_mindcluster:
+            ssn.add_fn("batch_node_order", self.name, self.batch_score)
 
     def predicate(self, task: TaskInfo, node: NodeInfo) -> Exception | None:
         for name in self.registered:
@@ -128,11 +144,33 @@ class DeviceSharePlugin(Plugin):
         if self.schedule_weight <= 0:
             return 0.0
         total = 0.0
-        for pool in node.others.values():
-            if pool.has_device_request(task.pod):
+        for name, pool in node.others.items():
+            if name != ascend310p_vnpu.DEVICE_NAME and pool.has_device_request(task.pod):
                 total += pool.score_node(task.pod, self.schedule_policy)
         rounded = math.floor(total + 0.5) if math.isfinite(total) else INT64_MIN  # Go's int64(NaN/Inf) on amd64
         return float(rounded) * float(self.schedule_weight)
+
+    def batch_score(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
+        scores = {node.name: 0.0 for node in nodes}
+        if self.schedule_weight <= 0:
+            return scores
+        pools = [node.others.get(ascend310p_vnpu.DEVICE_NAME) for node in nodes]
+        pools = [p for p in pools if p is not None and p.has_device_request(task.pod)]
+        if not pools:
+            return scores
+        chooser = self.ssn.tie_chooser
+        by_name = {node.name: node for node in nodes}
+
+        def first(group: list) -> object | None:  # a guided replay: the implementation's node among equal idle
+            chosen = chooser(self.ssn, task, [by_name[p.name] for p in group]) if chooser is not None else None
+            return next((p for p in group if chosen is not None and p.name == chosen.name), None)
+
+        values = ascend310p_vnpu.batch_scores(task.pod, pools, first)
+        if len(values) != len(nodes):  # upstream logs the length mismatch and adds nothing
+            return scores
+        for node, value in zip(nodes, values):
+            scores[node.name] += value * self.schedule_weight
+        return scores
 
 
 register_plugin_builder(PLUGIN_NAME, DeviceSharePlugin)

@@ -236,13 +236,10 @@ def _deviceshare_conflicts(reader: _ConfReader, tiers: list[Tier]) -> None:
 
 
 def _deviceshare_arguments(reader: _ConfReader, arguments: Mapping[str, Any], field: str) -> None:
-    """The combinations upstream exits on are one-line errors; the switches the reference does not model
-    are warned about by name (README "Not modelled")."""
+    """The combinations upstream exits on are one-line errors; values upstream reads leniently are warned
+    about by name."""
     from schedcheck.reference.plugins import deviceshare
 
-    for key in (deviceshare.ASCEND_MINDCLUSTER_VNPU,):
-        if key in arguments:
-            reader.warn(f"{field}.{key}", "not modelled by the reference (README, Not modelled); ignored")
     rules = arguments.get(deviceshare.GPU_EXCLUSIVE_RULES)
     if rules is not None and not isinstance(rules, list):
         reader.warn(f"{field}.{deviceshare.GPU_EXCLUSIVE_RULES}", "not a list of label maps: no rule applies")

@@ -7,7 +7,7 @@ import re
 
 from schedcheck.reference import k8s
 from schedcheck.scenario.errors import ScenarioError
-from schedcheck.reference.api.devices import ascend_hami, gpushare, vgpu
+from schedcheck.reference.api.devices import ascend310p_vnpu as mc, ascend_hami, gpushare, vgpu
 from schedcheck.reference.api.devices.config import VOLCANO_VGPU_REGISTER
 
 _INT = re.compile(r"[+-]?[0-9]+\Z")
@@ -17,6 +17,7 @@ def device_warnings(objects: k8s.ClusterObjects, warnings: list[str], source: st
     for node in objects.nodes:
         _register(node, warnings)
         _ascend_register(node, warnings, source)
+        _mindcluster_node(node, warnings)
         value = node.annotations.get(gpushare.UNHEALTHY_GPU_IDS)
         if value is not None and not all(_INT.match(i) for i in value.split(",")):
             warnings.append(f"Node {node.name}: metadata.annotations.{gpushare.UNHEALTHY_GPU_IDS}: {value!r}: an entry "
@@ -34,6 +35,7 @@ def device_warnings(objects: k8s.ClusterObjects, warnings: list[str], source: st
                 warnings.append(f"Pod {pod.key}: metadata.annotations.{vgpu.ASSIGNED_IDS}: {written - read} of {written} "
                                 "card entries are not uuid,type,memory,cores with whole numbers: upstream skips them")
         _ascend_pod(pod, warnings)
+        _mindcluster_pod(pod, warnings)
 
 
 def _register(node: k8s.Node, warnings: list[str]) -> None:
@@ -79,3 +81,63 @@ def _ascend_pod(pod: k8s.Pod, warnings: list[str]) -> None:
                 warnings.append(f"Pod {pod.key}: spec.containers[{i}].resources.limits.huawei.com/{word}: {q}: upstream "
                                 "still places the container on one device when one fits, and panics scoring a node "
                                 "where none does")
+
+
+def _mindcluster_node(node: k8s.Node, warnings: list[str]) -> None:
+    """mindcluster 310P vNPU (api/devices/ascend310p_vnpu.py): a node offering huawei.com/npu-core whose
+    labels or chip annotation upstream cannot read is left without chips (its vNPU predicate fails)."""
+    capacity = node.capacity.get(mc.NPU_CORE)
+    if capacity is None:
+        return
+    where = f"Node {node.name}"
+    accelerator = node.labels.get(mc.ACCELERATOR)
+    if accelerator is None or len(accelerator.split("-")) < 2:
+        warnings.append(f"{where}: metadata.labels.{mc.ACCELERATOR}: {accelerator!r} is not like 'huawei-Ascend310P': "
+                        "upstream leaves the node's 310P vNPU chips unbuilt")
+        return
+    kind = accelerator.split("-")[1]
+    for key in (mc.SERVER_TYPE, mc.CHIP_TYPE_KEY):
+        if key not in node.labels:
+            warnings.append(f"{where}: metadata.labels.{key} is missing: upstream leaves the node's vNPU chips unbuilt")
+    server = node.labels.get(mc.SERVER_TYPE, "")
+    parts = server.split("-")
+    per_chip = mc.go_atoi(parts[1]) if len(parts) >= 2 else None
+    cores = capacity.milli_value() // 1000
+    if server and not per_chip:
+        warnings.append(f"{where}: metadata.labels.{mc.SERVER_TYPE}: {server!r} has no core count as its second "
+                        "'-' field (like Ascend310P-8): upstream leaves the node's vNPU chips unbuilt")
+    elif per_chip and (cores % per_chip or not any(k in (kind, node.labels.get(mc.CHIP_TYPE_KEY)) and c == per_chip
+                                                      for k, c, _ in mc.NODE_TEMPLATES)):
+        warnings.append(f"{where}: status.capacity.{mc.NPU_CORE}: {cores} cores are not whole {kind} chips of "
+                        f"{per_chip} cores that upstream knows (310P: 8 or 10): the node's vNPU chips are unbuilt")
+    key = f"metadata.annotations.{mc.HW_PREFIX}{kind}"
+    value = node.annotations.get(mc.HW_PREFIX + kind)
+    if value is None:
+        warnings.append(f"{where}: {key} (the chips, like '{kind}-0,{kind}-1') is missing: upstream leaves the "
+                        "node's vNPU chips unbuilt")
+        return
+    for suffix in ("", mc.UNHEALTHY_SUFFIX):
+        text = node.annotations.get(mc.HW_PREFIX + kind + suffix, "")
+        bad = [c for c in text.split(",") if c and mc.go_atoi(c[len(kind) + 1:] if c.startswith(kind + "-") else c) is None]
+        if bad:
+            warnings.append(f"{where}: {key}{suffix}: entries {bad} are not '{kind}-<id>': upstream skips them")
+
+
+def _mindcluster_pod(pod: k8s.Pod, warnings: list[str]) -> None:
+    where = f"Pod {pod.key}"
+    if pod.labels.get(mc.JOB_KIND_KEY) == mc.JOB_KIND_310P:
+        dvpp = pod.labels.get(mc.VNPU_DVPP)
+        if dvpp is not None and dvpp not in (mc.DVPP_ON, mc.DVPP_OFF, mc.DVPP_NULL):
+            warnings.append(f"{where}: metadata.labels.{mc.VNPU_DVPP}: {dvpp!r} is not yes, no or null: upstream's "
+                            "predicate refuses the pod's vNPU request on every node")
+        level = pod.labels.get(mc.VNPU_LEVEL)
+        if level is not None and level not in (mc.LOW, mc.HIGH):
+            warnings.append(f"{where}: metadata.labels.{mc.VNPU_LEVEL}: {level!r} is not low or high: upstream reads low")
+        if mc.pod_asks(pod) and mc.pod_cores(pod) not in (1, 2, 4) and mc.pod_cores(pod) % 8 and mc.pod_cores(pod) % 10:
+            warnings.append(f"{where}: spec.containers[*].resources.requests.{mc.NPU_CORE}: {mc.pod_cores(pod)} is "
+                            "neither a vNPU (1, 2, 4 cores) nor whole chips: upstream reads an empty request, "
+                            "which allocates nothing")
+    value = pod.annotations.get(mc.NPU_CORE)
+    if value is not None and not re.fullmatch(r"[0-9]+(,[0-9]+)*|[0-9]+-[A-Za-z0-9_]+", value):
+        warnings.append(f"{where}: metadata.annotations.{mc.NPU_CORE}: {value!r} is neither chip ids ('0,1') nor "
+                        "'<chip>-<template>': upstream charges no chip for it")

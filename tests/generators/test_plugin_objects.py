@@ -305,3 +305,51 @@ def test_vgpu_documents_sometimes_carry_a_device_configmap_mig_and_mps_nodes_and
     assert all(seen[k] > 0 for k in ("configmap", "configmap read", "mig nodes", "mig pools", "mps nodes",
                                      "node lock")), seen
     assert seen["configmap"] < seen["vgpu"], seen
+
+
+def test_mindcluster_documents_carry_310p_nodes_and_vnpu_pods_that_load_without_warnings():
+    """generators/devices.py mindcluster_extras (drawn last): with the switch on, 310P nodes whose chips the
+    session builds, pending jobs asking a vNPU by template labels or whole chips, running vNPU pods whose
+    annotation names a chip of their node and one template per node; no document warns."""
+    from schedcheck.reference.api.devices import ascend310p_vnpu as mc, node_devices
+    from schedcheck.reference.api.node_info import NodeInfo
+    from schedcheck.reference.api.task_info import TaskInfo
+    from schedcheck.reference.plugins.deviceshare import device_flags
+
+    seen: Counter[str] = Counter()
+    for doc in with_plugin("deviceshare") + _with_each_device_mode():
+        scenario = scenario_from_document(doc, "<generated>")
+        flags = device_flags(scenario.conf)
+        if not flags.ascend_mindcluster:
+            seen["off"] += 1
+            assert not any(mc.NPU_CORE in n.capacity for n in scenario.objects.nodes)
+            continue
+        seen["on"] += 1
+        assert not scenario.warnings, scenario.warnings
+        for node in scenario.objects.nodes:
+            if mc.NPU_CORE not in node.capacity:
+                continue
+            info = NodeInfo(node)
+            info.set_others(node_devices(node, flags))
+            templates = set()
+            for pod in scenario.objects.pods:
+                if pod.node_name == node.name:
+                    info.add_task(TaskInfo(pod))
+                    if mc.NPU_CORE in pod.annotations:
+                        value = pod.annotations[mc.NPU_CORE]
+                        templates.add(value.split("-")[1] if "-" in value else "")
+                        seen["running vnpu pods"] += 1
+                        seen["unstable"] += mc.REAL_USE not in pod.annotations
+            pool = info.others[mc.DEVICE_NAME].deep_copy()
+            pool.init_session(info)
+            assert pool.valid and pool.chips, node.name
+            assert all(c.used.aicore <= c.total.aicore and c.used.aicpu <= c.total.aicpu for c in pool.chips.values())
+            assert len(templates) <= 1 and set(pool.con_cache) == templates
+            seen["310p nodes"] += 1
+            seen["10-core chips"] += pool.ai_core_per_chip == 10
+        for pod in scenario.objects.pods:
+            if mc.pod_asks(pod) and not pod.node_name:
+                seen["whole" if mc.pod_cores(pod) % 8 == 0 else "vnpu"] += 1
+    assert all(seen[k] > 0 for k in ("off", "on", "310p nodes", "10-core chips", "running vnpu pods", "unstable",
+                                     "whole", "vnpu")), seen
+    assert seen["off"] > seen["on"], seen

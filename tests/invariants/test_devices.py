@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from schedcheck.invariants.engine import InvariantEngine
-from schedcheck.reference.api.devices import ascend_hami, gpushare, vgpu
+from schedcheck.reference.api.devices import ascend310p_vnpu, ascend_hami, gpushare, vgpu
 from schedcheck.runner import run_scenario
 from schedcheck.scenario.loader import load_scenario
 
@@ -65,3 +65,36 @@ def test_assigned_exists_fires_on_an_ascend_device_of_another_node(monkeypatch):
 
 def test_assigned_exists_passes_an_ascend_device_of_the_pods_node():
     assert _violations(["device.assigned-exists"], "deviceshare-ascend-fit-no-fit.yaml") == []
+
+
+def test_within_capacity_fires_when_a_mindcluster_chip_is_filled_beyond_its_cores(monkeypatch):
+    # every chip meets every request: infer-0's vir01 lands on m1's chip 0, which a whole-chip pod fills
+    monkeypatch.setattr(ascend310p_vnpu.VChip, "meets", lambda self, req: True)
+    assert "device.within-capacity" in _violations(["device.within-capacity"],
+                                                   "deviceshare-mindcluster-no-room-passes-predicate.yaml")
+
+
+def test_within_capacity_passes_a_mindcluster_chip_filled_to_the_brim():
+    # infer-0 takes chip 0's last 2 cores (8 of 8; its AI CPUs, 8 of 7, are upstream's own overcharge)
+    assert _violations(["device.within-capacity"], "deviceshare-mindcluster-downgrade-overcharge.yaml") == []
+
+
+def test_within_capacity_does_not_count_what_the_session_open_charged(monkeypatch):
+    # the world already overfills chip 0 (a whole chip and a vir01 on it): not the session's doing
+    original = ascend310p_vnpu.NPUDevices._add_placed
+
+    def twice(self, pod, chip_total):
+        original(self, pod, chip_total)
+        original(self, pod, chip_total)
+
+    monkeypatch.setattr(ascend310p_vnpu.NPUDevices, "_add_placed", twice)
+    assert _violations(["device.within-capacity"], "deviceshare-mindcluster-no-room-passes-predicate.yaml") == []
+
+
+def test_assigned_exists_fires_on_a_mindcluster_chip_the_node_lacks(monkeypatch):
+    monkeypatch.setattr(ascend310p_vnpu.NPUDevices, "select_chip", lambda self, req: ("7", ""))
+    assert "device.assigned-exists" in _violations(["device.assigned-exists"], "deviceshare-mindcluster-batch-score.yaml")
+
+
+def test_assigned_exists_passes_a_mindcluster_chip_of_the_pods_node():
+    assert _violations(["device.assigned-exists"], "deviceshare-mindcluster-batch-score.yaml") == []

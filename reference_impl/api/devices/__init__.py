@@ -2,7 +2,8 @@
 
 A NodeInfo keeps one pool per registered device kind in `others` (upstream's NodeInfo.Others): the
 GPU-share pool (`gpushare.py`, device name "GpuShare"), the HAMi vGPU pool (`vgpu.py`, "hamivgpu") and
-a HAMi Ascend vNPU pool per configured vNPU kind (`ascend_hami.py`, "Ascend310P" by default).
+a HAMi Ascend vNPU pool per configured vNPU kind (`ascend_hami.py`, "Ascend310P" by default) and
+the mindcluster 310P vNPU pool (`ascend310p_vnpu.py`, "ascend310p-vNPU", on every node).
 Which pools exist is decided by the deviceshare plugin's switches (`DeviceFlags`); upstream keeps them in
 package-level variables that the plugin sets when it is built, the reference keeps them on the cache.
 
@@ -14,7 +15,7 @@ returned as the annotations the scheduler writes on the pod at bind), deep_copy.
 
 from __future__ import annotations
 
-from schedcheck.reference.api.devices import ascend_hami, gpushare, vgpu
+from schedcheck.reference.api.devices import ascend310p_vnpu, ascend_hami, gpushare, vgpu
 from schedcheck.reference.api.devices.base import DeviceFlags
 
 __all__ = ["DeviceFlags", "node_devices"]
@@ -33,6 +34,8 @@ def node_devices(node, flags: DeviceFlags) -> dict:
         pool = vgpu.GPUDevices.from_node(node, flags)
         if pool is not None:
             others[vgpu.DEVICE_NAME] = pool
+    if flags.ascend_mindcluster:  # every node, whatever it offers (initialised at session open)
+        others[ascend310p_vnpu.DEVICE_NAME] = ascend310p_vnpu.node_pool(node, flags)
     if flags.ascend_hami:
         others.update(ascend_hami.node_pools(node, flags))
     return others

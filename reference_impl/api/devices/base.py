@@ -17,6 +17,7 @@ UNSCHEDULABLE_AND_UNRESOLVABLE = 3
 INT64_MAX = 2**63 - 1
 GPUSHARE_DEVICE = "GpuShare"
 VGPU_DEVICE = "hamivgpu"
+MINDCLUSTER_VNPU_DEVICE = "ascend310p-vNPU"
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class DeviceFlags:
     vgpu: bool = False  # deviceshare.VGPUEnable
     schedule_policy: str = ""  # deviceshare.SchedulePolicy (vgpu.SchedulePolicy)
     ascend_hami: bool = False  # deviceshare.AscendHAMiVNPUEnable (hami.AscendHAMiVNPUEnable)
+    ascend_mindcluster: bool = False  # deviceshare.AscendMindClusterVNPUEnable (vnpu.AscendMindClusterVNPUEnable)
     node_lock: bool = False  # deviceshare.NodeLockEnable (gpushare / vgpu NodeLockEnable)
     # deviceshare.KnownGeometriesCMName / -Namespace of the first build (config.InitDevicesConfig runs once)
     cm_name: str = DEFAULT_CM_NAME
@@ -36,7 +38,7 @@ class DeviceFlags:
 
     @property
     def any(self) -> bool:
-        return self.gpu_sharing or self.gpu_number or self.vgpu or self.ascend_hami
+        return self.gpu_sharing or self.gpu_number or self.vgpu or self.ascend_hami or self.ascend_mindcluster
 
     def registered(self) -> list[str]:
         """api.RegisteredDevices, in upstream's registration order."""
@@ -45,6 +47,8 @@ class DeviceFlags:
             names.append(GPUSHARE_DEVICE)
         if self.vgpu:
             names.append(VGPU_DEVICE)
+        if self.ascend_mindcluster:
+            names.append(MINDCLUSTER_VNPU_DEVICE)
         if self.ascend_hami:  # one name per vNPU kind of the device configuration
             names += [c.common_word for c in self.config.vnpu_configs]
         return names
