@@ -57,7 +57,7 @@ from schedcheck.reference.api.unschedule_info import (
     StatusCode,
 )
 from schedcheck.reference.framework.arguments import as_arguments
-from schedcheck.reference.framework.session import Session
+from schedcheck.reference.framework.session import NominationRecord, Session
 from schedcheck.reference.framework.statement import (
     Statement,
     StatementError,
@@ -387,6 +387,9 @@ class Allocate(Action):
         nomination and the worksheet tasks' pods' nominated nodes are cleared."""
         ssn = self.ssn
         pinned = sub.nominated_hyper_node
+        record = NominationRecord(ssn.current_action, job.uid, sub.uid, pinned, "invalidated",
+                                  {t.key: t.pod.nominated_node_name for t in _in_order(tasks)})
+        ssn.nominations.append(record)
         leaves = ssn.real_nodes_list.get(pinned) or []
         plan = self._validate_nomination(job, sub, tasks, {n.name for n in leaves}) if leaves else None
         stmt: Statement | None = None
@@ -409,6 +412,9 @@ class Allocate(Action):
             return None, 0.0
         while not tasks.empty():  # the worksheet is spent: no search follows
             tasks.pop()
+        record.outcome = "redeemed"
+        record.placed = {task.key: node.name for task, node in plan or ()
+                         if task.status in (TaskStatus.Allocated, TaskStatus.Pipelined) and task.node_name == node.name}
         sub.allocated_hyper_node = lca_hyper_node(ssn.hyper_nodes, sub.allocated_hyper_node, pinned)
         return stmt, 0.0
 
