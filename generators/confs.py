@@ -53,6 +53,7 @@ ACTION_ORDERS: tuple[str, ...] = (
 GANG_ACTION_ORDERS: tuple[str, ...] = (
     "enqueue, allocate, gangpreempt, backfill",
     "enqueue, allocate, gangreclaim, gangpreempt, backfill",
+    "enqueue, gangpreempt, allocate, backfill",  # allocate after the gang action: the nomination fast path
 )
 
 

@@ -11,9 +11,10 @@ is not Pending, passes JobValid and its queue exists) gets one statement:
    queue with a strictly lower job priority, whose PodGroup does not opt out of preemption
    (`volcano.sh/preemptable` annotation or label; unset means allowed). Per victim job the
    candidates are split into bundles: "safe" tasks (lowest task priority first, then UID), taken
-   while the job stays gang-ready (ReadyTaskNum − minAvailable and the per-role surplus), and a
-   "whole" bundle of the rest, whose eviction breaks the gang. A job already not ready is one safe
-   bundle.
+   while the job stays gang-ready (ReadyTaskNum − minAvailable, the per-role surplus and, with
+   subgroup policies, each group's ready subjobs beyond minSubGroups, where a subjob already missing
+   a pod costs nothing more), and a "whole" bundle of the rest, whose eviction breaks the gang. A
+   job already not ready is one safe bundle.
 3. Bundles are sorted: safe before whole, then the victim job that would be scheduled later first
    (!JobOrderFn), then ROI (freed resources capped at the need, over the job's whole request;
    safe bundles have an infinite ROI), then job UID, first task UID, size. The flattened list goes
@@ -40,8 +41,7 @@ each subjob on the hypernodes of the subjob's evict gradients in the domain, fir
 other job on the domain's nodes. On commit each subjob the plan placed is nominated to the hypernode it
 was placed in (SubJobInfo.nominated_hyper_node; the domain itself for a job without a hard topology);
 only a later allocate of the same session reads it, since the cache is never given it back. The pods'
-nominated nodes are written at session close as for every pipeline after an eviction. Not modelled:
-the subjob-group surplus of the bundles (minSubGroups).
+nominated nodes are written at session close as for every pipeline after an eviction.
 """
 
 from __future__ import annotations
