@@ -54,6 +54,9 @@ GANG_ACTION_ORDERS: tuple[str, ...] = (
     "enqueue, allocate, gangpreempt, backfill",
     "enqueue, allocate, gangreclaim, gangpreempt, backfill",
 )
+# Drawn in place of the first gang order now and then (a draw only on that path, so the other draws keep
+# their shape): allocate after the gang action, the only place allocate's nomination fast path is reached.
+GANG_THEN_ALLOCATE = "enqueue, gangpreempt, allocate, backfill"
 
 
 # ---------------------------------------------------------------- tiers
@@ -290,6 +293,8 @@ def scheduler_confs(
     """
     orders = tuple(action_orders) + (GANG_ACTION_ORDERS if gang_actions else ())
     actions_text = draw(choice(orders))
+    if actions_text == GANG_ACTION_ORDERS[0] and draw(rarely(50)):
+        actions_text = GANG_THEN_ALLOCATE
     actions = [a.strip() for a in actions_text.split(",")]
     tiers = copy.deepcopy(TIER_SETS[draw(choice(tuple(tier_sets)))])
     names = _names(tiers)

@@ -291,6 +291,33 @@ def _bound_task_pipelined_again(ctx: CheckContext, violation: Violation) -> bool
 GANG_ACTIONS = ("gangpreempt", "gangreclaim")
 
 
+def _gang_pipelined_task_placed_again(ctx: CheckContext, violation: Violation) -> bool:
+    """F39: a gang action's committed plan replays saved task copies, so its subjob's own index still lists
+    each task it pipelined Pending (F10's mechanism); an allocate later in the same session builds its
+    worksheet from that index and places (or fails to place, whose rollback takes the pipelined copy off its
+    node) those records again, by the nomination fast path onto the pods' nominated nodes or by the normal
+    search. The violation names such a task, by key or uid, its job, the job's queue, or a node either
+    placement touched."""
+    pipelined: set[str] = set()
+    again: list[Any] = []
+    for op in ctx.ssn.operations:
+        if op.action in GANG_ACTIONS and op.op == "pipeline":
+            pipelined.add(op.task)
+        elif op.action not in GANG_ACTIONS and op.task in pipelined \
+                and op.op in ("allocate", "pipeline", "unallocate", "unpipeline", "bind"):
+            again.append(op)
+    if not again:
+        return False
+    keys = {op.task for op in again}
+    names = keys | {op.task_uid for op in again}
+    jobs = {op.job for op in again}
+    nodes = {op.node for op in ctx.ssn.operations if op.task in keys and op.node}
+    queues = _with_ancestors(ctx, {ctx.ssn.jobs[job].queue for job in jobs if job in ctx.ssn.jobs})
+    return any(name in names for name in _named(violation, "task")) or any(
+        job in jobs for job in _named(violation, "job")) or any(queue in queues for queue in _named(violation, "queue")) \
+        or any(node in nodes for node in _named(violation, "node"))
+
+
 def _with_ancestors(ctx: CheckContext, queues: set[str]) -> set[str]:
     """The queues and every ancestor (capacity's hierarchy charges them all, up to root)."""
     out: set[str] = set()
@@ -424,6 +451,16 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                    # the failed re-pipeline's rollback takes the bound task off its node, while the predicates
                    # plugin's view keeps it (its AllocateFunc ran before the node refused the task twice)
                    "node.predicates-pod-view")),
+    *(KnownFinding("F39", rule,
+                   "an allocate after gangpreempt or gangreclaim in the same session places again the tasks the gang "
+                   "action just pipelined (their subjob's index still lists them Pending): the nomination fast path "
+                   "binds them on their pods' nominated nodes while the pipelined copies stay on theirs, and a failed "
+                   "attempt's rollback takes a pipelined copy off its node",
+                   "docs/findings.md #39", _gang_pipelined_task_placed_again)
+      for rule in ("task.single-node", "statement.events-balanced", "statement.discard-restores",
+                   "statement.discard-no-trace", "node.predicates-pod-view", "gang.session-atomic",
+                   "gang.sub-groups-ready", "queue.drf-allocated", "queue.drf-share", "queue.proportion-allocated",
+                   "queue.capacity-allocated")),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

@@ -315,3 +315,31 @@ def _node_with_room(ssn, job, members: set[str], held: list, need: Resource, min
                 and others + len(held) <= node.allocatable.max_task_num:
             return name
     return None
+
+
+@invariant("topology.nomination-within-hypernode", "allocate's nomination fast path places each task of a nominated "
+           "subjob only on its pod's nominated node, and that node lies inside the hypernode gangpreempt or "
+           "gangreclaim nominated", "job",
+           "allocate.go (allocateFromNomination, validateNomination); actions/utils/util.go (ApplySubJobNominations)",
+           (CLOSE,))
+def nomination_within_hypernode(ctx: CheckContext) -> Iterator[Violation]:
+    """Judges the session's record of redeemed nominations against the hypernode tree restated from the
+    objects (none: a broken tree, upstream then places no topology job, so only the nominated node is judged)."""
+    records = [r for r in getattr(ctx.ssn, "nominations", ()) if r.outcome == "redeemed"]
+    if not records:
+        return
+    tree = topology_tree(ctx)
+    leaves = tree[0] if tree is not None else None
+    for record in records:
+        inside = leaves.get(record.hyper_node) if leaves is not None else None
+        for task, node in sorted(record.placed.items()):
+            nominated = record.nominated_nodes.get(task, "")
+            if node != nominated:
+                yield Violation("", f"task {task} of subjob {record.sub_job} was placed on {node} by the nomination "
+                                    f"fast path, but its pod's nominated node was {nominated or '(none)'}",
+                                [f"task {task}", f"job {record.job}", f"node {node}"], nominated, node)
+            if leaves is not None and (inside is None or node not in inside):
+                yield Violation("", f"task {task} of subjob {record.sub_job} was placed on {node}, outside the "
+                                    f"nominated hypernode {record.hyper_node}",
+                                [f"task {task}", f"job {record.job}", f"node {node}"],
+                                sorted(inside or ()), node)

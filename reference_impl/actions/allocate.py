@@ -23,8 +23,17 @@ the first tier with any solution wins, the job going to the hypernode whose subj
 highest. The hypernode a job and its subjob hold is their lowest common ancestor with the new one,
 recorded after the job's statement commits. Jobs wait while the topology is not ready.
 
-Not modelled: subgroup policies (a job's only subjob is its default one), the gang* nomination fast
-path, scheduling-gate removal.
+Nomination fast path (allocateFromNomination): a subjob gangpreempt or gangreclaim nominated earlier
+in the session (SubJobInfo.nominated_hyper_node) is tried first, in the flat branch and at the start of
+allocateForSubJob: every worksheet task must be allocatable, carry a pod nominated node among the
+nominated hypernode's leaves and in the session, and pass PrePredicate and allocate's predicate there,
+all judged before any is placed; then each is allocated (Idle) or pipelined (FutureIdle) on its node, or
+silently left when neither fits, and the worksheet is emptied; the statement is not checked for the
+subjob being ready. Any miss (or a failed allocation, whose statement is discarded) clears the
+nomination and the worksheet tasks' pods' nominated nodes (the pods are the cache's, as upstream shares
+them) and the normal path runs. A committed job's nomination is cleared.
+
+Not modelled: scheduling-gate removal.
 """
 
 from __future__ import annotations
@@ -48,7 +57,7 @@ from schedcheck.reference.api.unschedule_info import (
     StatusCode,
 )
 from schedcheck.reference.framework.arguments import as_arguments
-from schedcheck.reference.framework.session import Session
+from schedcheck.reference.framework.session import NominationRecord, Session
 from schedcheck.reference.framework.statement import (
     Statement,
     StatementError,
@@ -118,6 +127,14 @@ def organize_worksheet(ssn: Session, job: JobInfo, keep: Callable[[TaskInfo], bo
             worksheet.sub_jobs.push(sub)
             worksheet.tasks[sub.uid] = tasks
     return worksheet
+
+
+def _in_order(tasks: PriorityQueue) -> list[TaskInfo]:
+    """The queue's items as popping a copy of it gives them."""
+    preview, out = tasks.clone(), []
+    while not preview.empty():
+        out.append(preview.pop())
+    return out
 
 
 def _placed(saved: dict[str, list[StatementOp]], names: list[str]) -> list[TaskInfo]:
@@ -221,11 +238,17 @@ class Allocate(Action):
                     if not worksheet.empty():
                         jobs.push(job)
             else:
+                sub = job.sub_jobs.get(job.default_sub_job_id)
                 tasks = worksheet.tasks.get(job.default_sub_job_id)
-                if tasks is not None:
-                    stmt = self.allocate_resources_for_tasks(job, tasks)
+                if sub is not None and tasks is not None:
+                    stmt = None
+                    if sub.nominated_hyper_node:  # gangpreempt / gangreclaim's pin, honoured first
+                        stmt, _ = self.allocate_from_nomination(job, sub, tasks)
+                    if stmt is None:
+                        stmt = self.allocate_resources_for_tasks(job, tasks, sub=sub)
                     if stmt is not None and ssn.job_ready(job):
                         stmt.commit()
+                        sub.nominated_hyper_node = ""  # redeemed
                         if len(tasks) > 0:
                             jobs.push(job)
             queues.push(queue)
@@ -286,6 +309,10 @@ class Allocate(Action):
         ssn = self.ssn
         if tasks.empty():
             return None, 0.0
+        if sub.nominated_hyper_node:
+            stmt, score = self.allocate_from_nomination(job, sub, tasks)
+            if stmt is not None:
+                return stmt, score
         for gradient in ssn.hyper_node_gradient_for_sub_job_fn(sub, hyper_node_for_job, "allocate"):
             saved, left = {}, {}
             for hyper_node in gradient:
@@ -348,6 +375,74 @@ class Allocate(Action):
             sub = job.sub_jobs.get(uid)
             if sub is not None:
                 sub.allocated_hyper_node = lca_hyper_node(hyper_nodes, sub.allocated_hyper_node, hyper_node)
+                sub.nominated_hyper_node = ""  # the nomination is redeemed by this commit
+
+    # -- the nomination fast path (allocateFromNomination) -------------------------------
+
+    def allocate_from_nomination(self, job: JobInfo, sub: SubJobInfo, tasks: PriorityQueue
+                                 ) -> tuple[Statement | None, float]:
+        """Place the subjob's worksheet tasks each on its pod's nominated node under the subjob's nominated
+        hypernode, without a search: (statement, score 0) on success, the worksheet drained and the
+        subjob holding the LCA of its hypernode and the nominated one; (None, 0) on any miss, after the
+        nomination and the worksheet tasks' pods' nominated nodes are cleared."""
+        ssn = self.ssn
+        pinned = sub.nominated_hyper_node
+        record = NominationRecord(ssn.current_action, job.uid, sub.uid, pinned, "invalidated",
+                                  {t.key: t.pod.nominated_node_name for t in _in_order(tasks)})
+        ssn.nominations.append(record)
+        leaves = ssn.real_nodes_list.get(pinned) or []
+        plan = self._validate_nomination(job, sub, tasks, {n.name for n in leaves}) if leaves else None
+        stmt: Statement | None = None
+        if plan is not None:
+            stmt = Statement(ssn)
+            for task, node in plan:
+                if sub.network_topology is not None:
+                    task.job_allocated_hyper_node = pinned
+                try:
+                    self.allocate_resources_for_task(stmt, task, node)
+                except StatementError:
+                    stmt.discard()
+                    stmt = None
+                    break
+        if stmt is None:
+            sub.nominated_hyper_node = ""  # invalidateSubJobNomination
+            for task in _in_order(tasks):
+                if task.pod.nominated_node_name:
+                    task.pod.nominated_node_name = ""
+            return None, 0.0
+        while not tasks.empty():  # the worksheet is spent: no search follows
+            tasks.pop()
+        record.outcome = "redeemed"
+        record.placed = {task.key: node.name for task, node in plan or ()
+                         if task.status in (TaskStatus.Allocated, TaskStatus.Pipelined) and task.node_name == node.name}
+        sub.allocated_hyper_node = lca_hyper_node(ssn.hyper_nodes, sub.allocated_hyper_node, pinned)
+        return stmt, 0.0
+
+    def _validate_nomination(self, job: JobInfo, sub: SubJobInfo, tasks: PriorityQueue,
+                             leaf_names: set[str]) -> list[tuple[TaskInfo, NodeInfo]] | None:
+        """validateNomination: every task in task order, each against the state before any of them is
+        placed: allocatable, a nominated node inside the pinned leaves and in the session, PrePredicate,
+        then allocate's predicate on that node. The (task, node) plan, or None at the first miss."""
+        ssn = self.ssn
+        queue = ssn.queues[job.queue]
+        helper = PredicateHelper(ssn)
+        plan: list[tuple[TaskInfo, NodeInfo]] = []
+        for task in _in_order(tasks):
+            if not ssn.allocatable(queue, task):
+                return None
+            nominated = task.pod.nominated_node_name
+            if not nominated or nominated not in leaf_names:
+                return None
+            node = ssn.nodes.get(nominated)
+            if node is None:
+                return None
+            if ssn.pre_predicate_fn(task) is not None:
+                return None
+            candidates, _ = helper.predicate_nodes(task, [node], self.predicate, self.enable_predicate_error_cache)
+            if not candidates:
+                return None
+            plan.append((task, node))
+        return plan
 
     # -- placing a job's tasks ----------------------------------------------------------
 

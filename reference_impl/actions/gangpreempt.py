@@ -11,9 +11,10 @@ is not Pending, passes JobValid and its queue exists) gets one statement:
    queue with a strictly lower job priority, whose PodGroup does not opt out of preemption
    (`volcano.sh/preemptable` annotation or label; unset means allowed). Per victim job the
    candidates are split into bundles: "safe" tasks (lowest task priority first, then UID), taken
-   while the job stays gang-ready (ReadyTaskNum − minAvailable and the per-role surplus), and a
-   "whole" bundle of the rest, whose eviction breaks the gang. A job already not ready is one safe
-   bundle.
+   while the job stays gang-ready (ReadyTaskNum − minAvailable, the per-role surplus and, with
+   subgroup policies, each group's ready subjobs beyond minSubGroups, where a subjob already missing
+   a pod costs nothing more), and a "whole" bundle of the rest, whose eviction breaks the gang. A
+   job already not ready is one safe bundle.
 3. Bundles are sorted: safe before whole, then the victim job that would be scheduled later first
    (!JobOrderFn), then ROI (freed resources capped at the need, over the job's whole request;
    safe bundles have an infinite ROI), then job UID, first task UID, size. The flattened list goes
@@ -37,9 +38,10 @@ Hypernodes. The domains are up to `maxDomains` (default 8) hypernodes from the j
 none; each domain is searched with its own nodes. Inside a domain the plan goes subjob by subjob (the
 worksheet allocate would build, read from the subjobs' own status indexes): a hard-topology job tries
 each subjob on the hypernodes of the subjob's evict gradients in the domain, first success wins; any
-other job on the domain's nodes. Not modelled: the nominated hypernode upstream records per subjob on
-commit (only a later allocate of the same session reads it), and the subjob-group surplus of the
-bundles (minSubGroups).
+other job on the domain's nodes. On commit each subjob the plan placed is nominated to the hypernode it
+was placed in (SubJobInfo.nominated_hyper_node; the domain itself for a job without a hard topology);
+only a later allocate of the same session reads it, since the cache is never given it back. The pods'
+nominated nodes are written at session close as for every pipeline after an eviction.
 """
 
 from __future__ import annotations
@@ -126,6 +128,15 @@ def is_job_preemptable_for_gang_eviction(job: JobInfo) -> bool:
     return True
 
 
+def apply_sub_job_nominations(job: JobInfo, placed: dict[str, str]) -> None:
+    """ApplySubJobNominations, after the job's statement committed: each subjob the plan placed is
+    nominated to its hypernode (allocate's fast path honours it later in the same session)."""
+    for uid, hyper_node in placed.items():
+        sub = job.sub_jobs.get(uid)
+        if sub is not None and hyper_node:
+            sub.nominated_hyper_node = hyper_node
+
+
 class GangEvictionAction(Action):
     """The common loop of gangpreempt and gangreclaim; subclasses pick candidates and their order."""
 
@@ -165,9 +176,10 @@ class GangEvictionAction(Action):
 
     def _evict_for(self, queue: QueueInfo, job: JobInfo) -> None:
         stmt = Statement(self.ssn)
-        self.evict_in_domains(stmt, queue, job)
+        placed = self.evict_in_domains(stmt, queue, job)
         if self.ssn.job_pipelined(job):
             stmt.commit()
+            apply_sub_job_nominations(job, placed)
         else:
             stmt.discard()
 
@@ -175,22 +187,25 @@ class GangEvictionAction(Action):
         """Whether the queue may evict for these tasks at all (gangreclaim asks Preemptive)."""
         return True
 
-    def evict_in_domains(self, stmt: Statement, queue: QueueInfo, job: JobInfo) -> None:
+    def evict_in_domains(self, stmt: Statement, queue: QueueInfo, job: JobInfo) -> dict[str, str]:
+        """The plan replayed into `stmt`, if any; returns the hypernode of each subjob it placed."""
         ssn = self.ssn
         pending = collect_pending_tasks(ssn, job)
         if not pending or not self.admits(queue, pending):
-            return
+            return {}
         need = sum_init_resreq(pending)
         for domain in candidate_domains(ssn, job, self.settings.max_domains):
             nodes = list(ssn.real_nodes_list.get(domain, []))
             if not nodes:
                 continue
             bundles = self.select_domain_bundles(job, pending, need, domain, nodes)
-            if bundles and self._try_bundles(stmt, queue, job, need, bundles, domain, nodes):
-                return
+            placed = self._try_bundles(stmt, queue, job, need, bundles, domain, nodes) if bundles else None
+            if placed is not None:
+                return placed
+        return {}
 
     def _try_bundles(self, stmt: Statement, queue: QueueInfo, job: JobInfo, need: Resource,
-                     bundles: list[Bundle], domain: str, nodes: list[NodeInfo]) -> bool:
+                     bundles: list[Bundle], domain: str, nodes: list[NodeInfo]) -> dict[str, str] | None:
         ssn = self.ssn
         idle = sum_idle_and_releasing(nodes)
         hyper_node = ssn.hyper_nodes.get(domain) or ssn.hyper_nodes[CLUSTER_TOP_HYPER_NODE]
@@ -202,8 +217,8 @@ class GangEvictionAction(Action):
             found = build_nomination_plan(ssn, queue, job, hyper_node, list(selected), self.reason,
                                           self.settings.enable_predicate_error_cache)
             if found is not None and recover_operations(stmt, found[0]):
-                return True
-        return False
+                return found[1]
+        return None
 
     def select_domain_bundles(self, job: JobInfo, pending: list[TaskInfo], need: Resource, domain: str,
                               nodes: list[NodeInfo]) -> list[Bundle]:

@@ -4,7 +4,10 @@ A pod matching a policy's labelSelector belongs to the subjob named by the polic
 matchLabelKeys labels (a pod missing one of them matches no policy); every other pod belongs to the
 job's default subjob. A subjob of a policy needs subGroupSize pods (1 when unset); the default subjob of a
 job without policies needs the job's minMember, of a job with policies 1. Each subjob carries its own copy
-of a network topology (the policy's, or the job's for the default subjob) and its allocated hypernode.
+of a network topology (the policy's, or the job's for the default subjob), its allocated hypernode and
+the hypernode gangpreempt / gangreclaim nominated for it (read by allocate's fast path). A job's clone
+copies both (CloneStatusFrom), but the cache's copy is only ever given the allocated one back at session
+close (updateJobInfo), so a nomination lives for the rest of its session only.
 
 A subjob keeps its own status index, written the way upstream writes it: a task leaves the bucket of the
 status the task object *passed in* carries, not the one the job holds. A statement replaying a saved copy
@@ -32,7 +35,7 @@ _READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.A
 
 class SubJobInfo:
     __slots__ = ("gid", "uid", "job", "min_available", "match_index", "network_topology", "allocated_hyper_node",
-                 "task_uids", "status_index")
+                 "nominated_hyper_node", "task_uids", "status_index")
 
     def __init__(self, gid: str, uid: str, job: JobInfo, min_available: int = 1,
                  network_topology: NetworkTopology | None = None, match_values: list[str] | None = None) -> None:
@@ -41,6 +44,7 @@ class SubJobInfo:
         self.network_topology = copy.copy(network_topology)
         self.match_index = _atoi(match_values[0]) if match_values else 0
         self.allocated_hyper_node = ""
+        self.nominated_hyper_node = ""
         self.task_uids: set[str] = set()
         self.status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
 
@@ -50,6 +54,7 @@ class SubJobInfo:
         c.gid, c.uid, c.job, c.min_available = self.gid, self.uid, job, self.min_available
         c.network_topology = copy.copy(self.network_topology)
         c.match_index, c.allocated_hyper_node = self.match_index, self.allocated_hyper_node
+        c.nominated_hyper_node = self.nominated_hyper_node
         c.task_uids, c.status_index = set(), {}
         return c
 

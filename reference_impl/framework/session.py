@@ -102,6 +102,21 @@ class TieRecord:
 
 
 @dataclass
+class NominationRecord:
+    """One try of allocate's nomination fast path on a subjob a gang action nominated: the hypernode, each
+    worksheet task's pod nominated node as validation read it, and, when the plan was placed ("redeemed"),
+    the node each task went to; "invalidated" when validation or the plan missed."""
+
+    action: str
+    job: str
+    sub_job: str
+    hyper_node: str
+    outcome: str  # "redeemed" | "invalidated"
+    nominated_nodes: dict[str, str] = field(default_factory=dict)  # task key -> pod's nominated node
+    placed: dict[str, str] = field(default_factory=dict)  # task key -> node (redeemed only)
+
+
+@dataclass
 class Operation:
     """One scheduling operation as it happened in the session (for traces and reports)."""
 
@@ -164,6 +179,7 @@ class Session:
         self.aborted = False  # an exception (an upstream assertion: upstream panics) cut the actions short
         self.enabled_actions: set[str] = set(conf.actions)
         self.ties: list[TieRecord] = []
+        self.nominations: list[NominationRecord] = []  # allocate's nomination fast path, in order
         # A guided replay (conform): (ssn, task, tied nodes) -> chosen node or None (None: the seeded
         # choice stands); optional methods preferred_victims(ssn) and record_scores(ssn, task, scores).
         self.tie_chooser: Callable[..., Any] | None = None

@@ -107,6 +107,24 @@ def test_role_minimums_make_tasks_unsafe():
     assert [t.name for t in create_job_bundles(job, tasks)[0].tasks] == ["v-1", "v-2", "v-3"]
 
 
+def test_min_sub_groups_make_tasks_of_needed_subjobs_unsafe():
+    # Six running pods in three subjobs of two (label "rank" 0, 1, 2), minSubGroups 2, minMember 1: the job
+    # can lose 5 pods, the group one ready subjob. Order v-1..v-5 (priority 1), v-0 (5).
+    from schedcheck.reference.k8s import LabelSelector, SubGroupPolicy
+    pods = [running(f"v-{i}", "v", priority=5 if i == 0 else 1, labels={"app": "v", "rank": str(i // 2)})
+            for i in range(6)]
+    policy = SubGroupPolicy("workers", sub_group_size=2, min_sub_groups=2,
+                            label_selector=LabelSelector({"app": "v"}), match_label_keys=["rank"])
+    objects = ClusterObjects(nodes=[node("n1", cpu="16")], pods=pods,
+                             pod_groups=[pod_group("v", 1, phase="Running", sub_group_policy=[policy])])
+    job = session(objects, conf(["gang"])).jobs["default/v"]
+    bundles = create_job_bundles(job, [t.clone() for t in job.tasks.values()])
+    # v-1 breaks subjob rank 0 (the spare one); v-2 would break rank 1: whole; v-3 too; v-4, v-5 rank 2: whole.
+    # v-0 belongs to the already broken rank 0: safe again.
+    assert [(b.type, [t.name for t in b.tasks]) for b in bundles] == [
+        (BundleType.SAFE, ["v-1", "v-0"]), (BundleType.WHOLE, ["v-2", "v-3", "v-4", "v-5"])]
+
+
 def test_apply_allowed_tasks_trims_safe_bundles_and_drops_partial_whole_ones():
     job, tasks = _victim_job(ready=4, min_member=2)
     safe, whole = create_job_bundles(job, tasks)

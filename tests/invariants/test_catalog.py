@@ -399,6 +399,7 @@ DEDICATED = {
     "numa.single-numa-node-aligned": "test_numa.py",
     "device.within-capacity": "test_devices.py",
     "device.assigned-exists": "test_devices.py",
+    "topology.nomination-within-hypernode": "test_nomination_rule.py",
 }
 
 

@@ -222,3 +222,26 @@ def test_f10_needs_the_hypernode_search():
     result = run_scenario(scenario_from_document(doc, "flat"), seed=0)
     assert result.binds == {"ml/mpi-1-worker-0": "node-0"} and result.evicted == []
     assert not any(f.get("known") == "F10" for f in result.findings + result.violations)
+
+
+F39_SCENARIOS = [Path(__file__).resolve().parents[1] / "scenarios" / f"allocate-nomination-{name}.yaml"
+                 for name in ("redeemed", "invalidated-falls-back")]
+
+
+def test_allocate_placing_again_what_a_gang_action_pipelined_is_the_known_finding_f36():
+    for path, rule in zip(F39_SCENARIOS, ("task.single-node", "node.predicates-pod-view")):
+        result = run_scenario(load_scenario(path), seed=0)
+        assert result.violations == [] and {f.get("known") for f in result.findings if f.get("known")} == {"F39"}
+        strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F39"}))
+        assert rule in {v["id"] for v in strict.violations}
+
+
+def test_f36_needs_the_gang_action_before_allocate():
+    """The same cluster with allocate first: allocate places serve directly (nothing to re-place), gangpreempt
+    finds serve no longer starving; no F39."""
+    doc = yaml.safe_load(F39_SCENARIOS[0].read_text())
+    doc["schedulerConf"]["actions"] = "allocate, gangpreempt"
+    doc.pop("expect")
+    result = run_scenario(scenario_from_document(doc, "allocate-first"), seed=0)
+    assert result.evicted == [] and sorted(result.binds) == ["data/serve-0", "data/serve-1"]
+    assert not any(f.get("known") == "F39" for f in result.findings + result.violations)

@@ -80,15 +80,37 @@ def create_job_bundles(job: JobInfo, local_tasks: list[TaskInfo]) -> list[Bundle
     if job_surplus < 0:
         return [Bundle(BundleType.SAFE, job, local_tasks, sum_resreq(local_tasks), Resource())]
     role_surplus = _role_surplus(job)
+    # Subgroup policies with minSubGroups: per group, the ready subjobs beyond the minimum; a subjob
+    # already missing a pod ("broken") costs nothing more (CheckSubJobReady's count).
+    enforce_sub_jobs = bool(job.min_sub_jobs)
+    broken: set[str] = set()
+    group_surplus: dict[str, int] = {}
+    if enforce_sub_jobs:
+        for sub in job.sub_jobs.values():
+            if sub.is_ready():
+                group_surplus[sub.gid] = group_surplus.get(sub.gid, 0) + 1
+            else:
+                broken.add(sub.uid)
+        for gid, minimum in job.min_sub_jobs.items():
+            group_surplus[gid] = group_surplus.get(gid, 0) - minimum
     safe, whole = [], []
     for task in local_tasks:
         has_role_min = role_surplus is not None and task.task_role in job.task_min_available
         role_safe = not has_role_min or role_surplus[task.task_role] > 0  # type: ignore[index]
-        if job_surplus > 0 and role_safe:
+        sub = None
+        group_safe = True
+        if enforce_sub_jobs:
+            sub = job.sub_jobs.get(job.task_to_sub_job.get(task.uid, ""))
+            # an orphan task goes to the whole bundle
+            group_safe = sub is not None and (sub.uid in broken or group_surplus.get(sub.gid, 0) > 0)
+        if job_surplus > 0 and role_safe and group_safe:
             safe.append(task)
             job_surplus -= 1
             if has_role_min:
                 role_surplus[task.task_role] -= 1  # type: ignore[index]
+            if sub is not None and sub.uid not in broken:  # its first eviction breaks the subjob
+                broken.add(sub.uid)
+                group_surplus[sub.gid] = group_surplus.get(sub.gid, 0) - 1
         else:
             whole.append(task)
     bundles = []
