@@ -516,6 +516,12 @@ KNOWN_ASSERTIONS: tuple[KnownAssertion, ...] = (
                    "docs/findings.md #32",
                    lambda exc: _raised_in(exc, "simulate", "build_nomination_plan") and _raised_in(exc, "statement",
                                                                                                     "evict")),
+    KnownAssertion("F34", "HAMi Ascend's ScoreNode indexes the empty device list FilterNode let through for a "
+                   "container asking a count of 0 where no device fits (index out of range)",
+                   "docs/findings.md #34", lambda exc: _raised_in(exc, "ascend_hami", "score_node")),
+    KnownAssertion("F40", "numa-aware's batch node order reads every listed node's CPU details through its NUMA info: "
+                   "a node without a Numatopology object is a nil pointer dereference",
+                   "docs/findings.md #40", lambda exc: _raised_in(exc, "numaaware", "batch_node_order")),
 )
 
 

@@ -173,8 +173,11 @@ def test_a_count_of_zero_where_no_device_fits_is_upstreams_score_panic() -> None
     pool, (h, zero) = pool_of(npu_node(devices=(("d0", 7, 21527, 8),)), held, pod("zero", {NPU: "0", MEM: "3072"}))
     pool.add_resource(h)
     assert pool.filter_node(zero, "binpack") == (0, "", None)
-    with pytest.raises(AssertionViolation, match="index out of range"):
+    with pytest.raises(AssertionViolation, match="index out of range") as err:
         pool.score_node(zero, "binpack")
+    from schedcheck.invariants.known import known_assertion_for
+
+    assert known_assertion_for(err.value).id == "F34"  # a known finding, never a red gate
     free, (_h, zero) = pool_of(npu_node(), held, pod("zero", {NPU: "0", MEM: "3072"}))
     assert free.allocate(zero, 0)[0][ALLOCATED] == "d0,Ascend310P,3072,0:;"  # a count of 0 still takes one device
 

@@ -62,6 +62,7 @@ from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import Session
+from schedcheck.reference.util.assertion import assertf
 from schedcheck.reference.plugins import numaaware_cpumanager as cpumanager
 from schedcheck.reference.plugins.numaaware_policy import get_policy
 from schedcheck.reference.util.qos import pod_qos
@@ -196,6 +197,10 @@ class NumaAwarePlugin(Plugin):
             if task.uid not in self.assign_res or not _has_policy(task):
                 return {}
             assignments = self.assign_res[task.uid]
+            for node in nodes:  # getNodeNumaNumForTask reads every node's CPU details through a nil pointer
+                assertf(node.numa_scheduler_info is not None,
+                        f"numa-aware batch node order: node {node.name} has no NUMA info (upstream: invalid memory "
+                        "address or nil pointer dereference in getNodeNumaNumForTask)")
             counts = [numa_node_count(assignments.get(node.name, {}).get(cpumanager.CPU, EMPTY), node)
                       for node in nodes]
             scores = normalize_score(DEFAULT_MAX_NODE_SCORE, True, counts)

@@ -320,3 +320,22 @@ def test_a_record_on_a_node_without_cpu_sets_is_upstreams_nil_dereference():
     s.advance()
     with pytest.raises(AssertionViolation, match="spec.numares lacks"):
         s.cache.snapshot()
+
+
+def test_a_node_without_numa_info_in_the_batch_node_order_is_upstreams_nil_pointer_panic():
+    """docs/findings.md row 40: getNodeNumaNumForTask reads every listed node's CPU details through its NUMA
+    info; a node without one panics master (seen in a generated nightly document through the adapter). The
+    reference raises the upstream assertion there, reported as known finding F40."""
+    from schedcheck.invariants.known import known_assertion_for
+    from schedcheck.reference.util.assertion import AssertionViolation
+
+    objects = ClusterObjects(nodes=[node("numa", cpu="8"), node("plain", cpu="8")],
+                             numatopologies=[topology("numa", policy="best-effort", free="0-3")],
+                             pods=[guaranteed("a-0", "a", "3", policy="best-effort")], pod_groups=[pod_group("a", 1)])
+    s, ssn = session(objects)
+    task = next(t for j in ssn.jobs.values() for t in j.tasks.values())
+    assert ssn.predicate_fn(task, ssn.nodes["numa"]) is None
+    assert ssn.batch_node_order_fn(task, [ssn.nodes["numa"]]) == {"numa": 0.0}
+    with pytest.raises(AssertionViolation, match="nil pointer") as err:
+        ssn.batch_node_order_fn(task, [ssn.nodes["numa"], ssn.nodes["plain"]])
+    assert known_assertion_for(err.value).id == "F40"
