@@ -180,10 +180,13 @@ class PodCondition:
 
 @dataclass
 class PodVolume:
-    """A spec.volumes[] entry backed by a claim (persistentVolumeClaim.claimName); other sources are not kept."""
+    """A spec.volumes[] entry backed by a claim: persistentVolumeClaim.claimName, or a generic ephemeral volume
+    (`ephemeral`: its claim is the one the ephemeral volume controller makes from the template, named after the
+    pod and the volume: see volume_helpers.volume_claim_name). Other sources are not kept."""
 
     name: str
-    claim_name: str
+    claim_name: str = ""  # persistentVolumeClaim.claimName; "" for an ephemeral volume
+    ephemeral: bool = False
 
 
 @dataclass
@@ -418,6 +421,7 @@ class PersistentVolumeClaim:
     selector: LabelSelector | None = None
     phase: str = "Pending"  # status.phase: Pending | Bound | Lost
     resource_version: int = 1
+    controller_uid: str = ""  # metadata.ownerReferences[controller].uid: an ephemeral volume's claim, its pod
 
     @property
     def key(self) -> str:

@@ -244,11 +244,12 @@ def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
     claims = {(c.namespace, c.name): c for c in world.persistent_volume_claims}
     volumes = {v.name: v for v in world.persistent_volumes}
     for volume in task.pod.volumes:
-        claim = claims.get((task.pod.namespace, volume.claim_name))
+        claim_name = f"{task.pod.name}-{volume.name}" if volume.ephemeral else volume.claim_name
+        claim = claims.get((task.pod.namespace, claim_name))
         pv = volumes.get(claim.volume_name) if claim is not None and claim.volume_name else None
         if pv is not None and volume_excludes(pv.node_affinity, node.node):
             yield Violation("", f"{op.action} {op.op}d {op.task} to node {op.node}, which the node affinity of "
-                                f"PersistentVolume {pv.name} (bound to claim {volume.claim_name}) excludes",
+                                f"PersistentVolume {pv.name} (bound to claim {claim_name}) excludes",
                             [f"task {op.task}", f"node {op.node}", f"PersistentVolume {pv.name}"],
                             "a node the pod's bound volumes admit", op.node)
 

@@ -57,6 +57,7 @@ from schedcheck.reference.cache.log import (
 )
 from schedcheck.reference.cache.volumes import (
     DEFAULT_IGNORED_PROVISIONERS,
+    ClaimNotForPod,
     VolumeCaches,
     VolumeWait,
     csi_node_resources,
@@ -273,7 +274,10 @@ class SchedulerCache:
         if not pod.node_name and pod.scheduler_name not in self.scheduler_names:
             return  # a pending pod of another scheduler is not this scheduler's business
         task = TaskInfo(pod)
-        self._add_csi_volumes(task)
+        try:
+            self._add_csi_volumes(task)
+        except ClaimNotForPod:
+            return  # upstream's addPod fails (and retries): the pod is not in the cache
         if pod.resource_claims:
             try:
                 task.dra_resreq, task.claim_dra_resreq, task.claim_keys = task_dra_info(pod, self.dra.claims)

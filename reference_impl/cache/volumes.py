@@ -24,7 +24,13 @@ from schedcheck.reference.k8s import (
     Pod,
     StorageClass,
 )
-from schedcheck.reference.plugins.volume_helpers import CSI_DRIVER_NAME_PARAMETER, claim_class, volume_class
+from schedcheck.reference.plugins.volume_helpers import (
+    CSI_DRIVER_NAME_PARAMETER,
+    claim_class,
+    volume_class,
+    volume_claim_name,
+    volume_is_for_pod,
+)
 from schedcheck.reference.quantity import Quantity
 
 T = TypeVar("T", PersistentVolume, PersistentVolumeClaim)
@@ -154,14 +160,22 @@ def csi_limit_resource(driver: str) -> str:
     return CSI_LIMIT_PREFIX + driver.replace("/", "-")
 
 
+class ClaimNotForPod(Exception):
+    """An ephemeral volume's claim controlled by something else than the pod (VolumeIsForPod)."""
+
+
 def pod_csi_volumes(objects: VolumeObjects, pod: Pod, ignored: frozenset[str]) -> dict[str, int]:
     """getPodCSIVolumes: how many of the pod's claims each CSI driver serves, by limit resource. A claim not
-    found yet counts nothing for the whole pod (upstream adds the task without its volumes and resyncs)."""
+    found yet (an ephemeral volume's included: "<pod>-<volume>") counts nothing for the whole pod (upstream
+    adds the task without its volumes and resyncs); an ephemeral volume's claim the pod does not control
+    raises ClaimNotForPod (upstream's addPod fails: the pod is not in the cache)."""
     counts: dict[str, int] = {}
     for volume in pod.volumes:
-        pvc = objects.pvc(pod.namespace, volume.claim_name)
+        pvc = objects.pvc(pod.namespace, volume_claim_name(pod, volume))
         if pvc is None:
             return {}
+        if volume.ephemeral and (problem := volume_is_for_pod(pod, pvc)):
+            raise ClaimNotForPod(problem)
         driver = claim_csi_driver(objects, pvc)
         if driver and driver not in ignored:
             resource = csi_limit_resource(driver)

@@ -1,6 +1,11 @@
 """VolumeBinding as the predicates plugin runs it (k8s v1.36.1 plugins/volumebinding: volume_binding.go,
 binder.go, with component-helpers storage/volume).
 
+A generic ephemeral volume uses the claim named "<pod>-<volume>" like any other, once it exists and is
+controlled by the pod: a missing one makes the pod wait ("waiting for ephemeral volume controller to create
+the persistentvolumeclaim"), one of another owner refuses it (VolumeIsForPod), both
+UnschedulableAndUnresolvable at PreFilter.
+
 PreFilter sorts the pod's claims: fully bound (a volume name and the bind-completed annotation), unbound
 with delayed binding (WaitForFirstConsumer class, no volume name) and unbound immediate (any other unbound
 claim, pre-bound ones included), which make the pod UnschedulableAndUnresolvable. Filter, per node: every
@@ -15,7 +20,7 @@ A class's PVs are listed in the world's order, where upstream's per-class index 
 small matching PVs the first listed is taken (upstream's pick among them is arbitrary).
 
 Not modelled: CSIStorageCapacity (no CSIDriver opts in, so every node has enough storage), in-tree to CSI
-translation of PVs, generic ephemeral volumes, a bind that times out (the world's PV controller always
+translation of PVs, the ephemeral volume controller (no claim is created in the harness's world), a bind that times out (the world's PV controller always
 binds what the scheduler started), scoring (StorageCapacityScoring is off at v1.36, so the plugin scores 0).
 """
 
@@ -35,10 +40,13 @@ from schedcheck.reference.plugins.volume_helpers import (
     bound_to_claim,
     claim_class,
     find_matching_volume,
+    ephemeral_claim_missing,
     fully_bound,
     pv_fits_node,
     storage,
     topology_allows,
+    volume_claim_name,
+    volume_is_for_pod,
 )
 
 NAME = "VolumeBinding"
@@ -77,7 +85,7 @@ class BindingState:
 
 
 def claim_names(pod: Pod) -> list[str]:
-    return [volume.claim_name for volume in pod.volumes]
+    return [volume_claim_name(pod, volume) for volume in pod.volumes]
 
 
 class VolumeBinding:
@@ -99,15 +107,19 @@ class VolumeBinding:
         return BindingState(claims=claims)
 
     def _claims_problem(self, pod: Pod) -> str:
-        """podHasPVCs: a missing, lost or deleting claim (informer view)."""
-        for name in claim_names(pod):
+        """podHasPVCs: a missing, lost or deleting claim, or an ephemeral volume's claim not controlled by the
+        pod (informer view)."""
+        for volume in pod.volumes:
+            name = volume_claim_name(pod, volume)
             pvc = self.caches.objects.pvc(pod.namespace, name)
             if pvc is None:
-                return f'persistentvolumeclaim "{name}" not found'
+                return ephemeral_claim_missing(name) if volume.ephemeral else f'persistentvolumeclaim "{name}" not found'
             if pvc.phase == "Lost":
                 return f'persistentvolumeclaim "{name}" bound to non-existent persistentvolume "{pvc.volume_name}"'
             if pvc.deletion_timestamp:
                 return f'persistentvolumeclaim "{name}" is being deleted'
+            if volume.ephemeral and (problem := volume_is_for_pod(pod, pvc)):
+                return problem
         return ""
 
     def _sort_claims(self, pod: Pod) -> PodClaims:

@@ -2,7 +2,7 @@
 plugins/nodevolumelimits/csi.go). Both read the informer view (the world's objects), not the assume caches.
 
 VolumeZone: PreFilter collects the zone and region labels (beta and GA keys, values split on "__") of every
-bound claim's PV; a claim of a WaitForFirstConsumer class without a volume is passed over, any other
+bound claim's PV (persistentVolumeClaim volumes only: upstream passes generic ephemeral volumes over); a claim of a WaitForFirstConsumer class without a volume is passed over, any other
 unresolved claim fails the pod. Filter: a node with none of those labels passes; otherwise each PV label's
 key (or its GA key) must be on the node with one of the PV's values.
 
@@ -10,8 +10,10 @@ NodeVolumeLimits: the pod's claims resolve to (CSI driver, volume handle): the b
 claim's StorageClass (its provisioner, and a handle per claim); in-tree provisioners count under their CSI
 driver only when the node has a CSINode. Volumes already on the node (its pods' and its
 VolumeAttachments') are not counted again; a driver whose CSINode entry reports allocatable.count fails
-the node (Unschedulable) when attached + new exceeds it. In-tree PV sources are not read (they would need
-CSI translation), nor inline or ephemeral volumes.
+the node (Unschedulable) when attached + new exceeds it. A generic ephemeral volume counts through its claim
+("<pod>-<volume>") like a named one, once the claim is controlled by the pod: one of another owner is an
+error (an Error status, for the pod placed or for a pod on the node). In-tree PV sources are not read (they
+would need CSI translation), nor inline volumes.
 """
 
 from __future__ import annotations
@@ -21,7 +23,12 @@ from collections import Counter
 from schedcheck.reference.api.unschedule_info import Status, StatusCode
 from schedcheck.reference.cache.volumes import VolumeObjects
 from schedcheck.reference.k8s import CSINode, Node, PersistentVolumeClaim, Pod
-from schedcheck.reference.plugins.volume_helpers import WAIT_FOR_FIRST_CONSUMER, claim_class
+from schedcheck.reference.plugins.volume_helpers import (
+    WAIT_FOR_FIRST_CONSUMER,
+    claim_class,
+    volume_claim_name,
+    volume_is_for_pod,
+)
 
 ZONE_NAME = "VolumeZone"
 ZONE_STATE = "PreFilterVolumeZone"
@@ -56,6 +63,8 @@ def zone_pre_filter(objects: VolumeObjects, pod: Pod) -> tuple[list[PVTopology],
     """The PVs' topologies, or a Skip (none) or failing status."""
     topologies: list[PVTopology] = []
     for volume in pod.volumes:
+        if volume.ephemeral:
+            continue  # getPersistentVolumeClaimNameFromPod reads persistentVolumeClaim sources only
         pvc = objects.pvc(pod.namespace, volume.claim_name)
         if pvc is None:
             return [], Status(UAU, f'persistentvolumeclaim "{volume.claim_name}" not found')
@@ -116,13 +125,19 @@ def limits_pre_filter(pod: Pod) -> bool:
 def limits_filter(objects: VolumeObjects, pod: Pod, node_name: str, node_pods: list[Pod]) -> Status | None:
     csi_node = objects.csi_node(node_name)
     new: dict[str, str] = {}
-    missing = _attachable(objects, pod, csi_node, new, new_pod=True)
-    if missing:
-        return Status(UAU, f"looking up PVC {pod.namespace}/{missing}: persistentvolumeclaim \"{missing}\" not found")
+    try:
+        _attachable(objects, pod, csi_node, new, new_pod=True)
+    except MissingClaim as err:
+        return Status(UAU, str(err))
+    except NotForPod as err:
+        return Status(StatusCode.Error, str(err))
     limits = volume_limits(csi_node)
     if not new or not limits:
         return None
-    attached = _attached_counts(objects, node_name, node_pods, csi_node, new)
+    try:
+        attached = _attached_counts(objects, node_name, node_pods, csi_node, new)
+    except NotForPod as err:
+        return Status(StatusCode.Error, str(err))
     for driver, count in Counter(new.values()).items():
         if driver in limits and attached[driver] + count > limits[driver]:
             return Status(StatusCode.Unschedulable, REASON_MAX_VOLUME_COUNT)
@@ -151,20 +166,31 @@ def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
     return {d.name: d.allocatable_count for d in csi_node.drivers if d.allocatable_count is not None}
 
 
+class MissingClaim(Exception):
+    """The pod being placed uses a claim that does not exist: UnschedulableAndUnresolvable."""
+
+
+class NotForPod(Exception):
+    """An ephemeral volume's claim is not controlled by the pod (VolumeIsForPod): an Error status."""
+
+
 def _attachable(objects: VolumeObjects, pod: Pod, csi_node: CSINode | None, out: dict[str, str],
-                new_pod: bool) -> str:
+                new_pod: bool) -> None:
     """filterAttachableVolumes: add the pod's volumes (unique name -> driver). A claim that does not exist
-    stops the pod being placed (its name is returned); another pod's is passed over."""
+    stops the pod being placed (MissingClaim); another pod's is passed over. An ephemeral volume's claim of
+    another owner stops either (NotForPod)."""
     for volume in pod.volumes:
-        pvc = objects.pvc(pod.namespace, volume.claim_name)
+        name = volume_claim_name(pod, volume)
+        pvc = objects.pvc(pod.namespace, name)
         if pvc is None:
             if new_pod:
-                return volume.claim_name
+                raise MissingClaim(f'looking up PVC {pod.namespace}/{name}: persistentvolumeclaim "{name}" not found')
             continue
+        if volume.ephemeral and (problem := volume_is_for_pod(pod, pvc)):
+            raise NotForPod(problem)
         driver, handle = csi_driver_info(objects, pvc, csi_node)
         if driver and handle:
             out[f"{driver}/{handle}"] = driver
-    return ""
 
 
 def csi_driver_info(objects: VolumeObjects, pvc: PersistentVolumeClaim, csi_node: CSINode | None) -> tuple[str, str]:

@@ -1,5 +1,6 @@
 """Storage helpers shared by volume binding, VolumeZone, NodeVolumeLimits, the cache's CSI counting and the
-world's PV controller (k8s component-helpers storage/volume v0.36.1 and core/v1 helper v1.36.1)."""
+world's PV controller (k8s component-helpers storage/volume and storage/ephemeral v0.36.1, core/v1 helper
+v1.36.1)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from schedcheck.reference.k8s import (
     Node,
     PersistentVolume,
     PersistentVolumeClaim,
+    Pod,
+    PodVolume,
     TopologySelectorRequirement,
 )
 from schedcheck.reference.plugins.interpod_affinity import selector_matches
@@ -22,6 +25,26 @@ ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 CSI_DRIVER_NAME_PARAMETER = "csi.storage.k8s.io/csi-driver-name"
+
+
+def volume_claim_name(pod: Pod, volume: PodVolume) -> str:
+    """The claim a pod volume uses: the one it names, or for a generic ephemeral volume the one the ephemeral
+    volume controller creates, named "<pod name>-<volume name>" (ephemeral.VolumeClaimName)."""
+    return f"{pod.name}-{volume.name}" if volume.ephemeral else volume.claim_name
+
+
+def ephemeral_claim_missing(name: str) -> str:
+    """VolumeBinding's reason for an ephemeral volume whose claim does not exist (yet)."""
+    return f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{name}"'
+
+
+def volume_is_for_pod(pod: Pod, pvc: PersistentVolumeClaim) -> str:
+    """ephemeral.VolumeIsForPod: "" when the claim is in the pod's namespace and controlled by the pod (its
+    controller owner reference carries the pod's uid), else the error upstream returns."""
+    if pvc.namespace == pod.namespace and pvc.controller_uid and pvc.controller_uid == pod.uid:
+        return ""
+    return (f"PVC {pvc.namespace}/{pvc.name} was not created for pod {pod.namespace}/{pod.name} "
+            "(pod is not owner)")
 
 
 def claim_class(pvc: PersistentVolumeClaim) -> str:

@@ -67,8 +67,9 @@ def pod_claim_statuses(f: Fields, status: Mapping[str, Any]) -> dict[str, str | 
     return out
 
 
-def _controller_uid(f: Fields, meta: Mapping[str, Any]) -> str:
-    """The uid of metadata.ownerReferences' controller entry (a template's claim: the pod it was made for)."""
+def controller_uid(f: Fields, meta: Mapping[str, Any]) -> str:
+    """The uid of metadata.ownerReferences' controller entry (a template's claim, DRA or ephemeral volume: the pod
+    it was made for)."""
     for i, item in enumerate(f.sequence(meta.get("ownerReferences"), "metadata.ownerReferences")):
         field = f"metadata.ownerReferences[{i}]"
         ref = f.mapping(item, field)
@@ -194,6 +195,6 @@ def claim_reader(terms: Callable[[Fields, Any, str], Any]) -> Callable[..., None
         out.resource_claims.append(k8s_dra.ResourceClaim(
             name, ns, uid, requests, _allocation(f, status.get("allocation"), terms), reserved,
             f.timestamp(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
-            controller_uid=_controller_uid(f, meta)))
+            controller_uid=controller_uid(f, meta)))
 
     return read

@@ -149,7 +149,7 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
     if pod.scheduling_gates:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
     if pod.volumes:
-        spec["volumes"] = [{"name": v.name, "persistentVolumeClaim": {"claimName": v.claim_name}} for v in pod.volumes]
+        spec["volumes"] = [_pod_volume(v) for v in pod.volumes]
     if pod.resource_claims:
         spec["resourceClaims"] = pod_claims(pod)
     status: dict[str, Any] = {"phase": pod.phase}
@@ -336,6 +336,12 @@ def persistent_volume_document(pv: k8s.PersistentVolume) -> dict[str, Any]:
             "spec": spec, "status": {"phase": pv.phase}}
 
 
+def _pod_volume(volume: k8s.PodVolume) -> dict[str, Any]:
+    if volume.ephemeral:  # only the template's presence is read: an empty claim spec stands for it
+        return {"name": volume.name, "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}
+    return {"name": volume.name, "persistentVolumeClaim": {"claimName": volume.claim_name}}
+
+
 def persistent_volume_claim_document(pvc: k8s.PersistentVolumeClaim) -> dict[str, Any]:
     spec: dict[str, Any] = {"volumeMode": pvc.volume_mode}
     if pvc.access_modes:
@@ -350,7 +356,11 @@ def persistent_volume_claim_document(pvc: k8s.PersistentVolumeClaim) -> dict[str
         spec["volumeName"] = pvc.volume_name
     if pvc.selector is not None:
         spec["selector"] = _label_selector(pvc.selector)
-    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": _storage_meta(pvc, namespaced=True),
+    meta = _storage_meta(pvc, namespaced=True)
+    if pvc.controller_uid:  # an ephemeral volume's claim: the pod that controls it (only the uid is read)
+        meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": "", "uid": pvc.controller_uid,
+                                    "controller": True}]
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
             "spec": spec, "status": {"phase": pvc.phase}}
 
 

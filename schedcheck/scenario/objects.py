@@ -81,10 +81,12 @@ _CONTAINER: Schema = {"name": LEAF, "image": LEAF, "resources": {"requests": LEA
                       "ports": [dict.fromkeys(["containerPort", "hostPort", "protocol", "hostIP", "name"])]}
 _POD_TERM: Schema = dict.fromkeys(["labelSelector", "namespaces", "namespaceSelector", "topologyKey"])
 # Volume sources no enabled filter reads (VolumeRestrictions, which would, is not enabled upstream); others
-# (ephemeral, in-tree disks) are warned about.
+# (in-tree disks) are warned about. A generic ephemeral volume's template is what the ephemeral volume
+# controller copies into the claim; the scheduler reads that claim, never the template.
 _PLAIN_VOLUME_SOURCES = ["configMap", "secret", "emptyDir", "projected", "downwardAPI", "hostPath", "nfs", "csi",
                          "image"]
 _VOLUME: Schema = {"name": LEAF, "persistentVolumeClaim": dict.fromkeys(["claimName", "readOnly"]),
+                   "ephemeral": {"volumeClaimTemplate": dict.fromkeys(["metadata", "spec"])},
                    **dict.fromkeys(_PLAIN_VOLUME_SOURCES)}
 _NODE_SELECTOR: Schema = {"nodeSelectorTerms": [_TERM]}
 _POD_AFFINITY: Schema = {"requiredDuringSchedulingIgnoredDuringExecution": [_POD_TERM],
@@ -628,12 +630,27 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
 
 
 def _pod_volumes(f: Fields, spec: Mapping[str, Any]) -> list[k8s.PodVolume]:
-    """spec.volumes[] backed by a claim; the other sources are checked for a name and dropped."""
+    """spec.volumes[] backed by a claim (persistentVolumeClaim, or a generic ephemeral volume: its template's
+    presence); the other sources are checked for a name and dropped."""
     volumes = []
     for i, item in enumerate(f.sequence(spec.get("volumes"), "spec.volumes")):
         field = f"spec.volumes[{i}]"
         doc = f.mapping(item, field)
         name = f.string(doc.get("name"), f"{field}.name", required=True)
+        if doc.get("ephemeral") is not None:
+            if doc.get("persistentVolumeClaim") is not None:
+                f.fail(f"{field}.ephemeral", "a volume has one source: persistentVolumeClaim is set as well")
+            ephemeral = f.mapping(doc["ephemeral"], f"{field}.ephemeral")
+            template_field = f"{field}.ephemeral.volumeClaimTemplate"
+            if ephemeral.get("volumeClaimTemplate") is None:
+                f.fail(template_field, "missing (the API requires the claim template)")
+            template = f.mapping(ephemeral["volumeClaimTemplate"], template_field)
+            if template.get("spec") is None:
+                f.fail(f"{template_field}.spec", "missing (the API requires the claim's spec)")
+            f.mapping(template["spec"], f"{template_field}.spec")
+            f.mapping(template.get("metadata"), f"{template_field}.metadata")
+            volumes.append(k8s.PodVolume(name, ephemeral=True))
+            continue
         if doc.get("persistentVolumeClaim") is None:
             continue
         claim = f.mapping(doc["persistentVolumeClaim"], f"{field}.persistentVolumeClaim")
@@ -941,6 +958,7 @@ def _read_persistent_volume_claim(f: Fields, doc: Mapping[str, Any], name: str, 
         volume_mode=f.choice(spec.get("volumeMode"), "spec.volumeMode", _VOLUME_MODES, default="Filesystem"),
         selector=_label_selector(f, spec.get("selector"), "spec.selector"),
         phase=f.choice(status.get("phase"), "status.phase", {"Pending", "Bound", "Lost"}, default="Pending"),
+        controller_uid=dra_objects.controller_uid(f, meta),
     ))
 
 

@@ -8,12 +8,18 @@ from collections import defaultdict
 from schedcheck.reference import k8s
 from schedcheck.reference.cache.volumes import (
     DEFAULT_IGNORED_PROVISIONERS,
+    ClaimNotForPod,
     VolumeObjects,
     claim_csi_driver,
     csi_limit_resource,
     pod_csi_volumes,
 )
-from schedcheck.reference.plugins.volume_helpers import ANN_BIND_COMPLETED, claim_class
+from schedcheck.reference.plugins.volume_helpers import (
+    ANN_BIND_COMPLETED,
+    claim_class,
+    volume_claim_name,
+    volume_is_for_pod,
+)
 from schedcheck.reference.util.scheduler_helper import ServerOptions
 from schedcheck.scenario.references import listing
 
@@ -40,13 +46,21 @@ def _claim_warnings(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
 
 
 def _missing_claims(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
-    claims = {pvc.key for pvc in objects.persistent_volume_claims}
+    claims = {pvc.key: pvc for pvc in objects.persistent_volume_claims}
     users: dict[str, list[str]] = defaultdict(list)
     for pod in objects.pods:
         for volume in pod.volumes:
-            key = f"{pod.namespace}/{volume.claim_name}"
-            if key not in claims:
+            key = f"{pod.namespace}/{volume_claim_name(pod, volume)}"
+            pvc = claims.get(key)
+            if pvc is None and volume.ephemeral:
+                warnings.append(f"Pod {pod.key}: the claim {key} of ephemeral volume {volume.name} is not among the "
+                                "objects: the pod waits for the ephemeral volume controller, which the harness "
+                                "does not run")
+            elif pvc is None:
                 users[key].append(f"Pod {pod.key}")
+            elif volume.ephemeral and volume_is_for_pod(pod, pvc):
+                warnings.append(f"Pod {pod.key}: the claim {key} of ephemeral volume {volume.name} is not controlled "
+                                "by the pod: Volcano's cache does not take the pod")
     for key, names in users.items():
         warnings.append(f"PersistentVolumeClaim {key}, named by {listing(names)}, is not among the objects: "
                         "the predicates plugin finds no node for a pending pod using it")
@@ -58,10 +72,13 @@ def _unoffered_drivers(objects: k8s.ClusterObjects, options: ServerOptions, warn
     offered = {driver.name for csi in objects.csi_nodes for driver in csi.drivers}
     users: dict[str, list[str]] = defaultdict(list)
     for pod in objects.pods:
-        if pod.node_name or not pod_csi_volumes(store, pod, ignored):
+        try:
+            if pod.node_name or not pod_csi_volumes(store, pod, ignored):
+                continue
+        except ClaimNotForPod:
             continue
         for volume in pod.volumes:
-            driver = claim_csi_driver(store, store.pvc(pod.namespace, volume.claim_name))
+            driver = claim_csi_driver(store, store.pvc(pod.namespace, volume_claim_name(pod, volume)))
             if driver and driver not in ignored and driver not in offered:
                 users[driver].append(f"Pod {pod.key}")
     for driver, names in users.items():
