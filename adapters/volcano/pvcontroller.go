@@ -74,8 +74,11 @@ func podClaims(p *v1.Pod) []string {
 		return nil
 	}
 	for _, vol := range p.Spec.Volumes {
-		if vol.PersistentVolumeClaim != nil {
+		switch {
+		case vol.PersistentVolumeClaim != nil:
 			out = append(out, p.Namespace+"/"+vol.PersistentVolumeClaim.ClaimName)
+		case vol.Ephemeral != nil: // the claim the ephemeral volume controller makes: "<pod>-<volume>"
+			out = append(out, p.Namespace+"/"+p.Name+"-"+vol.Name)
 		}
 	}
 	return out

@@ -450,6 +450,7 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 		}
 		storePod(c, p)
 		serveTemplateClaimPod(c, p)
+		w.servePendingClaimPod(c, p)
 		c.AddPod(p)
 	}
 	for _, pg := range w.PodGroups {

@@ -30,6 +30,8 @@ func (w *World) syncVolumeCaches(_ *cache.SchedulerCache) {}
 
 func storePod(_ *cache.SchedulerCache, _ *v1.Pod) {}
 
+func (w *World) servePendingClaimPod(_ *cache.SchedulerCache, _ *v1.Pod) {}
+
 func addNode(c *cache.SchedulerCache, n *v1.Node) { _ = c.AddOrUpdateNode(n) }
 
 func (w *World) readVolumes(_ *cache.SchedulerCache) {}

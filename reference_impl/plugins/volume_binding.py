@@ -20,8 +20,8 @@ A class's PVs are listed in the world's order, where upstream's per-class index 
 small matching PVs the first listed is taken (upstream's pick among them is arbitrary).
 
 Not modelled: CSIStorageCapacity (no CSIDriver opts in, so every node has enough storage), in-tree to CSI
-translation of PVs, the ephemeral volume controller (no claim is created in the harness's world), a bind that times out (the world's PV controller always
-binds what the scheduler started), scoring (StorageCapacityScoring is off at v1.36, so the plugin scores 0).
+translation of PVs, the ephemeral volume controller (no claim is created in the harness's world), a bind
+that times out (the world's PV controller always binds what the scheduler started), scoring (StorageCapacityScoring is off at v1.36, so the plugin scores 0).
 """
 
 from __future__ import annotations
@@ -113,7 +113,9 @@ class VolumeBinding:
             name = volume_claim_name(pod, volume)
             pvc = self.caches.objects.pvc(pod.namespace, name)
             if pvc is None:
-                return ephemeral_claim_missing(name) if volume.ephemeral else f'persistentvolumeclaim "{name}" not found'
+                if volume.ephemeral:
+                    return ephemeral_claim_missing(name)
+                return f'persistentvolumeclaim "{name}" not found'
             if pvc.phase == "Lost":
                 return f'persistentvolumeclaim "{name}" bound to non-existent persistentvolume "{pvc.volume_name}"'
             if pvc.deletion_timestamp:

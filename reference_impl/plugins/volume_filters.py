@@ -2,7 +2,8 @@
 plugins/nodevolumelimits/csi.go). Both read the informer view (the world's objects), not the assume caches.
 
 VolumeZone: PreFilter collects the zone and region labels (beta and GA keys, values split on "__") of every
-bound claim's PV (persistentVolumeClaim volumes only: upstream passes generic ephemeral volumes over); a claim of a WaitForFirstConsumer class without a volume is passed over, any other
+bound claim's PV (persistentVolumeClaim volumes only: upstream passes generic ephemeral volumes over); a
+claim of a WaitForFirstConsumer class without a volume is passed over, any other
 unresolved claim fails the pod. Filter: a node with none of those labels passes; otherwise each PV label's
 key (or its GA key) must be on the node with one of the PV's values.
 
