@@ -17,9 +17,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
 
 	"volcano.sh/volcano/pkg/scheduler/cache"
 )
@@ -103,26 +100,12 @@ func (w *World) readDRA(c *cache.SchedulerCache) {
 	}
 }
 
-
-// serveTemplateClaimPod lets the fake client answer a get of a pod with a claim from a template, as the API
-// server would: the cache adds such a pod while its claim is pending and resyncs it (syncTask gets the pod
-// again and keeps the task while the claim stays pending); without the pod in the client the resync finds
-// nothing and deletes the task, and the scheduler's bind of it then fails ("failed to find task").
+// serveTemplateClaimPod serves a pod with a claim from a template to the cache's resync (resync.go).
 func serveTemplateClaimPod(c *cache.SchedulerCache, p *v1.Pod) {
-	templated := false
 	for _, claim := range p.Spec.ResourceClaims {
-		templated = templated || claim.ResourceClaimTemplateName != nil
-	}
-	fc, ok := c.Client().(*fake.Clientset)
-	if !templated || !ok {
-		return
-	}
-	served := p.DeepCopy()
-	fc.PrependReactor("get", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		get := action.(clienttesting.GetAction)
-		if get.GetNamespace() != served.Namespace || get.GetName() != served.Name {
-			return false, nil, nil
+		if claim.ResourceClaimTemplateName != nil {
+			servePodToResync(c, p)
+			return
 		}
-		return true, served.DeepCopy(), nil
-	})
+	}
 }

@@ -154,31 +154,19 @@ func storePod(c *cache.SchedulerCache, p *v1.Pod) {
 	}
 }
 
-// servePendingClaimPod lets the fake client answer a get of a pod one of whose claims is missing (an
-// ephemeral volume's claim not created yet, typically), as the API server would: the cache adds such a pod
-// and resyncs it (pendingPVCError), and the resync gets the pod again; without the pod in the client the
-// resync finds nothing and deletes the task.
+// servePendingClaimPod serves a pod one of whose claims is missing (an ephemeral volume's claim not created
+// yet, typically) to the cache's resync (resync.go): the cache adds it and resyncs it (pendingPVCError).
 func (w *World) servePendingClaimPod(c *cache.SchedulerCache, p *v1.Pod) {
 	present := map[string]bool{}
 	for _, pvc := range w.PVCs {
 		present[pvc.Namespace+"/"+pvc.Name] = true
 	}
-	missing := false
 	for _, key := range podClaims(p) {
-		missing = missing || !present[key]
-	}
-	fc, ok := c.Client().(*fake.Clientset)
-	if !missing || !ok {
-		return
-	}
-	served := p.DeepCopy()
-	fc.PrependReactor("get", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
-		get := action.(clienttesting.GetAction)
-		if get.GetNamespace() != served.Namespace || get.GetName() != served.Name {
-			return false, nil, nil
+		if !present[key] {
+			servePodToResync(c, p)
+			return
 		}
-		return true, served.DeepCopy(), nil
-	})
+	}
 }
 
 // readVolumes takes back what PreBind wrote through the client (PVs' claimRefs, claims' selected nodes).

@@ -225,6 +225,7 @@ def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
            "(checkBoundClaims: CheckNodeAffinity of each bound claim's PV)", (OPERATION,), requires=("predicates",))
 def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
     from schedcheck.invariants.placement import volume_excludes
+    from schedcheck.reference.plugins.volume_helpers import volume_claim_name
     from schedcheck.reference.framework.arguments import as_arguments
 
     op = ctx.operation
@@ -244,7 +245,7 @@ def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
     claims = {(c.namespace, c.name): c for c in world.persistent_volume_claims}
     volumes = {v.name: v for v in world.persistent_volumes}
     for volume in task.pod.volumes:
-        claim_name = f"{task.pod.name}-{volume.name}" if volume.ephemeral else volume.claim_name
+        claim_name = volume_claim_name(task.pod, volume)
         claim = claims.get((task.pod.namespace, claim_name))
         pv = volumes.get(claim.volume_name) if claim is not None and claim.volume_name else None
         if pv is not None and volume_excludes(pv.node_affinity, node.node):

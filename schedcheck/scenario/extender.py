@@ -190,20 +190,25 @@ def uses_extender(conf: SchedulerConf) -> bool:
 
 
 @contextlib.contextmanager
-def sigpipe_ignored() -> Iterator[None]:
-    """SIGPIPE ignored (Python's own default) while the extender's HTTP calls run: the CLI restores the
-    default action for its stdout (`schedcheck ... | head`), under which a write to a socket the extender
-    has closed would kill the process instead of raising BrokenPipeError. Only the main thread may set it;
-    elsewhere the disposition is left as it is."""
+def _signal_handled(signum: signal.Signals, handler: Any) -> Iterator[None]:
+    """`handler` for `signum` while the block runs, the previous one restored after. Only the main thread
+    may set it; elsewhere the disposition is left as it is."""
     try:
-        previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        previous = signal.signal(signum, handler)
     except ValueError:  # not the main thread
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGPIPE, previous)
+        signal.signal(signum, previous)
+
+
+def sigpipe_ignored() -> contextlib.AbstractContextManager[None]:
+    """SIGPIPE ignored (Python's own default) while the extender's HTTP calls run: the CLI restores the
+    default action for its stdout (`schedcheck ... | head`), under which a write to a socket the extender
+    has closed would kill the process instead of raising BrokenPipeError."""
+    return _signal_handled(signal.SIGPIPE, signal.SIG_IGN)
 
 
 def _free_port() -> int:
@@ -258,21 +263,12 @@ def _die_with_parent() -> None:
         _PRCTL(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
 
 
-@contextlib.contextmanager
-def _terminate_raises() -> Iterator[None]:
+def _terminate_raises() -> contextlib.AbstractContextManager[None]:
     """SIGTERM to schedcheck unwinds (SystemExit) so the process is stopped; main thread only."""
     def unwind(signum: int, _frame: Any) -> None:
         raise SystemExit(128 + signum)
 
-    try:
-        previous = signal.signal(signal.SIGTERM, unwind)
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return _signal_handled(signal.SIGTERM, unwind)
 
 
 def _wait_listening(server: ExtenderServer, process: subprocess.Popen, port: int, log: Any) -> None:
