@@ -49,6 +49,8 @@ from schedcheck.generators.nodegroups import apply_node_groups, default_queue, l
 from schedcheck.generators.pdbs import pod_disruption_budgets
 from schedcheck.generators.task_topologies import job_roles, task_topology_annotations
 from schedcheck.generators.numa import apply_numa
+from schedcheck.generators.dra import apply_dra
+from schedcheck.generators.volumes import apply_volumes
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
 from schedcheck.generators.topology import hyper_node_trees, network_topologies, sub_group_policies
@@ -267,7 +269,10 @@ def scenarios(
         conf.setdefault("tiers", [{"plugins": []}])[-1].setdefault("plugins", []).append(plugin)
         doc["objects"].extend(apply_numa(draw, node_docs, job_docs))
     if features.devices is not None and not {"gangpreempt", "gangreclaim"} & set(features.actions):
-        doc["schedulerConf"] = apply_mindcluster(draw, doc["schedulerConf"], node_docs, job_docs)  # last draws
+        doc["schedulerConf"] = apply_mindcluster(draw, doc["schedulerConf"], node_docs, job_docs)
+    # volumes and DRA after every other draw, so that the samples drawn before they existed stay put
+    doc["objects"].extend(apply_volumes(draw, node_docs, job_docs))
+    doc["objects"].extend(apply_dra(draw, node_docs, job_docs))
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)
