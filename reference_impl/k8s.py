@@ -189,6 +189,31 @@ class PodVolume:
     ephemeral: bool = False
 
 
+@dataclass(frozen=True)
+class InTreeVolumeSource:
+    """An in-tree volume source the CSI translation library knows (a pod's inline volume or a PV's source), as
+    NodeVolumeLimits and VolumeBinding read it: `plugin` is the in-tree plugin's name (kubernetes.io/aws-ebs,
+    gce-pd, azure-disk, cinder, portworx-volume, azure-file, vsphere-volume); `volume_id` what the translator
+    makes the CSI volume handle from (awsElasticBlockStore.volumeID, gcePersistentDisk.pdName,
+    azureDisk.diskURI, cinder.volumeID, portworxVolume.volumeID; azureFile.shareName and
+    vsphereVolume.volumePath, never translated since their migration is off); `kind` azureDisk.kind (the API
+    server defaults it to Shared), "" for the others."""
+
+    plugin: str
+    volume_id: str
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class InlineVolume:
+    """A spec.volumes[] entry with an in-tree source. `position` is the number of claim-backed volumes
+    (Pod.volumes) before it in spec.volumes, so that the two lists can be walked in the pod's order."""
+
+    name: str
+    source: InTreeVolumeSource
+    position: int = 0
+
+
 @dataclass
 class Pod:
     name: str
@@ -218,6 +243,7 @@ class Pod:
     start_time: str = ""  # status.startTime (RFC 3339), "" if the pod has not started
     conditions: list[PodCondition] = field(default_factory=list)
     volumes: list[PodVolume] = field(default_factory=list)  # spec.volumes[] with a persistentVolumeClaim
+    inline_volumes: list[InlineVolume] = field(default_factory=list)  # spec.volumes[] with an in-tree source
     resource_claims: list[PodResourceClaim] = field(default_factory=list)  # spec.resourceClaims (DRA)
     # status.resourceClaimStatuses: pod claim name -> the claim generated from its template (None: none was)
     resource_claim_statuses: dict[str, str | None] = field(default_factory=dict)
@@ -400,6 +426,7 @@ class PersistentVolume:
     node_affinity: list[NodeSelectorTerm] | None = None  # spec.nodeAffinity.required terms; None: no affinity
     csi_driver: str = ""  # spec.csi.driver; "" for every other volume source
     csi_volume_handle: str = ""
+    in_tree: InTreeVolumeSource | None = None  # an in-tree source CSI migration may translate (None: none)
     phase: str = "Available"  # status.phase: Pending | Available | Bound | Released | Failed
     resource_version: int = 1
 

@@ -572,7 +572,7 @@ def test_unknown_kinds_and_fields_warn() -> None:
     cms = [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": f"c{i}"}} for i in range(3)]
     p = pod(priority=1)
     p["spec"]["containers"][0]["imagePullPolicy"] = "Always"
-    p["spec"]["volumes"] = [{"name": "disk", "awsElasticBlockStore": {"volumeID": "vol-1"}}]
+    p["spec"]["volumes"] = [{"name": "disk", "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.x", "lun": 0}}]
     p["metadata"]["resourceVersion"] = "12"
     p["metadata"]["colour"] = "red"
     p["status"] = {"hostIP": "1.2.3.4"}
@@ -583,7 +583,7 @@ def test_unknown_kinds_and_fields_warn() -> None:
     fields = [x for x in w if x.startswith("ignored fields of Pod")]
     assert fields == [
         "ignored fields of Pod (not read by the scheduler): "
-        "spec.containers[].imagePullPolicy, spec.volumes[].awsElasticBlockStore, status.hostIP, metadata.colour"
+        "spec.containers[].imagePullPolicy, spec.volumes[].iscsi, status.hostIP, metadata.colour"
     ]
     assert "Scenario: ignored unknown keys extra" in w
     assert len(s.objects.pods) == 1

@@ -350,6 +350,7 @@ func (w *World) add(obj map[string]any) error {
 		if pv.Status.Phase == "" { // as the reference's loader: a PV given without a status is Available
 			pv.Status.Phase = v1.VolumeAvailable
 		}
+		defaultAzureDisk(pv.Spec.AzureDisk)
 		defaultVersion(&pv.ObjectMeta)
 		w.PVs = append(w.PVs, pv)
 	case "PersistentVolumeClaim":
@@ -470,4 +471,16 @@ func defaultPod(p *v1.Pod) {
 	}
 	fill(p.Spec.Containers)
 	fill(p.Spec.InitContainers)
+	for i := range p.Spec.Volumes {
+		defaultAzureDisk(p.Spec.Volumes[i].AzureDisk)
+	}
+}
+
+// defaultAzureDisk gives an azureDisk source the kind the API server defaults (Shared), which CSI migration
+// reads: a disk of another kind than Managed cannot be translated.
+func defaultAzureDisk(disk *v1.AzureDiskVolumeSource) {
+	if disk != nil && disk.Kind == nil {
+		kind := v1.AzureSharedBlobDisk
+		disk.Kind = &kind
+	}
 }

@@ -222,10 +222,12 @@ def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
            "allocated or pipelined to a node that the node affinity of a PersistentVolume its pod's claims are bound "
            "to clearly excludes", "node",
            "predicates.go (VolumeBinding filter, predicate.VolumeBindingEnable); k8s volumebinding/binder.go "
-           "(checkBoundClaims: CheckNodeAffinity of each bound claim's PV)", (OPERATION,), requires=("predicates",))
+           "(checkBoundClaims: CheckNodeAffinity of each bound claim's PV, an in-tree one translated where the "
+           "node's CSINode lists its plugin as migrated)", (OPERATION,), requires=("predicates",))
 def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
     from schedcheck.invariants.placement import volume_excludes
     from schedcheck.reference.plugins.volume_helpers import volume_claim_name
+    from schedcheck.reference.plugins.csi_translation import TranslationError, translated_pv
     from schedcheck.reference.framework.arguments import as_arguments
 
     op = ctx.operation
@@ -244,10 +246,15 @@ def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
     world = ctx.ssn.cache.world
     claims = {(c.namespace, c.name): c for c in world.persistent_volume_claims}
     volumes = {v.name: v for v in world.persistent_volumes}
+    csi_node = next((c for c in world.csi_nodes if c.name == op.node), None)
     for volume in task.pod.volumes:
         claim_name = volume_claim_name(task.pod, volume)
         claim = claims.get((task.pod.namespace, claim_name))
         pv = volumes.get(claim.volume_name) if claim is not None and claim.volume_name else None
+        try:  # the affinity VolumeBinding checks: a migrated in-tree PV's translated one
+            pv = translated_pv(pv, csi_node) if pv is not None else None
+        except TranslationError:
+            continue  # the filter failed the node with an Error status: judged by no affinity
         if pv is not None and volume_excludes(pv.node_affinity, node.node):
             yield Violation("", f"{op.action} {op.op}d {op.task} to node {op.node}, which the node affinity of "
                                 f"PersistentVolume {pv.name} (bound to claim {claim_name}) excludes",

@@ -70,6 +70,7 @@ def _simple_task(task: TaskInfo) -> bool:
             and not pod.nominated_node_name and pod.preemption_policy != "Never"
             and not pod.resource_claims  # devices (DRA) close nodes this restatement does not see
             and not pod.volumes  # so do claims (VolumeBinding, VolumeZone, NodeVolumeLimits)
+            and not pod.inline_volumes  # and in-tree disks (NodeVolumeLimits, through CSI migration)
             and not _required_pod_terms(pod)
             and not any(c.when_unsatisfiable == "DoNotSchedule" for c in pod.topology_spread_constraints))
 

@@ -50,8 +50,9 @@ a prior PrePredicate, as upstream.
 Not modelled, and why:
 - VolumeRestrictions (ReadWriteOncePod conflicts, inline disk conflicts): upstream's predicates plugin
   does not enable it, so Volcano never checks it;
-- generic ephemeral volumes and inline or in-tree volume sources: only spec.volumes[].persistentVolumeClaim
-  is read (the others never reach these filters, or need CSI translation);
+- volume sources other than claims (persistentVolumeClaim, generic ephemeral) and the in-tree disks CSI
+  migration translates (csi_translation.py: NodeVolumeLimits counts them, VolumeBinding checks a migrated
+  PV's translated node affinity): no enabled filter reads the others;
 - CSIStorageCapacity and CSIDriver objects: without them volume binding finds every node's storage
   sufficient and NodeVolumeLimits' driver-installed check stays off (VolumeLimitScaling is off);
 - shared devices (GPU share, vGPU), the PodLister; DRA's limits are dynamic_resources.py's;
@@ -318,7 +319,8 @@ class PredicatesPlugin(Plugin):
         wanted = (
             self.node_ports_enable and bool(host_ports(pod)),
             self.pod_affinity_enable and state.get(AFFINITY_STATE) is not SKIP,
-            self.node_volume_limits_enable and state.get(LIMITS_STATE) is not SKIP and bool(pod.volumes),
+            self.node_volume_limits_enable and state.get(LIMITS_STATE) is not SKIP
+            and bool(pod.volumes or pod.inline_volumes),
             self.volume_zone_enable and bool(pod.volumes),
             self.pod_topology_spread_enable and state.get(SPREAD_STATE) is not SKIP,
             self.volume_binding_enable and not (isinstance(binding, BindingState) and binding.skip),
@@ -377,7 +379,8 @@ class PredicatesPlugin(Plugin):
 
     def _volume_limits(self, task: TaskInfo, node: MirrorNode, state: dict[str, Any]) -> Status | None:
         """NodeVolumeLimits (CSI): it keeps no state, so it runs unless its PreFilter said Skip."""
-        if not self.node_volume_limits_enable or state.get(LIMITS_STATE) is SKIP or not task.pod.volumes:
+        if (not self.node_volume_limits_enable or state.get(LIMITS_STATE) is SKIP
+                or not (task.pod.volumes or task.pod.inline_volumes)):
             return None
         return limits_filter(self.volumes.objects, task.pod, node.name, list(node.pod_objects.values()))
 

@@ -19,8 +19,14 @@ PV controller to bind the claims.
 A class's PVs are listed in the world's order, where upstream's per-class index has none: between equally
 small matching PVs the first listed is taken (upstream's pick among them is arbitrary).
 
-Not modelled: CSIStorageCapacity (no CSIDriver opts in, so every node has enough storage), in-tree to CSI
-translation of PVs, the ephemeral volume controller (no claim is created in the harness's world), a bind
+A bound PV with an in-tree source whose plugin's migration is on and which the node's CSINode lists in
+its storage.alpha.kubernetes.io/migrated-plugins annotation is translated before its node affinity is
+checked (csi_translation.translated_pv: the zone key becomes the CSI driver's topology key, or the zone
+label is added under it), so such a node needs the CSI topology label; a PV the translator refuses fails
+the node with an Error status.
+
+Not modelled: CSIStorageCapacity (no CSIDriver opts in, so every node has enough storage), the translated
+node affinity at PreBind (checkBindings: the harness's bind waits only for the claims to be bound), the ephemeral volume controller (no claim is created in the harness's world), a bind
 that times out (the world's PV controller always binds what the scheduler started), scoring (StorageCapacityScoring is off at v1.36, so the plugin scores 0).
 """
 
@@ -32,6 +38,7 @@ from dataclasses import dataclass, field
 from schedcheck.reference.api.unschedule_info import Status, StatusCode
 from schedcheck.reference.cache.volumes import AssumeError, VolumeCaches, VolumeWait
 from schedcheck.reference.k8s import ClaimReference, Node, PersistentVolume, PersistentVolumeClaim, Pod
+from schedcheck.reference.plugins.csi_translation import TranslationError, translated_pv
 from schedcheck.reference.plugins.volume_helpers import (
     ANN_BOUND_BY_CONTROLLER,
     ANN_SELECTED_NODE,
@@ -154,13 +161,17 @@ class VolumeBinding:
         """FindPodVolumes for the node; on success its PodVolumes are kept for Reserve."""
         claims = state.claims or PodClaims()
         volumes = PodVolumes()
-        reasons = self._find(claims, node, volumes)
+        try:
+            reasons = self._find(claims, node, volumes)
+        except TranslationError as err:
+            return Status(StatusCode.Error, f"could not translate pv: {err}")
         if reasons:
             return Status(UAU, ", ".join(reasons))
         state.by_node[node.name] = volumes
         return None
 
     def _find(self, claims: PodClaims, node: Node, volumes: PodVolumes) -> list[str]:
+        """The conflict reasons; a bound PV the translator refuses raises TranslationError."""
         reasons: list[str] = []
         bound_fit, pvs_found = self._check_bound(claims.bound, node)
         if not bound_fit:
@@ -173,11 +184,14 @@ class VolumeBinding:
         return reasons
 
     def _check_bound(self, bound: list[PersistentVolumeClaim], node: Node) -> tuple[bool, bool]:
-        """checkBoundClaims: (node affinity fits, PVs found); the first miss decides."""
+        """checkBoundClaims: (node affinity fits, PVs found); the first miss decides. An in-tree PV whose plugin
+        the node's CSINode lists as migrated is checked with its translated node affinity."""
+        csi_node = self.caches.objects.csi_node(node.name)
         for pvc in bound:
             pv = self.caches.pvs.get(pvc.volume_name)
             if pv is None:
                 return True, False
+            pv = translated_pv(pv, csi_node)
             if not pv_fits_node(pv, node.labels):
                 return False, True
         return True, True

@@ -13,8 +13,13 @@ driver only when the node has a CSINode. Volumes already on the node (its pods' 
 VolumeAttachments') are not counted again; a driver whose CSINode entry reports allocatable.count fails
 the node (Unschedulable) when attached + new exceeds it. A generic ephemeral volume counts through its claim
 ("<pod>-<volume>") like a named one, once the claim is controlled by the pod: one of another owner is an
-error (an Error status, for the pod placed or for a pod on the node). In-tree PV sources are not read (they
-would need CSI translation), nor inline volumes.
+error (an Error status, for the pod placed or for a pod on the node). In-tree sources go through CSI
+migration (csi_translation.py) on a node with a CSINode, for the five plugins whose migration is on: a bound
+PV's in-tree source counts under its CSI driver with the handle the translator derives from it (a PV it
+cannot translate is not counted), and so does a pod's inline volume, whose handle is the same for every pod
+using the disk, so that a disk shared by two pods counts once; an inline volume the translator refuses is an
+error (an Error status). The pods' volumes are walked in spec.volumes order, claims and inline volumes
+interleaved, so that the first problem decides the status.
 """
 
 from __future__ import annotations
@@ -23,7 +28,16 @@ from collections import Counter
 
 from schedcheck.reference.api.unschedule_info import Status, StatusCode
 from schedcheck.reference.cache.volumes import VolumeObjects
-from schedcheck.reference.k8s import CSINode, Node, PersistentVolumeClaim, Pod
+from schedcheck.reference.k8s import (
+    CSINode,
+    InlineVolume,
+    Node,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    Pod,
+    PodVolume,
+)
+from schedcheck.reference.plugins import csi_translation as csitrans
 from schedcheck.reference.plugins.volume_helpers import (
     WAIT_FOR_FIRST_CONSUMER,
     claim_class,
@@ -43,15 +57,9 @@ TOPOLOGY_LABELS = (_BETA_ZONE, _BETA_REGION, "topology.kubernetes.io/zone", "top
 _GA_LABEL = {_BETA_ZONE: "topology.kubernetes.io/zone", _BETA_REGION: "topology.kubernetes.io/region"}
 MULTI_ZONE_DELIMITER = "__"
 # in-tree provisioner -> CSI driver, for the plugins whose migration counts on a node with a CSINode
-MIGRATED_PROVISIONERS = {
-    "kubernetes.io/aws-ebs": "ebs.csi.aws.com",
-    "kubernetes.io/gce-pd": "pd.csi.storage.gke.io",
-    "kubernetes.io/azure-disk": "disk.csi.azure.com",
-    "kubernetes.io/cinder": "cinder.csi.openstack.org",
-    "kubernetes.io/portworx-volume": "pxd.portworx.com",
-}
+MIGRATED_PROVISIONERS = {plugin: csitrans.CSI_DRIVERS[plugin] for plugin in sorted(csitrans.MIGRATION_ON)}
 # migratable, but never counted (their migration is not "on" for volume limits)
-UNCOUNTED_PROVISIONERS = {"kubernetes.io/azure-file", "kubernetes.io/vsphere-volume"}
+UNCOUNTED_PROVISIONERS = set(csitrans.CSI_DRIVERS) - set(csitrans.MIGRATION_ON)
 VOLUME_HANDLE_PREFIX = "schedcheck"  # upstream draws a random prefix per plugin instance
 
 PVTopology = tuple[str, str, frozenset[str]]  # (PV name, label key, values)
@@ -119,8 +127,8 @@ def zone_filter(topologies: list[PVTopology], node: Node) -> Status | None:
 
 
 def limits_pre_filter(pod: Pod) -> bool:
-    """Run the filter at all: the pod has a claim."""
-    return bool(pod.volumes)
+    """Run the filter at all: the pod has a claim or an inline volume the translation library knows."""
+    return bool(pod.volumes or pod.inline_volumes)
 
 
 def limits_filter(objects: VolumeObjects, pod: Pod, node_name: str, node_pods: list[Pod]) -> Status | None:
@@ -172,15 +180,35 @@ class MissingClaim(Exception):
 
 
 class NotForPod(Exception):
-    """An ephemeral volume's claim is not controlled by the pod (VolumeIsForPod): an Error status."""
+    """An ephemeral volume's claim is not controlled by the pod (VolumeIsForPod), or an inline volume the
+    translator refuses: an Error status."""
+
+
+def pod_volumes_in_order(pod: Pod) -> list[PodVolume | InlineVolume]:
+    """The pod's claim-backed and inline volumes in spec.volumes order."""
+    if not pod.inline_volumes:
+        return list(pod.volumes)
+    ordered: list[PodVolume | InlineVolume] = []
+    inline = iter(sorted(pod.inline_volumes, key=lambda v: v.position))
+    pending = next(inline, None)
+    for index, volume in enumerate([*pod.volumes, None]):
+        while pending is not None and pending.position <= index:
+            ordered.append(pending)
+            pending = next(inline, None)
+        if volume is not None:
+            ordered.append(volume)
+    return ordered
 
 
 def _attachable(objects: VolumeObjects, pod: Pod, csi_node: CSINode | None, out: dict[str, str],
                 new_pod: bool) -> None:
     """filterAttachableVolumes: add the pod's volumes (unique name -> driver). A claim that does not exist
     stops the pod being placed (MissingClaim); another pod's is passed over. An ephemeral volume's claim of
-    another owner stops either (NotForPod)."""
-    for volume in pod.volumes:
+    another owner stops either (NotForPod), and so does an inline volume the translator refuses."""
+    for volume in pod_volumes_in_order(pod):
+        if isinstance(volume, InlineVolume):
+            _attachable_inline(volume, csi_node, out)
+            continue
         name = volume_claim_name(pod, volume)
         pvc = objects.pvc(pod.namespace, name)
         if pvc is None:
@@ -194,12 +222,29 @@ def _attachable(objects: VolumeObjects, pod: Pod, csi_node: CSINode | None, out:
             out[f"{driver}/{handle}"] = driver
 
 
+def _attachable_inline(volume: InlineVolume, csi_node: CSINode | None, out: dict[str, str]) -> None:
+    """checkAttachableInlineVolume: counted only where the plugin's migration is on (a CSINode on the node),
+    under the translated handle."""
+    plugin = volume.source.plugin
+    if not csitrans.limits_migration_on(csi_node, plugin):
+        return
+    try:
+        handle = csitrans.inline_handle(volume.source)
+    except csitrans.TranslationError as err:
+        raise NotForPod(f"converting volume({volume.name}) from inline to csi: {err}") from None
+    driver = csitrans.CSI_DRIVERS[plugin]
+    out[f"{driver}/{handle}"] = driver
+
+
 def csi_driver_info(objects: VolumeObjects, pvc: PersistentVolumeClaim, csi_node: CSINode | None) -> tuple[str, str]:
-    """getCSIDriverInfo: the bound PV's CSI source, else the claim's StorageClass."""
+    """getCSIDriverInfo: the bound PV's CSI source (an in-tree one translated where its migration is on), else
+    the claim's StorageClass."""
     if pvc.volume_name:
         pv = objects.pv(pvc.volume_name)
         if pv is not None:
-            return (pv.csi_driver, pv.csi_volume_handle) if pv.csi_driver else ("", "")
+            if pv.csi_driver:
+                return pv.csi_driver, pv.csi_volume_handle
+            return _in_tree_pv_info(pv, csi_node)
     name = claim_class(pvc)
     sc = objects.storage_class(name) if name else None
     if sc is None:
@@ -210,6 +255,19 @@ def csi_driver_info(objects: VolumeObjects, pvc: PersistentVolumeClaim, csi_node
     if sc.provisioner in UNCOUNTED_PROVISIONERS:
         return "", ""
     return sc.provisioner, handle
+
+
+def _in_tree_pv_info(pv: PersistentVolume, csi_node: CSINode | None) -> tuple[str, str]:
+    """A PV with an in-tree source: its CSI driver and translated handle, or nothing when the source is not
+    migratable, its migration is off on the node, or the translator refuses it."""
+    source = pv.in_tree
+    if source is None or not csitrans.limits_migration_on(csi_node, source.plugin):
+        return "", ""
+    try:
+        handle = csitrans.pv_handle(pv)
+    except csitrans.TranslationError:
+        return "", ""
+    return csitrans.CSI_DRIVERS[source.plugin], handle
 
 
 def _attachments(objects: VolumeObjects, node_name: str) -> dict[str, str]:

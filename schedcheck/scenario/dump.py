@@ -10,7 +10,9 @@ from typing import Any
 from schedcheck.reference import k8s
 from schedcheck.reference.framework.conf import ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_DEFAULT, SchedulerConf
 from schedcheck.reference.util.scheduler_helper import ServerOptions
+from schedcheck.reference.plugins.volume_filters import pod_volumes_in_order
 from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
+from schedcheck.scenario.in_tree_volumes import in_tree_document
 from schedcheck.scenario.options import OPTION_FIELDS
 from schedcheck.scenario.dra_dump import dra_documents, pod_claims
 from schedcheck.scenario.device_config import config_map_document
@@ -148,8 +150,8 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
                                                   ("effect", t.effect)) if v} for t in pod.tolerations]
     if pod.scheduling_gates:
         spec["schedulingGates"] = [{"name": g} for g in pod.scheduling_gates]
-    if pod.volumes:
-        spec["volumes"] = [_pod_volume(v) for v in pod.volumes]
+    if pod.volumes or pod.inline_volumes:
+        spec["volumes"] = [_pod_volume(v) for v in pod_volumes_in_order(pod)]
     if pod.resource_claims:
         spec["resourceClaims"] = pod_claims(pod)
     status: dict[str, Any] = {"phase": pod.phase}
@@ -332,11 +334,15 @@ def persistent_volume_document(pv: k8s.PersistentVolume) -> dict[str, Any]:
         spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [_term(t) for t in pv.node_affinity]}}
     if pv.csi_driver:
         spec["csi"] = {"driver": pv.csi_driver, "volumeHandle": pv.csi_volume_handle}
+    if pv.in_tree is not None:
+        spec.update(in_tree_document(pv.in_tree))
     return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": _storage_meta(pv, namespaced=False),
             "spec": spec, "status": {"phase": pv.phase}}
 
 
-def _pod_volume(volume: k8s.PodVolume) -> dict[str, Any]:
+def _pod_volume(volume: k8s.PodVolume | k8s.InlineVolume) -> dict[str, Any]:
+    if isinstance(volume, k8s.InlineVolume):
+        return {"name": volume.name, **in_tree_document(volume.source)}
     if volume.ephemeral:  # only the template's presence is read: an empty claim spec stands for it
         return {"name": volume.name, "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}
     return {"name": volume.name, "persistentVolumeClaim": {"claimName": volume.claim_name}}

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from schedcheck.reference import k8s
-from schedcheck.scenario import device_config, dra_objects, numa_objects
+from schedcheck.scenario import device_config, dra_objects, in_tree_volumes, numa_objects
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.references import listing, reference_warnings
@@ -87,7 +87,7 @@ _PLAIN_VOLUME_SOURCES = ["configMap", "secret", "emptyDir", "projected", "downwa
                          "image"]
 _VOLUME: Schema = {"name": LEAF, "persistentVolumeClaim": dict.fromkeys(["claimName", "readOnly"]),
                    "ephemeral": {"volumeClaimTemplate": dict.fromkeys(["metadata", "spec"])},
-                   **dict.fromkeys(_PLAIN_VOLUME_SOURCES)}
+                   **dict.fromkeys(_PLAIN_VOLUME_SOURCES), **in_tree_volumes.SCHEMAS}
 _NODE_SELECTOR: Schema = {"nodeSelectorTerms": [_TERM]}
 _POD_AFFINITY: Schema = {"requiredDuringSchedulingIgnoredDuringExecution": [_POD_TERM],
                          "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": LEAF,
@@ -177,7 +177,8 @@ _SCHEMAS: dict[str, Schema] = {
                                                              "resourceVersion"]),
                                   "nodeAffinity": {"required": _NODE_SELECTOR},
                                   "csi": dict.fromkeys(["driver", "volumeHandle", "fsType", "volumeAttributes",
-                                                        "readOnly"])},
+                                                        "readOnly"]),
+                                  **in_tree_volumes.SCHEMAS},
                          "status": dict.fromkeys(["phase", "lastPhaseTransitionTime", "reason", "message"])},
     "PersistentVolumeClaim": {"metadata": _META,
                               "spec": {**dict.fromkeys(["accessModes", "storageClassName", "volumeName", "volumeMode",
@@ -585,6 +586,7 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
                 required=True,
             )
         )
+    volumes, inline_volumes = _pod_volumes(f, spec)
     pod = k8s.Pod(
         name=name,
         namespace=ns,
@@ -622,21 +624,29 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
             _condition(f, c, f"status.conditions[{i}]")
             for i, c in enumerate(f.sequence(status.get("conditions"), "status.conditions"))
         ],
-        volumes=_pod_volumes(f, spec),
+        volumes=volumes,
+        inline_volumes=inline_volumes,
         resource_claims=dra_objects.pod_resource_claims(f, spec),
         resource_claim_statuses=dra_objects.pod_claim_statuses(f, status),
     )
     out.pods.append(pod)
 
 
-def _pod_volumes(f: Fields, spec: Mapping[str, Any]) -> list[k8s.PodVolume]:
+def _pod_volumes(f: Fields, spec: Mapping[str, Any]) -> tuple[list[k8s.PodVolume], list[k8s.InlineVolume]]:
     """spec.volumes[] backed by a claim (persistentVolumeClaim, or a generic ephemeral volume: its template's
-    presence); the other sources are checked for a name and dropped."""
-    volumes = []
+    presence), and those with an in-tree source CSI migration knows; the other sources are checked for a name
+    and dropped."""
+    volumes: list[k8s.PodVolume] = []
+    inline: list[k8s.InlineVolume] = []
     for i, item in enumerate(f.sequence(spec.get("volumes"), "spec.volumes")):
         field = f"spec.volumes[{i}]"
         doc = f.mapping(item, field)
         name = f.string(doc.get("name"), f"{field}.name", required=True)
+        in_tree = in_tree_volumes.read_in_tree(f, doc, field, ["persistentVolumeClaim", "ephemeral",
+                                                               *_PLAIN_VOLUME_SOURCES])
+        if in_tree is not None:
+            inline.append(k8s.InlineVolume(name, in_tree, position=len(volumes)))
+            continue
         if doc.get("ephemeral") is not None:
             if doc.get("persistentVolumeClaim") is not None:
                 f.fail(f"{field}.ephemeral", "a volume has one source: persistentVolumeClaim is set as well")
@@ -657,7 +667,7 @@ def _pod_volumes(f: Fields, spec: Mapping[str, Any]) -> list[k8s.PodVolume]:
         f.boolean(claim.get("readOnly"), f"{field}.persistentVolumeClaim.readOnly")
         volumes.append(k8s.PodVolume(name, f.string(claim.get("claimName"),
                                                     f"{field}.persistentVolumeClaim.claimName", required=True)))
-    return volumes
+    return volumes, inline
 
 
 def _read_pod_group(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, out: k8s.ClusterObjects) -> None:
@@ -910,6 +920,7 @@ def _read_persistent_volume(f: Fields, doc: Mapping[str, Any], name: str, _ns: s
         node_affinity=_pv_node_affinity(f, spec.get("nodeAffinity")),
         csi_driver=f.string(csi.get("driver"), "spec.csi.driver", required=bool(csi)),
         csi_volume_handle=f.string(csi.get("volumeHandle"), "spec.csi.volumeHandle"),
+        in_tree=in_tree_volumes.read_in_tree(f, spec, "spec", ["csi", "local", "hostPath", "nfs"]),
         # a PV the controller has not yet seen is Pending; one given without a status is taken as Available
         phase=f.choice(status.get("phase"), "status.phase", {"Pending", "Available", "Bound", "Released", "Failed"},
                        default="Available"),

@@ -45,3 +45,21 @@ def test_only_clear_exclusions_by_labels_are_judged():
     # the binder matches labels only: a field term is never judged
     assert not volume_excludes(terms(fields=[("metadata.name", "In", ["n2"])]), node)
     assert not volume_excludes(terms(("zone", "In", ["b"])) + terms(("zone", "Exists", [])), node)
+
+
+MIGRATED = Path(__file__).resolve().parents[1] / "scenarios" / "volumes-in-tree-pv-migrated-node-needs-csi-topology.yaml"
+
+
+def _migrated_violations() -> list[str]:
+    engine = InvariantEngine(only=[RULE])
+    run_scenario(load_scenario(MIGRATED), engine=engine)
+    assert engine.checks[RULE] > 0
+    return [v.invariant for v in engine.violations]
+
+
+def test_a_migrated_in_tree_pv_is_judged_by_its_translated_affinity(monkeypatch):
+    assert _migrated_violations() == []
+    # a binder that checks the PV untranslated takes n1, which lacks the CSI driver's zone label
+    import schedcheck.reference.plugins.volume_binding as volume_binding
+    monkeypatch.setattr(volume_binding, "translated_pv", lambda pv, csi_node: pv)
+    assert RULE in _migrated_violations()
