@@ -40,6 +40,7 @@ reference raises an upstream assertion.
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from schedcheck.reference.api.devices.base import DeviceFlags, ERROR, SUCCESS, UNSCHEDULABLE, as_int64
@@ -55,6 +56,8 @@ ASSIGNED_TIME = "hami.io/vgpu-time"
 BIND_TIME = "hami.io/bind-time"
 DEVICE_BIND_PHASE = "hami.io/bind-phase"
 PREDICATE_TIME = "predicate-time"
+ASCEND910_PREFIX = "Ascend910"
+ASCEND910_NETWORK_WEIGHT = 10
 BINPACK = "binpack"
 SPREAD = "spread"
 NO_DEVICE_REASON = "no ascend device available"
@@ -115,11 +118,70 @@ _INT_FIELDS = {"index": (0, 2**64 - 1), "count": (-2**31, 2**31 - 1), "devmem": 
 _STR_FIELDS = ("id", "type", "mode", "devicevendor")
 
 
-class DeviceInfo:
-    __slots__ = ("id", "count", "devmem", "devcore")
+NO_NETWORK = object()  # custominfo has no NetworkID key (or no custominfo at all)
+NETWORK_ID = "NetworkID"
 
-    def __init__(self, dev_id: str = "", count: int = 0, devmem: int = 0, devcore: int = 0) -> None:
+
+class DeviceInfo:
+    __slots__ = ("id", "count", "devmem", "devcore", "custom", "network")
+
+    def __init__(self, dev_id: str = "", count: int = 0, devmem: int = 0, devcore: int = 0,
+                 network: object = NO_NETWORK) -> None:
         self.id, self.count, self.devmem, self.devcore = dev_id, count, devmem, devcore
+        self.custom: dict | None = None if network is NO_NETWORK else {NETWORK_ID: network}
+        self.network = network  # custominfo["NetworkID"] as decoded (a number: int or _Float), or NO_NETWORK
+
+
+def _float64(value: object) -> float | None:
+    """A JSON number as Go's decoder reads it into an interface (strconv.ParseFloat); None beyond float64."""
+    try:
+        f = float(value.text) if isinstance(value, _Float) else float(value)
+    except OverflowError:
+        return None
+    return None if math.isinf(f) else f
+
+
+def _numbers_fit_float64(value: object) -> bool:
+    if isinstance(value, dict):
+        return all(_numbers_fit_float64(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_numbers_fit_float64(v) for v in value)
+    if isinstance(value, _Float) or (isinstance(value, int) and not isinstance(value, bool)):
+        return _float64(value) is not None
+    return True
+
+
+def network_number(info: DeviceInfo) -> int | None:
+    """int(NetworkID.(float64)): the device's network when its NetworkID is a JSON number (truncated towards
+    zero, as Go converts a float64 to int), else None (upstream's type assertion fails and skips it). Beyond
+    int64 Go's conversion is implementation-dependent (amd64: the smallest int64); the scenario reader refuses
+    such an id (network_id_problem), so the value here is amd64's only for completeness."""
+    value = info.network
+    if value is NO_NETWORK or not (isinstance(value, _Float) or (isinstance(value, int)
+                                                                  and not isinstance(value, bool))):
+        return None
+    f = _float64(value)
+    if f is None or not -2.0**63 <= f < 2.0**63:
+        return -2**63
+    return int(f)
+
+
+def network_id_problem(info: DeviceInfo) -> str | None:
+    """Why a device's NetworkID cannot be run faithfully (a number Go's float64-to-int conversion leaves to
+    the platform), or None."""
+    value = info.network
+    if isinstance(value, _Float) or (isinstance(value, int) and not isinstance(value, bool)):
+        f = _float64(value)
+        if f is not None and not -2.0**63 <= f < 2.0**63:
+            text = value.text if isinstance(value, _Float) else str(value)
+            return (f"custominfo.NetworkID {text} lies outside int64: Go's conversion of it to int is "
+                    "implementation-dependent")
+    return None
+
+
+def has_network_id(infos) -> bool:
+    """hasNetworkID: every device's custominfo holds the key NetworkID (whatever its value)."""
+    return all(info.network is not NO_NETWORK for info in infos)
 
 
 def decode_node_devices(text: str) -> tuple[list[DeviceInfo] | None, str]:
@@ -141,6 +203,16 @@ def decode_node_devices(text: str) -> tuple[list[DeviceInfo] | None, str]:
         info = DeviceInfo()
         for key, value in entry.items():
             name = key.lower()
+            if name == "custominfo":
+                if value is None:  # Go sets a map to nil on null
+                    info.custom = None
+                    continue
+                if not isinstance(value, dict):
+                    return None, f"entry {i}: {key} is not an object"
+                if not _numbers_fit_float64(value):
+                    return None, f"entry {i}: {key} holds a number beyond float64"
+                info.custom = {**(info.custom or {}), **value}  # a second spelling of the key adds to the map
+                continue
             if value is None:
                 continue  # Go leaves the field alone
             if name in _STR_FIELDS:
@@ -157,9 +229,10 @@ def decode_node_devices(text: str) -> tuple[list[DeviceInfo] | None, str]:
             elif name == "health":
                 if not isinstance(value, bool):
                     return None, f"entry {i}: {key} is not a boolean"
-            elif name in ("custominfo", "devicepairscore"):
+            elif name == "devicepairscore":
                 if not isinstance(value, dict):
                     return None, f"entry {i}: {key} is not an object"
+        info.network = NO_NETWORK if info.custom is None else info.custom.get(NETWORK_ID, NO_NETWORK)
         out.append(info)
     if not out:
         return None, "no device found on node"
@@ -212,15 +285,16 @@ def is_hami_core_mode(pod) -> bool:
 # -- the pool ---------------------------------------------------------------------------------------
 
 class AscendDevice:
-    __slots__ = ("id", "count", "devmem", "devcore", "used", "usedmem", "usedcores", "pods")
+    __slots__ = ("id", "count", "devmem", "devcore", "info", "used", "usedmem", "usedcores", "pods")
 
     def __init__(self, info: DeviceInfo) -> None:
         self.id, self.count, self.devmem, self.devcore = info.id, info.count, info.devmem, info.devcore
+        self.info = info  # shared by copies, as upstream's snapshots share the *DeviceInfo
         self.used = self.usedmem = self.usedcores = 0
         self.pods: dict[str, tuple[int, int]] = {}  # PodMap: pod uid -> (memory, cores)
 
     def copy(self) -> AscendDevice:
-        c = AscendDevice(DeviceInfo(self.id, self.count, self.devmem, self.devcore))
+        c = AscendDevice(self.info)
         c.used, c.usedmem, c.usedcores = self.used, self.usedmem, self.usedcores
         c.pods = dict(self.pods)
         return c
@@ -392,6 +466,7 @@ class AscendDevices:
         if not snapshot:
             return None, ERROR, NO_DEVICE_REASON
         snapshot.sort(key=lambda d: -cal_score(policy, d))  # stable: the annotation's order among ties
+        topology = self.is_ascend910() and has_network_id(d.info for d in snapshot)
         hami = is_hami_core_mode(pod)
         reqs = self.resource_reqs(pod, snapshot[0])
         used: set[str] = set()
@@ -406,13 +481,18 @@ class AscendDevices:
                     continue
                 selected.append(dev)
                 left -= 1
-                if left <= 0:
-                    break
+                if left <= 0 and not topology:
+                    break  # with topology every fitting device is a candidate
             if left > 0:
                 return None, UNSCHEDULABLE, INSUFFICIENT
+            if topology:
+                selected = select_with_topology(req.nums, selected)
             used |= {d.id for d in selected}
             pod_devs.append([(d.id, self.type, req.memreq, req.coresreq) for d in selected])
         return pod_devs, SUCCESS, ""
+
+    def is_ascend910(self) -> bool:
+        return self.type.startswith(ASCEND910_PREFIX)
 
     # -- scheduling --------------------------------------------------------------------------
 
@@ -428,14 +508,27 @@ class AscendDevices:
         if code != SUCCESS:
             return 0.0
         score = 0.0
+        firsts = []
         for container in pod_devs:
             assertf(bool(container), f"ascend ScoreNode: pod {pod.namespace}/{pod.name} has a container given no "
-                                     f"device on node {self.name} (a count of 0 where none fits): upstream indexes "
+                                     f"device on node {self.name} (a count of 0 where none fits, or on an "
+                                     "Ascend910 kind no fitting device with a numeric NetworkID): upstream indexes "
                                      "the empty list and panics (index out of range)")
             dev = self.devices.get(container[0][0])
             if dev is None:
                 return 0.0
+            firsts.append(dev)
             score += cal_score(policy, dev)
+        if self.is_ascend910() and has_network_id(d.info for d in firsts):
+            counts: dict[int, int] = {}
+            for dev in firsts:
+                network = network_number(dev.info)
+                if network is not None:
+                    counts[network] = counts.get(network, 0) + 1
+            total = sum(counts.values())
+            if total == 0:
+                return 0.0  # upstream gives up the whole score, the devices' own included
+            score += (max(counts.values()) / total) * ASCEND910_NETWORK_WEIGHT
         return score
 
     def runtime_info(self, pod, pod_devs) -> str:
@@ -490,6 +583,26 @@ class AscendDevices:
 
     def device_ids(self) -> set[str]:
         return set(self.devices)
+
+
+def select_with_topology(nums: int, candidates: list[AscendDevice]) -> list[AscendDevice]:
+    """selectDevicesWithTopology: the fitting devices grouped by network (those whose NetworkID is not a number
+    are left out), the groups taken largest first, each in the candidates' order, until `nums` are chosen (a
+    count of 0 or less is never reached: every grouped device). Upstream lists the networks from a Go map and
+    sorts them by size with an unstable sort, so equal-sized networks come in random order; the reference
+    takes them in the order their first device appears among the candidates (one of upstream's orders)."""
+    groups: dict[int, list[AscendDevice]] = {}
+    for dev in candidates:
+        network = network_number(dev.info)
+        if network is not None:
+            groups.setdefault(network, []).append(dev)
+    out: list[AscendDevice] = []
+    for members in sorted(groups.values(), key=len, reverse=True):  # stable: first appearance among ties
+        for dev in members:
+            out.append(dev)
+            if len(out) == nums:
+                return out
+    return out
 
 
 def node_pools(node, flags: DeviceFlags) -> dict[str, AscendDevices]:
