@@ -314,8 +314,12 @@ def test_ascend910_score_adds_ten_times_the_share_of_first_devices_in_the_larges
     full, (h, q) = pool910((("d0", "x"), ("d1", 1)), held, pod("q", {NPU910: "1", MEM910: "16384"}))
     full.add_resource(h)
     assert full.filter_node(q, "") == (0, "", None)  # d0 fits: no error, but the container gets no device
-    with pytest.raises(AssertionViolation, match="index out of range"):
+    with pytest.raises(AssertionViolation, match="index out of range") as err:
         full.score_node(q, "")
+    from schedcheck.invariants.known import known_assertion_for
+
+    assert known_assertion_for(err.value).id == "F34"  # the same panic (master: device_info.go:301, adapter run)
+    assert full.allocate(q, 0)[0][ALLOC910] == ";"  # one candidate node: no score, the pod holds nothing
     no_number, (p,) = pool910((("d0", "x"), ("d1", "y")), two)
     with pytest.raises(AssertionViolation):
         no_number.score_node(p, "")

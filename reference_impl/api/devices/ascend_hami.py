@@ -21,6 +21,17 @@ device; otherwise 0). Upstream snapshots them from a Go map and sorts with an un
 in random order; the reference keeps the annotation's order among ties (one of upstream's outcomes: the
 node decision only differs where two containers compete for devices, which the generators do not draw).
 
+A kind whose common word starts with "Ascend910" (configured through the device ConfigMap) chooses by
+network when every device of the node has the key NetworkID in its registration's `custominfo` (any
+value): a container's candidates are all the devices that fit (not only the first N), grouped by network
+(a JSON number, truncated towards zero as Go converts float64 to int; a device whose id is not a number is
+in no group and never chosen, though the count check before the grouping saw it), the largest group first
+and each group in device order, until N are taken (a count of 0 or less takes every grouped device). Its
+ScoreNode adds 10 * (containers whose first device lies in the commonest network) / (containers with a
+numeric id), when every first device has the key; when none of those ids is a number the whole score is 0.
+Upstream sorts equal-sized networks with an unstable sort over a Go map (random order); the reference
+takes them in the order their first device appears.
+
 The session writes, at allocation, `hami.io/Ascend310P-devices-to-allocate` and
 `hami.io/Ascend310P-devices-allocated` ("id,Ascend310P,memory,cores:" per device, ";" after each
 container), `huawei.com/Ascend310P` (JSON: each device's UUID and template name, or memory and core in
@@ -34,7 +45,9 @@ device and is not charged, neither at allocation nor when the placed pod is read
 scheduling policy used at allocation is the one its last ScoreNode saw (none when the node was the only
 candidate or ScheduleWeight is 0: then every device scores 0); a container asking a count of 0 still
 takes one device when one fits, and where none fits ScoreNode indexes an empty list: upstream panics, the
-reference raises an upstream assertion.
+reference raises an upstream assertion. On an Ascend910 kind whose NetworkIDs are text, a container is given
+no device at all: with one candidate node the pod is bound holding nothing (annotation ";"), with several and
+a score weight ScoreNode panics the same way (docs/findings.md rows 34 and 41).
 """
 
 from __future__ import annotations
