@@ -347,7 +347,8 @@ def test_ascend910_network_ids_are_warned_about_or_refused_in_one_line() -> None
     text = "\n".join(scenario.warnings)
     assert f"Node n1: metadata.annotations.{REG910}: entry 0: custominfo.NetworkID 'a' is not a number" in text
     assert f"Node n1: metadata.annotations.{REG910}: entry 1: custominfo.networkId is not read" in text
-    for bad in ('[{"id":"d0","customInfo":{"NetworkID":1e19}}]', '[{"id":"d0","customInfo":{"NetworkID":9223372036854775807}}]'):
+    for bad in ('[{"id":"d0","customInfo":{"NetworkID":1e19}}]',
+                '[{"id":"d0","customInfo":{"NetworkID":9223372036854775807}}]'):  # 2**63 as a float64
         with pytest.raises(ScenarioError) as err:
             _scenario910(bad)
         assert f"Node n1: metadata.annotations.{REG910}: entry 0: custominfo.NetworkID" in str(err.value)

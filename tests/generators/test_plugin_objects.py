@@ -317,7 +317,11 @@ def test_mindcluster_documents_carry_310p_nodes_and_vnpu_pods_that_load_without_
     from schedcheck.reference.plugins.deviceshare import device_flags
 
     seen: Counter[str] = Counter()
-    for doc in with_plugin("deviceshare") + _with_each_device_mode():
+    conf = default_conf()  # the switch in the conf: always drawn, so that rare shapes (unstable chips) show
+    conf["tiers"][-1]["plugins"].append({"name": "deviceshare",
+                                         "arguments": {"deviceshare.AscendMindClusterVNPUEnable": True}})
+    switched = sample_documents(scenarios(**scenario_profiles["ci"], confs=st.just(conf)), 40, 1)
+    for doc in with_plugin("deviceshare") + _with_each_device_mode() + switched:
         scenario = scenario_from_document(doc, "<generated>")
         flags = device_flags(scenario.conf)
         if not flags.ascend_mindcluster:
@@ -366,7 +370,8 @@ def test_ascend_documents_sometimes_carry_an_ascend910_kind_with_network_ids():
     import dataclasses
 
     conf = default_conf()
-    conf["tiers"][-1]["plugins"].append({"name": "deviceshare", "arguments": {"deviceshare.AscendHAMiVNPUEnable": True}})
+    conf["tiers"][-1]["plugins"].append({"name": "deviceshare",
+                                         "arguments": {"deviceshare.AscendHAMiVNPUEnable": True}})
     seen: Counter[str] = Counter()
     for doc in sample_documents(scenarios(**scenario_profiles["ci"], confs=st.just(conf)), 120, 3):
         scenario = scenario_from_document(doc, "<generated>")

@@ -155,12 +155,17 @@ def _float64(value: object) -> float | None:
 
 
 def _numbers_fit_float64(value: object) -> bool:
-    if isinstance(value, dict):
-        return all(_numbers_fit_float64(v) for v in value.values())
-    if isinstance(value, list):
-        return all(_numbers_fit_float64(v) for v in value)
-    if isinstance(value, _Float) or (isinstance(value, int) and not isinstance(value, bool)):
-        return _float64(value) is not None
+    """Every number anywhere in a decoded JSON value reads as a float64 (iterative: any depth json allows)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif (isinstance(item, _Float) or (isinstance(item, int) and not isinstance(item, bool))) \
+                and _float64(item) is None:
+            return False
     return True
 
 
