@@ -8,7 +8,8 @@ and a weight). Ascend nodes get 1 to 4 310P devices of upstream's default config
 shares; every device of a node alike, sometimes hami-core support) under the registration annotation
 `hami.io/node-register-Ascend310P` and allocatable `huawei.com/Ascend310P`; an Ascend job asks, in one
 container, one device with a template-sized memory (or none: the whole device), rarely two whole devices
-or two partial ones (refused upstream), sometimes cores, rarely hami-core mode. Some nodes get cards (1 to 4 of 8000, 16000 or 24000 memory): GPU-share
+or two partial ones (refused upstream), sometimes cores, rarely hami-core mode; rarely the device ConfigMap
+turns the kind into an Ascend910 one whose devices carry network ids (`ascend910_extras`). Some nodes get cards (1 to 4 of 8000, 16000 or 24000 memory): GPU-share
 capacity `volcano.sh/gpu-memory` / `gpu-number`, or the vGPU registration annotation and allocatable
 `volcano.sh/vgpu-number` / `-memory` / `-cores`. Most pods ask for no GPU: a pending job asks for one in
 two cases of five (every pod of the job alike), a running pod on a GPU node in one of five, and then only where
@@ -294,9 +295,70 @@ def apply_devices(draw: st.DrawFn, arguments: dict[str, Any], node_docs: list[di
             _limits(pod, request)
         if exclusive and draw(sometimes(50)):
             meta.setdefault("labels", {})[EXCLUSIVE_LABEL] = "true"
+    if mode == "ascend":
+        return ascend910_extras(draw, [n for n in node_docs if n["metadata"]["name"] in pools], job_docs)
     if mode != "vgpu":
         return [], {}
     return vgpu_extras(draw, [n for n in node_docs if n["metadata"]["name"] in pools], held, job_docs)
+
+
+A910 = "Ascend910B"
+A910_CONFIG = f"""vnpus:
+  configs:
+  - commonWord: {A910}
+    chipName: 910B3
+    resourceName: huawei.com/{A910}
+    resourceMemoryName: huawei.com/{A910}-memory
+    memoryAllocatable: {NPU_DEVMEM}
+    memoryCapacity: 24576
+    aiCore: {NPU_CORES}
+    aiCPU: 7
+    templates:
+    - {{name: vir01, memory: 3072, aiCore: 1, aiCPU: 1}}
+    - {{name: vir02, memory: 6144, aiCore: 2, aiCPU: 2}}
+    - {{name: vir04, memory: 12288, aiCore: 4, aiCPU: 4}}
+"""
+
+
+def _to_910(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {k.replace("Ascend310P", A910): v for k, v in mapping.items()}
+
+
+def ascend910_extras(draw: st.DrawFn, npu_nodes: list[dict[str, Any]],
+                     job_docs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Rarely, drawn after everything else: the device ConfigMap makes the vNPU kind an Ascend910 one (the
+    default kind's numbers under the common word Ascend910B), every name the nodes and pods carry is renamed
+    to it, and each registered device gets custominfo.NetworkID 0 to 2 (rarely one device of a node none, so
+    that node chooses first fit). Text ids (upstream gives the container no device, findings 34 and 42) are
+    left to the hand scenarios."""
+    if not npu_nodes or not draw(rarely(30)):
+        return [], {}
+    for node in npu_nodes:
+        annotations = node["metadata"]["annotations"]
+        devices = json.loads(annotations.pop(NPU_REGISTER))
+        untagged = draw(rarely(15))
+        for i, dev in enumerate(devices):
+            dev["type"] = A910
+            if not (untagged and i == 0):
+                dev["customInfo"] = {"NetworkID": draw(st.integers(0, 2))}
+        annotations[NPU_REGISTER.replace("Ascend310P", A910)] = json.dumps(devices, separators=(",", ":"))
+        for key in ("capacity", "allocatable"):
+            node["status"][key] = _to_910(node["status"][key])
+    for pod in job_docs:
+        if pod.get("kind") != "Pod":
+            continue
+        for container in pod["spec"]["containers"]:
+            resources = container.get("resources", {})
+            for key in ("limits", "requests"):
+                if key in resources:
+                    resources[key] = _to_910(resources[key])
+        annotations = pod["metadata"].get("annotations")
+        if annotations and NPU_ALLOCATED in annotations:
+            annotations[NPU_ALLOCATED.replace("Ascend310P", A910)] = annotations.pop(NPU_ALLOCATED).replace(
+                ",Ascend310P,", f",{A910},")
+    name, namespace = MIG_CM
+    return [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace},
+             "data": {"device-config.yaml": A910_CONFIG}}], {}
 
 
 MIG_GROUPS = (("g1", (("1g.2gb", 2000, 4), ("2g.4gb", 4000, 2))), ("g2", (("4g.8gb", 8000, 1),)))

@@ -208,12 +208,163 @@ def test_a_configmap_replaces_the_vnpu_kinds_whole() -> None:
     assert without.registered() == [] and node_devices(load(npu_node()).objects.nodes[0], without) == {}
 
 
-def test_vnpus_upstream_cannot_decode_or_an_ascend910_kind_is_refused_by_field() -> None:
+def test_vnpus_upstream_cannot_decode_are_refused_by_field() -> None:
     from schedcheck.reference.api.devices.config import DeviceConfigError
 
     for text, field in (("vnpus:\n  hamiVnpuCore: yes please\n", "vnpus.hamiVnpuCore"),
-                        ("vnpus:\n- commonWord: Ascend310P\n  aiCore: 4294967296\n", "vnpus[0].aiCore"),
-                        ("vnpus:\n  configs:\n  - commonWord: Ascend910B\n", "vnpus.configs[0].commonWord")):
+                        ("vnpus:\n- commonWord: Ascend310P\n  aiCore: 4294967296\n", "vnpus[0].aiCore")):
         with pytest.raises(DeviceConfigError) as err:
             _config(text)
         assert err.value.field.endswith(field), (text, err.value.field)
+
+
+# ---------------------------------------------------------------- Ascend910 kinds: devices chosen by network
+
+W910 = "Ascend910B"
+REG910, ALLOC910 = f"hami.io/node-register-{W910}", f"hami.io/{W910}-devices-allocated"
+NPU910, MEM910, CORE910 = f"huawei.com/{W910}", f"huawei.com/{W910}-memory", f"huawei.com/{W910}-core"
+CONFIG910 = (f"vnpus:\n  configs:\n  - commonWord: {W910}\n    resourceName: {NPU910}\n"
+             f"    resourceMemoryName: {MEM910}\n    memoryAllocatable: 32768\n    memoryCapacity: 32768\n"
+             "    aiCore: 20\n    templates:\n    - {name: vir05, memory: 16384, aiCore: 5}\n")
+
+
+def register910(*devices: tuple) -> str:
+    """(id, network) or (id, network, devcore); network None: no custominfo; a string: as written."""
+    out = []
+    for dev_id, network, *cores in devices:
+        entry = {"id": dev_id, "count": 4, "devmem": 32768, "devcore": cores[0] if cores else 20}
+        if network is not None:
+            entry["customInfo"] = {"NetworkID": network}
+        out.append(entry)
+    return json.dumps(out)
+
+
+def pool910(devices, *pods, word: str = W910):
+    import dataclasses
+
+    config = _config(CONFIG910.replace(W910, word))
+    flags = dataclasses.replace(ASCEND, config=config)
+    reg = f"hami.io/node-register-{word}"
+    scenario = load(node(annotations={reg: register910(*devices)}, resources={f"huawei.com/{word}": "8"}), *pods)
+    return node_devices(scenario.objects.nodes[0], flags)[word], scenario.objects.pods
+
+
+def chosen(pool, pod_, policy: str = "") -> list[list[str]]:
+    devs, code, err = pool.select_devices(pod_, policy)
+    assert code == 0, err
+    return [[d[0] for d in container] for container in devs]
+
+
+def test_an_ascend910_kind_is_read_from_the_configmap() -> None:
+    config = _config(CONFIG910)
+    assert [c.common_word for c in config.vnpu_configs] == [W910]
+
+
+def test_ascend910_chooses_the_largest_network_not_the_first_fit() -> None:
+    pod2 = pod("p", {NPU910: "2", MEM910: "32768"})
+    pool, (p,) = pool910((("d0", 0), ("d1", 1), ("d2", 1)), pod2)
+    assert chosen(pool, p) == [["d1", "d2"]]  # network 1 holds two fitting devices, network 0 one
+    plain, (p,) = pool910((("d0", 0), ("d1", 1), ("d2", None)), pod2)  # d2 lacks the key: first fit
+    assert chosen(plain, p) == [["d0", "d1"]]
+    other, (p,) = pool910((("d0", 0), ("d1", 1), ("d2", 1)), pod("p", {"huawei.com/Ascend910X": "2"}),
+                          word="Ascend910X")
+    assert chosen(other, p) == [["d1", "d2"]]  # any commonWord starting with Ascend910
+    not910, (p,) = pool910((("d0", 0), ("d1", 1), ("d2", 1)), pod("p", {"huawei.com/Ascend310B": "2"}),
+                           word="Ascend310B")
+    assert chosen(not910, p) == [["d0", "d1"]]
+
+
+def test_ascend910_networks_of_a_size_come_in_first_appearance_order_and_only_fitting_devices_count() -> None:
+    pool, (one, two) = pool910((("d0", 5, 20), ("d1", 3, 20), ("d2", 3, 4), ("d3", 5, 20)),
+                               pod("one", {NPU910: "1", CORE910: "10"}), pod("two", {NPU910: "2"}))
+    # d2 has too few cores for `one`: networks 5 (d0, d3) and 3 (d1): d0
+    assert chosen(pool, one) == [["d0"]]
+    # both networks hold two: upstream's order is random, the reference takes network 5 (d0 comes first)
+    assert chosen(pool, two) == [["d0", "d3"]]
+    # a count beyond the largest network continues with the next one
+    pool3, (three,) = pool910((("d0", 5), ("d1", 3), ("d2", 3), ("d3", 7)), pod("three", {NPU910: "3"}))
+    assert chosen(pool3, three) == [["d1", "d2", "d0"]]
+
+
+def test_ascend910_network_ids_are_go_numbers_truncated_and_others_are_never_chosen() -> None:
+    pool, (p,) = pool910((("d0", 1.9), ("d1", 2), ("d2", 1.2), ("d3", -0.5), ("d4", 0)), pod("p", {NPU910: "2"}))
+    assert chosen(pool, p) == [["d0", "d2"]]  # 1.9 and 1.2 are both network 1 (d3's -0.5 is network 0)
+    text, (p,) = pool910((("d0", "a"), ("d1", 4), ("d2", None)), pod("p", {NPU910: "1"}))
+    assert chosen(text, p) == [["d0"]]  # d2 has no key: no topology at all
+    strings, (p,) = pool910((("d0", "a"), ("d1", 4), ("d2", True)), pod("p", {NPU910: "2"}))
+    assert chosen(strings, p) == [["d1"]]  # two fit, but only d1's id is a number: one device, no error
+    zero, (p,) = pool910((("d0", 1), ("d1", 2), ("d2", 2)), pod("p", {NPU910: "0", MEM910: "16384"}))
+    assert chosen(zero, p) == [["d1", "d2", "d0"]]  # a count of 0 is never reached: every fitting device
+
+
+def test_ascend910_score_adds_ten_times_the_share_of_first_devices_in_the_largest_network() -> None:
+    from schedcheck.reference.util.assertion import AssertionViolation
+
+    two = pod("p", {NPU910: "1", MEM910: "16384"})
+    two["spec"]["containers"].append({"name": "d", "resources": {"limits": {NPU910: "1", MEM910: "16384"}}})
+    same, (p,) = pool910((("d0", 0), ("d1", 0)), two)
+    assert same.score_node(p, "spread") == 100 + 100 + 10  # both first devices in network 0
+    split, (p,) = pool910((("d0", 0), ("d1", 1)), two)
+    assert split.score_node(p, "") == 5.0  # one container's device in each network: 1/2 * 10
+    without, (p,) = pool910((("d0", 0), ("d1", None)), two)
+    assert without.score_node(p, "spread") == 200.0  # no topology, no bonus
+    texts, (p,) = pool910((("d0", "x"), ("d1", 1)), pod("p", {NPU910: "1"}))
+    assert chosen(texts, p) == [["d1"]] and texts.score_node(p, "") == 10.0  # d0 fits first but is never grouped
+    held = pod("held", {NPU910: "1", MEM910: "32768"}, {ALLOC910: f"d1,{W910},32768,0:;"}, node_name="n1")
+    full, (h, q) = pool910((("d0", "x"), ("d1", 1)), held, pod("q", {NPU910: "1", MEM910: "16384"}))
+    full.add_resource(h)
+    assert full.filter_node(q, "") == (0, "", None)  # d0 fits: no error, but the container gets no device
+    with pytest.raises(AssertionViolation, match="index out of range") as err:
+        full.score_node(q, "")
+    from schedcheck.invariants.known import known_assertion_for
+
+    assert known_assertion_for(err.value).id == "F34"  # the same panic (master: device_info.go:301, adapter run)
+    assert full.allocate(q, 0)[0][ALLOC910] == ";"  # one candidate node: no score, the pod holds nothing
+    no_number, (p,) = pool910((("d0", "x"), ("d1", "y")), two)
+    with pytest.raises(AssertionViolation):
+        no_number.score_node(p, "")
+
+
+def test_ascend910_allocation_writes_the_topology_choice() -> None:
+    pool, (p,) = pool910((("d0", 0), ("d1", 1), ("d2", 1)), pod("p", {NPU910: "2", MEM910: "32768", CORE910: "4"}))
+    annotations, err = pool.allocate(p, 0)
+    assert err is None and annotations[ALLOC910] == f"d1,{W910},32768,4:d2,{W910},32768,4:;"
+    assert annotations[NPU910] == '[{"UUID":"d1"},{"UUID":"d2"}]'  # 32768 is no template: no temp
+    assert [pool.devices[d].usedmem for d in ("d0", "d1", "d2")] == [0, 32768, 32768]
+
+
+def _scenario910(annotation: str):
+    conf = {"actions": "allocate", "tiers": [{"plugins": [{"name": "deviceshare", "arguments": {
+        "deviceshare.AscendHAMiVNPUEnable": True}}]}]}
+    cm = {"apiVersion": "v1", "kind": "ConfigMap",
+          "metadata": {"name": "volcano-vgpu-device-config", "namespace": "kube-system"},
+          "data": {"device-config.yaml": CONFIG910}}
+    return load(cm, node(annotations={REG910: annotation}, resources={NPU910: "8"}), conf=conf)
+
+
+def test_ascend910_network_ids_are_warned_about_or_refused_in_one_line() -> None:
+    scenario = _scenario910('[{"id":"d0","customInfo":{"NetworkID":"a"}},{"id":"d1","custominfo":{"networkId":1}}]')
+    text = "\n".join(scenario.warnings)
+    assert f"Node n1: metadata.annotations.{REG910}: entry 0: custominfo.NetworkID 'a' is not a number" in text
+    assert f"Node n1: metadata.annotations.{REG910}: entry 1: custominfo.networkId is not read" in text
+    for bad in ('[{"id":"d0","customInfo":{"NetworkID":1e19}}]',
+                '[{"id":"d0","customInfo":{"NetworkID":9223372036854775807}}]'):  # 2**63 as a float64
+        with pytest.raises(ScenarioError) as err:
+            _scenario910(bad)
+        assert f"Node n1: metadata.annotations.{REG910}: entry 0: custominfo.NetworkID" in str(err.value)
+        assert "implementation-dependent" in str(err.value) and "\n" not in str(err.value)
+    # -2**63 - 1 reads as the float64 -2**63 (ParseFloat rounds), which converts exactly
+    assert not [w for w in _scenario910('[{"id":"d0","customInfo":{"NetworkID":-9223372036854775809}}]').warnings
+                if "NetworkID" in w]
+    refused = _scenario910('[{"id":"d0","customInfo":{"NetworkID":1,"x":[1e400]}}]')
+    assert any("holds a number beyond float64: upstream refuses the list" in w for w in refused.warnings)
+    with pytest.raises(ScenarioError, match="entry 0 is null"):
+        _scenario910("[null]")  # the configured kind's registration is checked as the default's
+
+
+def test_custominfo_is_read_with_go_json_rules() -> None:
+    devs, _ = ascend_hami.decode_node_devices('[{"id":"a","customInfo":{"NetworkID":3},"CUSTOMINFO":{"y":1}}]')
+    assert devs[0].custom == {"NetworkID": 3, "y": 1}  # two spellings of the field fill one map
+    devs, _ = ascend_hami.decode_node_devices('[{"id":"a","customInfo":{"NetworkID":3},"custominfo":null}]')
+    assert devs[0].custom is None and not ascend_hami.has_network_id(devs)  # null empties the map
+    assert ascend_hami.decode_node_devices('[{"id":"a","customInfo":[1]}]')[0] is None

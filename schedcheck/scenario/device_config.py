@@ -61,6 +61,27 @@ def config_map_warnings(objects: k8s.ClusterObjects, conf, warnings: list[str], 
         if unread:
             warnings.append(f"{where}: data.{DATA_KEY}: keys not read by the scheduler: {', '.join(unread)}")
     _refuse_mig_positions_upstream_panics_on(objects, flags, source)
+    _configured_ascend_kinds(objects, flags, warnings, source)
+
+
+def _configured_ascend_kinds(objects: k8s.ClusterObjects, flags, warnings: list[str], source: str) -> None:
+    """The registrations of the HAMi Ascend kinds the device ConfigMap configures beyond the default's
+    (device_warnings checks the default kind's): the same warnings and refusals, an Ascend910 kind's
+    NetworkIDs included."""
+    from schedcheck.reference.api.devices import ascend_hami
+    from schedcheck.reference.api.devices.config import load_device_config
+    from schedcheck.scenario.device_warnings import ascend_register_word
+
+    if flags is None or not flags.ascend_hami:
+        return
+    try:
+        config = load_device_config(objects.config_maps, flags.cm_name, flags.cm_namespace)
+    except DeviceConfigError:
+        return  # refused where the ConfigMap is read
+    words = [w for w in ascend_hami.common_words(config) if w not in ascend_hami.common_words()]
+    for node in objects.nodes:
+        for word in dict.fromkeys(words):
+            ascend_register_word(node, word, warnings, source)
 
 
 def _refuse_mig_positions_upstream_panics_on(objects: k8s.ClusterObjects, flags, source: str) -> None:

@@ -54,18 +54,45 @@ def _ascend_register(node: k8s.Node, warnings: list[str], source: str) -> None:
     """HAMi Ascend vNPU registration (api/devices/ascend_hami.py): a list upstream refuses leaves the node
     without the kind's pool; a null entry makes upstream's scheduler panic, so it is refused here."""
     for word in ascend_hami.common_words():
-        key = ascend_hami.register_annotation(word)
-        value = node.annotations.get(key)
-        if value is None:
-            continue
-        devices, why = ascend_hami.decode_node_devices(value)
-        field = f"Node {node.name}: metadata.annotations.{key}"
-        if devices is None and "panics" in why:
-            raise ScenarioError(source, f"Node {node.name}", f"metadata.annotations.{key}", why)
-        if devices is None:
-            warnings.append(f"{field}: {why}: upstream refuses the list, the node has no {word} vNPUs")
-        elif len({d.id for d in devices}) != len(devices):
-            warnings.append(f"{field}: a device id appears twice: upstream keeps the last entry of each id")
+        ascend_register_word(node, word, warnings, source)
+
+
+def ascend_register_word(node: k8s.Node, word: str, warnings: list[str], source: str) -> None:
+    """The registration of one vNPU kind (device_config.py calls this for the kinds a ConfigMap configures)."""
+    key = ascend_hami.register_annotation(word)
+    value = node.annotations.get(key)
+    if value is None:
+        return
+    devices, why = ascend_hami.decode_node_devices(value)
+    field = f"Node {node.name}: metadata.annotations.{key}"
+    if devices is None and "panics" in why:
+        raise ScenarioError(source, f"Node {node.name}", f"metadata.annotations.{key}", why)
+    if devices is None:
+        warnings.append(f"{field}: {why}: upstream refuses the list, the node has no {word} vNPUs")
+        return
+    if len({d.id for d in devices}) != len(devices):
+        warnings.append(f"{field}: a device id appears twice: upstream keeps the last entry of each id")
+    if word.startswith(ascend_hami.ASCEND910_PREFIX):
+        _network_ids(node, key, devices, warnings, source)
+
+
+def _network_ids(node: k8s.Node, key: str, devices, warnings: list[str], source: str) -> None:
+    """An Ascend910 kind's custominfo.NetworkID (ascend_hami.select_with_topology): a number beyond int64 is
+    refused (Go's conversion is platform-dependent); a value that is not a number, or a key spelled otherwise,
+    is warned about."""
+    field = f"Node {node.name}: metadata.annotations.{key}"
+    for i, dev in enumerate(devices):
+        problem = ascend_hami.network_id_problem(dev)
+        if problem is not None:
+            raise ScenarioError(source, f"Node {node.name}", f"metadata.annotations.{key}", f"entry {i}: {problem}")
+        if dev.network is not ascend_hami.NO_NETWORK and ascend_hami.network_number(dev) is None:
+            warnings.append(f"{field}: entry {i}: custominfo.NetworkID {dev.network!r} is not a number: upstream "
+                            "still counts the key (the node chooses by network when every device has it) but never "
+                            "chooses this device there")
+        near = [k for k in (dev.custom or {}) if k != ascend_hami.NETWORK_ID and k.lower() == "networkid"]
+        if near:
+            warnings.append(f"{field}: entry {i}: custominfo.{near[0]} is not read: upstream reads the exact key "
+                            f"{ascend_hami.NETWORK_ID}")
 
 
 def _ascend_pod(pod: k8s.Pod, warnings: list[str]) -> None:

@@ -317,7 +317,11 @@ def test_mindcluster_documents_carry_310p_nodes_and_vnpu_pods_that_load_without_
     from schedcheck.reference.plugins.deviceshare import device_flags
 
     seen: Counter[str] = Counter()
-    for doc in with_plugin("deviceshare") + _with_each_device_mode():
+    conf = default_conf()  # the switch in the conf: always drawn, so that rare shapes (unstable chips) show
+    conf["tiers"][-1]["plugins"].append({"name": "deviceshare",
+                                         "arguments": {"deviceshare.AscendMindClusterVNPUEnable": True}})
+    switched = sample_documents(scenarios(**scenario_profiles["ci"], confs=st.just(conf)), 40, 1)
+    for doc in with_plugin("deviceshare") + _with_each_device_mode() + switched:
         scenario = scenario_from_document(doc, "<generated>")
         flags = device_flags(scenario.conf)
         if not flags.ascend_mindcluster:
@@ -353,3 +357,46 @@ def test_mindcluster_documents_carry_310p_nodes_and_vnpu_pods_that_load_without_
     assert all(seen[k] > 0 for k in ("off", "on", "310p nodes", "10-core chips", "running vnpu pods", "unstable",
                                      "whole", "vnpu")), seen
     assert seen["off"] > seen["on"], seen
+
+
+def test_ascend_documents_sometimes_carry_an_ascend910_kind_with_network_ids():
+    """generators/devices.py ascend910_extras: rarely the device ConfigMap configures Ascend910B and every
+    name is renamed to it; the pools read the network ids, running pods' devices are their node's, and such
+    documents load without warnings."""
+    from schedcheck.reference.api.devices import ascend_hami, node_devices
+    from schedcheck.reference.api.devices.config import load_device_config
+    from schedcheck.reference.plugins.deviceshare import device_flags
+
+    import dataclasses
+
+    conf = default_conf()
+    conf["tiers"][-1]["plugins"].append({"name": "deviceshare",
+                                         "arguments": {"deviceshare.AscendHAMiVNPUEnable": True}})
+    seen: Counter[str] = Counter()
+    for doc in sample_documents(scenarios(**scenario_profiles["ci"], confs=st.just(conf)), 120, 3):
+        scenario = scenario_from_document(doc, "<generated>")
+        flags = device_flags(scenario.conf)
+        config = load_device_config(scenario.objects.config_maps, flags.cm_name, flags.cm_namespace)
+        flags = dataclasses.replace(flags, config=config)
+        if ascend_hami.common_words(config) != ["Ascend910B"]:
+            seen["310p"] += 1
+            continue
+        seen["910"] += 1
+        assert not [w for w in scenario.warnings if "Ascend" in w or "ConfigMap" in w], scenario.warnings
+        assert not any("Ascend310P" in k for n in scenario.objects.nodes for k in n.allocatable)
+        for node in scenario.objects.nodes:
+            pool = node_devices(node, flags).get("Ascend910B")
+            if pool is None:
+                continue
+            seen["nodes"] += 1
+            tagged = ascend_hami.has_network_id(d.info for d in pool.devices.values())
+            seen["topology" if tagged else "first fit"] += 1
+            for pod in scenario.objects.pods:
+                value = pod.annotations.get("hami.io/Ascend910B-devices-allocated")
+                if pod.node_name == node.name and value:
+                    seen["running"] += 1
+                    assert {e[0] for e in ascend_hami.decode_container_devices(value)} <= pool.device_ids()
+        seen["asking"] += sum(1 for p in scenario.objects.pods if not p.node_name
+                              and any("huawei.com/Ascend910B" in c.limits for c in p.containers))
+    assert all(seen[k] > 0 for k in ("310p", "910", "nodes", "topology", "asking")), seen
+    assert seen["310p"] > seen["910"], seen

@@ -21,6 +21,17 @@ device; otherwise 0). Upstream snapshots them from a Go map and sorts with an un
 in random order; the reference keeps the annotation's order among ties (one of upstream's outcomes: the
 node decision only differs where two containers compete for devices, which the generators do not draw).
 
+A kind whose common word starts with "Ascend910" (configured through the device ConfigMap) chooses by
+network when every device of the node has the key NetworkID in its registration's `custominfo` (any
+value): a container's candidates are all the devices that fit (not only the first N), grouped by network
+(a JSON number, truncated towards zero as Go converts float64 to int; a device whose id is not a number is
+in no group and never chosen, though the count check before the grouping saw it), the largest group first
+and each group in device order, until N are taken (a count of 0 or less takes every grouped device). Its
+ScoreNode adds 10 * (containers whose first device lies in the commonest network) / (containers with a
+numeric id), when every first device has the key; when none of those ids is a number the whole score is 0.
+Upstream sorts equal-sized networks with an unstable sort over a Go map (random order); the reference
+takes them in the order their first device appears.
+
 The session writes, at allocation, `hami.io/Ascend310P-devices-to-allocate` and
 `hami.io/Ascend310P-devices-allocated` ("id,Ascend310P,memory,cores:" per device, ";" after each
 container), `huawei.com/Ascend310P` (JSON: each device's UUID and template name, or memory and core in
@@ -34,12 +45,15 @@ device and is not charged, neither at allocation nor when the placed pod is read
 scheduling policy used at allocation is the one its last ScoreNode saw (none when the node was the only
 candidate or ScheduleWeight is 0: then every device scores 0); a container asking a count of 0 still
 takes one device when one fits, and where none fits ScoreNode indexes an empty list: upstream panics, the
-reference raises an upstream assertion.
+reference raises an upstream assertion. On an Ascend910 kind whose NetworkIDs are text, a container is given
+no device at all: with one candidate node the pod is bound holding nothing (annotation ";"), with several and
+a score weight ScoreNode panics the same way (docs/findings.md rows 34 and 42).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from schedcheck.reference.api.devices.base import DeviceFlags, ERROR, SUCCESS, UNSCHEDULABLE, as_int64
@@ -55,6 +69,8 @@ ASSIGNED_TIME = "hami.io/vgpu-time"
 BIND_TIME = "hami.io/bind-time"
 DEVICE_BIND_PHASE = "hami.io/bind-phase"
 PREDICATE_TIME = "predicate-time"
+ASCEND910_PREFIX = "Ascend910"
+ASCEND910_NETWORK_WEIGHT = 10
 BINPACK = "binpack"
 SPREAD = "spread"
 NO_DEVICE_REASON = "no ascend device available"
@@ -115,11 +131,75 @@ _INT_FIELDS = {"index": (0, 2**64 - 1), "count": (-2**31, 2**31 - 1), "devmem": 
 _STR_FIELDS = ("id", "type", "mode", "devicevendor")
 
 
-class DeviceInfo:
-    __slots__ = ("id", "count", "devmem", "devcore")
+NO_NETWORK = object()  # custominfo has no NetworkID key (or no custominfo at all)
+NETWORK_ID = "NetworkID"
 
-    def __init__(self, dev_id: str = "", count: int = 0, devmem: int = 0, devcore: int = 0) -> None:
+
+class DeviceInfo:
+    __slots__ = ("id", "count", "devmem", "devcore", "custom", "network")
+
+    def __init__(self, dev_id: str = "", count: int = 0, devmem: int = 0, devcore: int = 0,
+                 network: object = NO_NETWORK) -> None:
         self.id, self.count, self.devmem, self.devcore = dev_id, count, devmem, devcore
+        self.custom: dict | None = None if network is NO_NETWORK else {NETWORK_ID: network}
+        self.network = network  # custominfo["NetworkID"] as decoded (a number: int or _Float), or NO_NETWORK
+
+
+def _float64(value: object) -> float | None:
+    """A JSON number as Go's decoder reads it into an interface (strconv.ParseFloat); None beyond float64."""
+    try:
+        f = float(value.text) if isinstance(value, _Float) else float(value)
+    except OverflowError:
+        return None
+    return None if math.isinf(f) else f
+
+
+def _numbers_fit_float64(value: object) -> bool:
+    """Every number anywhere in a decoded JSON value reads as a float64 (iterative: any depth json allows)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif (isinstance(item, _Float) or (isinstance(item, int) and not isinstance(item, bool))) \
+                and _float64(item) is None:
+            return False
+    return True
+
+
+def network_number(info: DeviceInfo) -> int | None:
+    """int(NetworkID.(float64)): the device's network when its NetworkID is a JSON number (truncated towards
+    zero, as Go converts a float64 to int), else None (upstream's type assertion fails and skips it). Beyond
+    int64 Go's conversion is implementation-dependent (amd64: the smallest int64); the scenario reader refuses
+    such an id (network_id_problem), so the value here is amd64's only for completeness."""
+    value = info.network
+    if value is NO_NETWORK or not (isinstance(value, _Float) or (isinstance(value, int)
+                                                                  and not isinstance(value, bool))):
+        return None
+    f = _float64(value)
+    if f is None or not -2.0**63 <= f < 2.0**63:
+        return -2**63
+    return int(f)
+
+
+def network_id_problem(info: DeviceInfo) -> str | None:
+    """Why a device's NetworkID cannot be run faithfully (a number Go's float64-to-int conversion leaves to
+    the platform), or None."""
+    value = info.network
+    if isinstance(value, _Float) or (isinstance(value, int) and not isinstance(value, bool)):
+        f = _float64(value)
+        if f is not None and not -2.0**63 <= f < 2.0**63:
+            text = value.text if isinstance(value, _Float) else str(value)
+            return (f"custominfo.NetworkID {text} lies outside int64: Go's conversion of it to int is "
+                    "implementation-dependent")
+    return None
+
+
+def has_network_id(infos) -> bool:
+    """hasNetworkID: every device's custominfo holds the key NetworkID (whatever its value)."""
+    return all(info.network is not NO_NETWORK for info in infos)
 
 
 def decode_node_devices(text: str) -> tuple[list[DeviceInfo] | None, str]:
@@ -141,6 +221,16 @@ def decode_node_devices(text: str) -> tuple[list[DeviceInfo] | None, str]:
         info = DeviceInfo()
         for key, value in entry.items():
             name = key.lower()
+            if name == "custominfo":
+                if value is None:  # Go sets a map to nil on null
+                    info.custom = None
+                    continue
+                if not isinstance(value, dict):
+                    return None, f"entry {i}: {key} is not an object"
+                if not _numbers_fit_float64(value):
+                    return None, f"entry {i}: {key} holds a number beyond float64"
+                info.custom = {**(info.custom or {}), **value}  # a second spelling of the key adds to the map
+                continue
             if value is None:
                 continue  # Go leaves the field alone
             if name in _STR_FIELDS:
@@ -157,9 +247,10 @@ def decode_node_devices(text: str) -> tuple[list[DeviceInfo] | None, str]:
             elif name == "health":
                 if not isinstance(value, bool):
                     return None, f"entry {i}: {key} is not a boolean"
-            elif name in ("custominfo", "devicepairscore"):
+            elif name == "devicepairscore":
                 if not isinstance(value, dict):
                     return None, f"entry {i}: {key} is not an object"
+        info.network = NO_NETWORK if info.custom is None else info.custom.get(NETWORK_ID, NO_NETWORK)
         out.append(info)
     if not out:
         return None, "no device found on node"
@@ -212,15 +303,16 @@ def is_hami_core_mode(pod) -> bool:
 # -- the pool ---------------------------------------------------------------------------------------
 
 class AscendDevice:
-    __slots__ = ("id", "count", "devmem", "devcore", "used", "usedmem", "usedcores", "pods")
+    __slots__ = ("id", "count", "devmem", "devcore", "info", "used", "usedmem", "usedcores", "pods")
 
     def __init__(self, info: DeviceInfo) -> None:
         self.id, self.count, self.devmem, self.devcore = info.id, info.count, info.devmem, info.devcore
+        self.info = info  # shared by copies, as upstream's snapshots share the *DeviceInfo
         self.used = self.usedmem = self.usedcores = 0
         self.pods: dict[str, tuple[int, int]] = {}  # PodMap: pod uid -> (memory, cores)
 
     def copy(self) -> AscendDevice:
-        c = AscendDevice(DeviceInfo(self.id, self.count, self.devmem, self.devcore))
+        c = AscendDevice(self.info)
         c.used, c.usedmem, c.usedcores = self.used, self.usedmem, self.usedcores
         c.pods = dict(self.pods)
         return c
@@ -392,6 +484,7 @@ class AscendDevices:
         if not snapshot:
             return None, ERROR, NO_DEVICE_REASON
         snapshot.sort(key=lambda d: -cal_score(policy, d))  # stable: the annotation's order among ties
+        topology = self.is_ascend910() and has_network_id(d.info for d in snapshot)
         hami = is_hami_core_mode(pod)
         reqs = self.resource_reqs(pod, snapshot[0])
         used: set[str] = set()
@@ -406,13 +499,18 @@ class AscendDevices:
                     continue
                 selected.append(dev)
                 left -= 1
-                if left <= 0:
-                    break
+                if left <= 0 and not topology:
+                    break  # with topology every fitting device is a candidate
             if left > 0:
                 return None, UNSCHEDULABLE, INSUFFICIENT
+            if topology:
+                selected = select_with_topology(req.nums, selected)
             used |= {d.id for d in selected}
             pod_devs.append([(d.id, self.type, req.memreq, req.coresreq) for d in selected])
         return pod_devs, SUCCESS, ""
+
+    def is_ascend910(self) -> bool:
+        return self.type.startswith(ASCEND910_PREFIX)
 
     # -- scheduling --------------------------------------------------------------------------
 
@@ -428,14 +526,27 @@ class AscendDevices:
         if code != SUCCESS:
             return 0.0
         score = 0.0
+        firsts = []
         for container in pod_devs:
             assertf(bool(container), f"ascend ScoreNode: pod {pod.namespace}/{pod.name} has a container given no "
-                                     f"device on node {self.name} (a count of 0 where none fits): upstream indexes "
+                                     f"device on node {self.name} (a count of 0 where none fits, or on an "
+                                     "Ascend910 kind no fitting device with a numeric NetworkID): upstream indexes "
                                      "the empty list and panics (index out of range)")
             dev = self.devices.get(container[0][0])
             if dev is None:
                 return 0.0
+            firsts.append(dev)
             score += cal_score(policy, dev)
+        if self.is_ascend910() and has_network_id(d.info for d in firsts):
+            counts: dict[int, int] = {}
+            for dev in firsts:
+                network = network_number(dev.info)
+                if network is not None:
+                    counts[network] = counts.get(network, 0) + 1
+            total = sum(counts.values())
+            if total == 0:
+                return 0.0  # upstream gives up the whole score, the devices' own included
+            score += (max(counts.values()) / total) * ASCEND910_NETWORK_WEIGHT
         return score
 
     def runtime_info(self, pod, pod_devs) -> str:
@@ -490,6 +601,26 @@ class AscendDevices:
 
     def device_ids(self) -> set[str]:
         return set(self.devices)
+
+
+def select_with_topology(nums: int, candidates: list[AscendDevice]) -> list[AscendDevice]:
+    """selectDevicesWithTopology: the fitting devices grouped by network (those whose NetworkID is not a number
+    are left out), the groups taken largest first, each in the candidates' order, until `nums` are chosen (a
+    count of 0 or less is never reached: every grouped device). Upstream lists the networks from a Go map and
+    sorts them by size with an unstable sort, so equal-sized networks come in random order; the reference
+    takes them in the order their first device appears among the candidates (one of upstream's orders)."""
+    groups: dict[int, list[AscendDevice]] = {}
+    for dev in candidates:
+        network = network_number(dev.info)
+        if network is not None:
+            groups.setdefault(network, []).append(dev)
+    out: list[AscendDevice] = []
+    for members in sorted(groups.values(), key=len, reverse=True):  # stable: first appearance among ties
+        for dev in members:
+            out.append(dev)
+            if len(out) == nums:
+                return out
+    return out
 
 
 def node_pools(node, flags: DeviceFlags) -> dict[str, AscendDevices]:

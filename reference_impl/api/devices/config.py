@@ -251,8 +251,8 @@ def _bits(value: Any, path: str, bits: int) -> int:
 
 def parse_vnpus(value: Any, path: str = "vnpus") -> tuple[bool, tuple[VNPUConfig, ...]]:
     """VNPUsConfig's decoding: a mapping {hamiVnpuCore, configs} or, the older form, the list of configs
-    alone (hami-core off). Ascend910 kinds are refused: their network-topology device choice and score
-    are not modelled (README, Not modelled)."""
+    alone (hami-core off). A kind whose commonWord starts with "Ascend910" chooses and scores devices by
+    their network ids (ascend_hami.select_with_topology, AscendDevices.score_node)."""
     if value is None:
         return False, ()
     if isinstance(value, dict):
@@ -275,9 +275,6 @@ def parse_vnpus(value: Any, path: str = "vnpus") -> tuple[bool, tuple[VNPUConfig
                                           _bits(tdoc.get("aiCore"), f"{tp}.aiCore", 32),
                                           _bits(tdoc.get("aiCPU"), f"{tp}.aiCPU", 32)))
         word = _string(doc.get("commonWord"), f"{p}.commonWord")
-        if word.startswith("Ascend910"):
-            raise DeviceConfigError(f"{p}.commonWord", f"{word}: Ascend910 kinds choose and score devices by their "
-                                                       "network ids, which the reference does not model")
         configs.append(VNPUConfig(
             common_word=word, chip_name=_string(doc.get("chipName"), f"{p}.chipName"),
             resource_name=_string(doc.get("resourceName"), f"{p}.resourceName"),
