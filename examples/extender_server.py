@@ -17,6 +17,10 @@ It answers POSTs on these paths, reading only fields the schedcheck reference re
 - /allocateFunc: vetoes the allocation of a pod labelled `example.extender/veto` (an `errorMessage`, which
   makes the scheduler roll the allocation back). Reads task.Pod.metadata.labels.
 - /broken: answers 500, for a verb that fails.
+- /gzip/<path>: answers as <path> does, the body gzip-compressed (Content-Encoding: gzip) when the request
+  accepts gzip, as Go's client does.
+- /redirect/<code>/<path>: answers <code> (301, 302, 303, 307 or 308) with Location /<path>; Go's client
+  follows it, as a GET without a body after 301-303 (the path then answers as to an empty request).
 - any other path (onSessionOpen, onSessionClose, jobEnqueued, ...): 200 with `{}`.
 
 With --log, every request's path is appended to the file, one per line.
@@ -25,6 +29,7 @@ With --log, every request's path is appended to the file, one per line.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -87,18 +92,33 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.log_path:
             with open(self.log_path, "a", encoding="utf-8") as log:
-                log.write(self.path + "\n")
-        if self.path == "/broken":
+                log.write(f"{self.command} {self.path}\n" if self.command != "POST" else self.path + "\n")
+        path, compress = self.path, False
+        if path == "/broken":
             self.send_error(500, "broken on purpose")
             return
-        handler = HANDLERS.get(self.path)
+        if path.startswith("/redirect/"):
+            code, _, rest = path[len("/redirect/"):].partition("/")
+            self.send_response(int(code))
+            self.send_header("Location", "/" + rest)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if path.startswith("/gzip/"):
+            path, compress = path[len("/gzip"):], "gzip" in self.headers.get("Accept-Encoding", "")
+        handler = HANDLERS.get(path)
         reply = handler(json.loads(body or b"{}")) if handler else {}
         data = json.dumps(reply).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
+        if compress:
+            data = gzip.compress(data)
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    do_GET = do_POST  # noqa: N815 - a redirected POST comes back as a GET
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - quiet
         pass

@@ -47,16 +47,12 @@ Deliberate differences, each invisible to an extender that answers the same way 
 victims come back to upstream as new TaskInfo objects decoded from the reply; the reference keeps the
 session's own task for each returned victim whose UID is one of the evictees (in the reply's order) and
 drops the others (a victim outside the evictees, or null, is not modelled: upstream would evict its
-decoded copy or crash). The timeout bounds each socket operation, not the exchange as a whole; redirects
-are not followed and gzip is not asked for (Go's client does both); Go's error texts are not reproduced
-word for word.
+decoded copy or crash). The exchange itself (the whole-exchange timeout, redirects, gzip) is Go's client's:
+extender_http.py, which says what it leaves out; Go's error texts are not reproduced word for word.
 """
 
 from __future__ import annotations
 
-import http.client
-import time
-import urllib.parse
 from typing import Any
 
 from schedcheck.reference.api.task_info import TaskInfo, parse_go_bool
@@ -64,6 +60,7 @@ from schedcheck.reference.api.unschedule_info import FitError, ScoringError, Sta
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.framework.session import ABSTAIN, PERMIT, REJECT, Session
+from schedcheck.reference.plugins import extender_http as http
 from schedcheck.reference.plugins import extender_json as wire
 from schedcheck.reference.plugins.sla import DurationError, parse_go_duration
 
@@ -120,34 +117,16 @@ def managed_resources(arguments: dict[str, Any]) -> frozenset[str]:
 
 
 def send(config: ExtenderConfig, verb: str, payload: bytes, shape: str | None) -> dict[str, Any]:
-    """POST the marshalled body to the verb's URL; the decoded reply (None shape: the reply is not read)."""
+    """POST the marshalled body to the verb's URL (extender_http.py: redirects, gzip, the whole-exchange
+    timeout); the decoded reply (None shape: the reply is not read)."""
     url = config.url_prefix.rstrip("/") + "/" + verb
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ExtenderError(f'Post "{url}": unsupported protocol scheme "{parts.scheme}"'
-                            if parts.scheme not in ("http", "https") else f'Post "{url}": no host in request URL')
     timeout = config.timeout_ns / 1e9 if config.timeout_ns > 0 else None
-    started = time.monotonic()
-    connection_type = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    path = parts.path or "/"
-    if parts.query:
-        path += "?" + parts.query
     try:
-        connection = connection_type(parts.hostname, parts.port, timeout=timeout)
-        try:
-            connection.request("POST", path, body=payload, headers={"Content-Type": "application/json"})
-            response = connection.getresponse()
-            if response.status != 200:
-                raise ExtenderError(f"failed {verb} with extender at URL {url}, code {response.status}")
-            data = response.read(MAX_BODY_SIZE + 1) if shape is not None else b""
-        finally:
-            connection.close()
-    except ExtenderError:
-        raise
-    except (OSError, http.client.HTTPException, ValueError) as err:
-        raise ExtenderError(f'Post "{url}": {type(err).__name__}: {err}') from None
-    if timeout is not None and time.monotonic() - started > timeout:
-        raise ExtenderError(f'Post "{url}": context deadline exceeded (Client.Timeout exceeded)')
+        status, data, _ = http.post(url, payload, timeout, MAX_BODY_SIZE, read=shape is not None)
+    except http.TransportError as err:
+        raise ExtenderError(str(err)) from None
+    if status != 200:
+        raise ExtenderError(f"failed {verb} with extender at URL {url}, code {status}")
     if shape is None:
         return {}
     if len(data) > MAX_BODY_SIZE:
