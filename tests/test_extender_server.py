@@ -193,11 +193,18 @@ def _extender_up(doc: dict) -> None:
     doc["extenderServer"] = {"command": ["{python}", SERVER, "--port", "{port}"]}
 
 
+def _not_redirected(doc: dict) -> None:
+    arguments = _extender(doc)["arguments"]
+    arguments["extender.predicateVerb"] = arguments["extender.predicateVerb"].rsplit("/", 1)[-1]
+
+
 # What each scenario turns on: undone, the scenario's expectations fail. Most test the extender's own
 # decision (left out, the cluster decides otherwise); two test the extender doing nothing (a failed session
-# open, an ignorable extender that is down), undone by letting it work.
+# open, an ignorable extender that is down), undone by letting it work; a 302 turns the POST into a GET the
+# extender answers as an empty request, undone by asking the verb directly.
 COUNTERFACTUALS = {"extender-failed-session-open-turns-it-off": _session_opens,
-                   "extender-ignorable-down-scheduling-continues": _extender_up}
+                   "extender-ignorable-down-scheduling-continues": _extender_up,
+                   "extender-redirect-302-turns-the-post-into-a-get": _not_redirected}
 
 
 @pytest.mark.parametrize("path", sorted(SCENARIOS.glob("extender-*.yaml")), ids=lambda p: p.stem)
