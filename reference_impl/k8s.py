@@ -187,6 +187,9 @@ class PodVolume:
     name: str
     claim_name: str = ""  # persistentVolumeClaim.claimName; "" for an ephemeral volume
     ephemeral: bool = False
+    # an ephemeral volume's volumeClaimTemplate, read as a claim without name, namespace or owner: what the
+    # ephemeral volume controller copies into the claim it creates (cache/ephemeral_controller.py)
+    claim_template: PersistentVolumeClaim | None = None
 
 
 @dataclass(frozen=True)

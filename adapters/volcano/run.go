@@ -517,6 +517,7 @@ func (w *World) advance(out *cycleOutcome, clock time.Time) map[string]string {
 		bound[b.Task] = b.Node
 		annotated[b.Task] = b.Annotations
 	}
+	w.createEphemeralClaims() // the ephemeral volume controller, then the PV controller
 	w.syncClaims()
 	released := w.releaseVolumeWaits(out.waiting)
 	for task, node := range released {

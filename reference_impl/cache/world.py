@@ -13,6 +13,7 @@ from __future__ import annotations
 from schedcheck.reference.api.pipelined import clear_pipelined
 from schedcheck.reference.cache.log import BindOutcome, CacheLog, ReleaseRecord
 from schedcheck.reference.cache.dra_claims import release_claims
+from schedcheck.reference.cache.ephemeral_controller import create_ephemeral_claims
 from schedcheck.reference.cache.pv_controller import sync_claims
 from schedcheck.reference.cache.volumes import VolumeWait
 from schedcheck.reference.k8s import ClusterObjects, Pod, PodCondition
@@ -42,6 +43,7 @@ class World:
         pod in `bound_elsewhere` is bound to that node by another scheduler first (our bind of it then
         finds it bound: to the same node, or elsewhere).
         """
+        create_ephemeral_claims(self.objects)  # the ephemeral volume controller, then the PV controller
         sync_claims(self.objects)
         self._release_volume_waits(log)
         self._apply_concurrent_binds(cycle, persistent, log)

@@ -26,7 +26,7 @@ label is added under it), so such a node needs the CSI topology label; a PV the 
 the node with an Error status.
 
 Not modelled: CSIStorageCapacity (no CSIDriver opts in, so every node has enough storage), the translated
-node affinity at PreBind (checkBindings: the harness's bind waits only for the claims to be bound), the ephemeral volume controller (no claim is created in the harness's world), a bind
+node affinity at PreBind (checkBindings: the harness's bind waits only for the claims to be bound), a bind
 that times out (the world's PV controller always binds what the scheduler started), scoring (StorageCapacityScoring is off at v1.36, so the plugin scores 0).
 """
 

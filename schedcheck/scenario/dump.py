@@ -343,8 +343,13 @@ def persistent_volume_document(pv: k8s.PersistentVolume) -> dict[str, Any]:
 def _pod_volume(volume: k8s.PodVolume | k8s.InlineVolume) -> dict[str, Any]:
     if isinstance(volume, k8s.InlineVolume):
         return {"name": volume.name, **in_tree_document(volume.source)}
-    if volume.ephemeral:  # only the template's presence is read: an empty claim spec stands for it
-        return {"name": volume.name, "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}
+    if volume.ephemeral:  # the template: the claim the ephemeral volume controller would make, unnamed
+        template: dict[str, Any] = {"spec": {}}
+        if volume.claim_template is not None:
+            claim = persistent_volume_claim_document(volume.claim_template)
+            meta = {k: v for k, v in claim["metadata"].items() if k in ("labels", "annotations")}
+            template = {**({"metadata": meta} if meta else {}), "spec": claim["spec"]}
+        return {"name": volume.name, "ephemeral": {"volumeClaimTemplate": template}}
     return {"name": volume.name, "persistentVolumeClaim": {"claimName": volume.claim_name}}
 
 

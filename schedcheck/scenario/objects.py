@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from schedcheck.reference import k8s
 from schedcheck.scenario import device_config, dra_objects, in_tree_volumes, numa_objects
@@ -657,9 +657,8 @@ def _pod_volumes(f: Fields, spec: Mapping[str, Any]) -> tuple[list[k8s.PodVolume
             template = f.mapping(ephemeral["volumeClaimTemplate"], template_field)
             if template.get("spec") is None:
                 f.fail(f"{template_field}.spec", "missing (the API requires the claim's spec)")
-            f.mapping(template["spec"], f"{template_field}.spec")
-            f.mapping(template.get("metadata"), f"{template_field}.metadata")
-            volumes.append(k8s.PodVolume(name, ephemeral=True))
+            volumes.append(k8s.PodVolume(name, ephemeral=True,
+                                         claim_template=_claim_template(f, template, template_field)))
             continue
         if doc.get("persistentVolumeClaim") is None:
             continue
@@ -945,6 +944,27 @@ def _pv_node_affinity(f: Fields, value: Any) -> list[k8s.NodeSelectorTerm] | Non
     required = f.mapping(affinity["required"], field)
     return [_selector_term(f, t, f"{field}.nodeSelectorTerms[{i}]")
             for i, t in enumerate(f.sequence(required.get("nodeSelectorTerms"), f"{field}.nodeSelectorTerms"))]
+
+
+class _Within(Fields):
+    """Fields of an object nested in another (a claim template in a pod): failures name the whole path."""
+
+    def __init__(self, outer: Fields, prefix: str) -> None:
+        super().__init__(outer.file, outer.obj)
+        self.prefix = prefix
+
+    def fail(self, field: str, reason: str) -> NoReturn:
+        super().fail(f"{self.prefix}.{field}", reason)
+
+
+def _claim_template(f: Fields, template: Mapping[str, Any], field: str) -> k8s.PersistentVolumeClaim:
+    """An ephemeral volume's volumeClaimTemplate read as the claim the controller makes of it (metadata
+    labels and annotations, the spec; no status)."""
+    meta = f.mapping(template.get("metadata"), f"{field}.metadata")
+    doc = {"metadata": {k: meta[k] for k in ("labels", "annotations") if k in meta}, "spec": template["spec"]}
+    out = k8s.ClusterObjects()
+    _read_persistent_volume_claim(_Within(f, field), doc, "", "", "", out)
+    return out.persistent_volume_claims[0]
 
 
 def _read_persistent_volume_claim(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str,

@@ -54,8 +54,8 @@ def _missing_claims(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
             pvc = claims.get(key)
             if pvc is None and volume.ephemeral:
                 warnings.append(f"Pod {pod.key}: the claim {key} of ephemeral volume {volume.name} is not among the "
-                                "objects: the pod waits for the ephemeral volume controller, which the harness "
-                                "does not run")
+                                "objects: the pod waits a session, until the ephemeral volume controller creates it "
+                                "between sessions")
             elif pvc is None:
                 users[key].append(f"Pod {pod.key}")
             elif volume.ephemeral and volume_is_for_pod(pod, pvc):

@@ -169,7 +169,9 @@ def test_the_reader_takes_the_template_and_the_claims_controller_and_the_dump_wr
     volume = ("  - {name: data, ephemeral: {volumeClaimTemplate: {metadata: {labels: {a: b}},"
               " spec: {storageClassName: sc}}}}")
     scenario = load_scenario_text(f"{POD % volume}---{CLAIM}", "s.yaml")
-    assert scenario.objects.pods[0].volumes == [PodVolume("data", ephemeral=True)]
+    [read] = scenario.objects.pods[0].volumes
+    assert (read.name, read.ephemeral, read.claim_template.labels, read.claim_template.storage_class_name) == (
+        "data", True, {"a": "b"}, "sc")
     assert scenario.objects.persistent_volume_claims[0].controller_uid == "uid-p"
     doc = scenario_document(scenario.name, scenario.objects, scenario.conf)
     again = scenario_from_document(doc, "again.yaml")
@@ -179,6 +181,10 @@ def test_the_reader_takes_the_template_and_the_claims_controller_and_the_dump_wr
 
 @pytest.mark.parametrize(("volume", "field", "reason"), [
     ("  - {name: data, ephemeral: {}}", "spec.volumes[0].ephemeral.volumeClaimTemplate", "missing"),
+    ("  - {name: data, ephemeral: {volumeClaimTemplate: {spec: {volumeMode: Disk}}}}",
+     "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.volumeMode", "Disk"),
+    ("  - {name: data, ephemeral: {volumeClaimTemplate: {metadata: {labels: [a]}, spec: {}}}}",
+     "spec.volumes[0].ephemeral.volumeClaimTemplate.metadata.labels", "expected a mapping"),
     ("  - {name: data, ephemeral: {volumeClaimTemplate: {metadata: {}}}}",
      "spec.volumes[0].ephemeral.volumeClaimTemplate.spec", "missing"),
     ("  - {name: data, ephemeral: [x]}", "spec.volumes[0].ephemeral", "expected a mapping"),
@@ -212,3 +218,42 @@ def test_the_other_pods_claim_scenario_keeps_the_pod_out_of_the_cache():
     pod_ = next(p for p in scenario.objects.pods if p.name == "app-0")
     state = VolumeBinding(VolumeCaches(scenario.objects)).pre_filter(pod_)
     assert state.reason == "PVC default/app-0-scratch was not created for pod default/app-0 (pod is not owner)"
+
+
+def test_between_sessions_the_controller_creates_each_missing_claim_from_its_template_once():
+    from schedcheck.reference.cache.ephemeral_controller import claim_uid, create_ephemeral_claims
+
+    volume = ("  - {name: data, ephemeral: {volumeClaimTemplate: {metadata: {labels: {a: b}, annotations: {n: m}},"
+              " spec: {storageClassName: sc, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}}}")
+    objects = load_scenario_text(POD % volume, "s.yaml").objects
+    assert create_ephemeral_claims(objects) == ["default/p-data"]
+    [made] = objects.persistent_volume_claims
+    assert (made.name, made.namespace, made.uid, made.controller_uid) == ("p-data", "default",
+                                                                          claim_uid("default", "p-data"), "uid-p")
+    assert (made.labels, made.annotations, made.storage_class_name, made.access_modes, str(made.request),
+            made.volume_name, made.phase) == ({"a": "b"}, {"n": "m"}, "sc", ["ReadWriteOnce"], "1Gi", "", "Pending")
+    assert not volume_is_for_pod(objects.pods[0], made)  # "" : no problem
+    made.labels["x"] = "y"  # the claim is a copy: the template stays as written
+    assert objects.pods[0].volumes[0].claim_template.labels == {"a": "b"}
+    assert create_ephemeral_claims(objects) == [] and len(objects.persistent_volume_claims) == 1
+
+
+def test_the_controller_leaves_an_existing_claim_and_a_deleted_pod_alone():
+    from schedcheck.reference.cache.ephemeral_controller import create_ephemeral_claims
+
+    volume = "  - {name: data, ephemeral: {volumeClaimTemplate: {spec: {storageClassName: other}}}}"
+    objects = load_scenario_text(f"{POD % volume}---{CLAIM}", "s.yaml").objects
+    assert create_ephemeral_claims(objects) == []
+    assert objects.persistent_volume_claims[0].storage_class_name == "sc"  # the existing one, untouched
+    objects.persistent_volume_claims.clear()
+    objects.pods[0].deletion_timestamp = "2026-05-01T00:00:00Z"
+    assert create_ephemeral_claims(objects) == []
+
+
+def test_the_created_between_sessions_scenario_needs_the_controller(monkeypatch):
+    import schedcheck.reference.cache.world as world
+
+    path = SCENARIOS / "volumes-ephemeral-claim-created-between-sessions.yaml"
+    assert run_scenario(load_scenario(path), seed=0).ok
+    monkeypatch.setattr(world, "create_ephemeral_claims", lambda objects: [])
+    assert not run_scenario(load_scenario(path), seed=0).ok
