@@ -64,20 +64,26 @@ def config_map_warnings(objects: k8s.ClusterObjects, conf, warnings: list[str], 
     _configured_ascend_kinds(objects, flags, warnings, source)
 
 
+def _config_or_none(objects: k8s.ClusterObjects, flags):
+    """The device config the flags name, or None when the ConfigMap is refused (that is reported where it is
+    read)."""
+    from schedcheck.reference.api.devices.config import load_device_config
+
+    try:
+        return load_device_config(objects.config_maps, flags.cm_name, flags.cm_namespace)
+    except DeviceConfigError:
+        return None
+
+
 def _configured_ascend_kinds(objects: k8s.ClusterObjects, flags, warnings: list[str], source: str) -> None:
     """The registrations of the HAMi Ascend kinds the device ConfigMap configures beyond the default's
     (device_warnings checks the default kind's): the same warnings and refusals, an Ascend910 kind's
     NetworkIDs included."""
     from schedcheck.reference.api.devices import ascend_hami
-    from schedcheck.reference.api.devices.config import load_device_config
     from schedcheck.scenario.device_warnings import ascend_register_word
 
-    if flags is None or not flags.ascend_hami:
+    if flags is None or not flags.ascend_hami or (config := _config_or_none(objects, flags)) is None:
         return
-    try:
-        config = load_device_config(objects.config_maps, flags.cm_name, flags.cm_namespace)
-    except DeviceConfigError:
-        return  # refused where the ConfigMap is read
     words = [w for w in ascend_hami.common_words(config) if w not in ascend_hami.common_words()]
     for node in objects.nodes:
         for word in dict.fromkeys(words):
@@ -92,14 +98,9 @@ def _refuse_mig_positions_upstream_panics_on(objects: k8s.ClusterObjects, flags,
 
     from schedcheck.reference.api.devices import mig, node_devices, vgpu
     from schedcheck.reference.api.devices.base import VGPU_DEVICE
-    from schedcheck.reference.api.devices.config import load_device_config
 
-    if flags is None or not flags.vgpu:
+    if flags is None or not flags.vgpu or (config := _config_or_none(objects, flags)) is None:
         return
-    try:
-        config = load_device_config(objects.config_maps, flags.cm_name, flags.cm_namespace)
-    except DeviceConfigError:
-        return  # refused where the ConfigMap is read
     flags = dataclasses.replace(flags, config=config)
     nodes = {node.name: node for node in objects.nodes}
     for pod in objects.pods:
