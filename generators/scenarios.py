@@ -47,6 +47,7 @@ from schedcheck.generators.cooldowns import apply_cooldowns
 from schedcheck.generators.devices import apply_devices, apply_mindcluster
 from schedcheck.generators.nodegroups import apply_node_groups, default_queue, label_node_groups
 from schedcheck.generators.pdbs import pod_disruption_budgets
+from schedcheck.generators.spread_defaults import default_spread_selector, spread_scored
 from schedcheck.generators.task_topologies import job_roles, task_topology_annotations
 from schedcheck.generators.numa import apply_numa
 from schedcheck.generators.dra import apply_dra
@@ -273,6 +274,16 @@ def scenarios(
     # volumes and DRA after every other draw, so that the samples drawn before they existed stay put
     doc["objects"].extend(apply_volumes(draw, node_docs, job_docs))
     doc["objects"].extend(apply_dra(draw, node_docs, job_docs))
+    if spread_scored(doc["schedulerConf"]):
+        # Sometimes a Service or ReplicaSet over a job kind (spread's system default constraints); after every
+        # other draw, so that the scenarios drawn before it stay as they were.
+        kinds = sorted({(d["metadata"]["namespace"], d["metadata"]["labels"]["app"]) for d in job_docs
+                        if d["kind"] == "Pod" and "app" in d["metadata"].get("labels", {})})
+        for namespace, app in kinds:
+            if draw(rarely(25)):
+                pods = [d for d in job_docs if d["kind"] == "Pod" and d["metadata"]["namespace"] == namespace
+                        and d["metadata"].get("labels", {}).get("app") == app]
+                doc["objects"].append(draw(default_spread_selector(namespace, app, pods)))
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

@@ -217,6 +217,16 @@ class InlineVolume:
     position: int = 0
 
 
+@dataclass(frozen=True)
+class ControllerReference:
+    """The ownerReferences entry with `controller: true` (metav1.GetControllerOf): what the default spread
+    selector looks up (a v1 ReplicationController, an apps/v1 ReplicaSet or StatefulSet by name)."""
+
+    api_version: str
+    kind: str
+    name: str
+
+
 @dataclass
 class Pod:
     name: str
@@ -251,6 +261,8 @@ class Pod:
     # status.resourceClaimStatuses: pod claim name -> the claim generated from its template (None: none was)
     resource_claim_statuses: dict[str, str | None] = field(default_factory=dict)
     qos_class: str = ""  # status.qosClass; "" lets GetPodQOS compute it (numa-aware)
+    # metadata.ownerReferences' controller entry: PodTopologySpread's system default selector reads it
+    controller_ref: ControllerReference | None = None
 
     @property
     def key(self) -> str:
@@ -499,6 +511,34 @@ class VolumeAttachment:
 
 
 @dataclass
+class Service:
+    """v1 Service: only spec.selector (None: a service without a selector, which selects no pod)."""
+
+    name: str
+    namespace: str
+    selector: dict[str, str] | None = None
+
+
+@dataclass
+class ReplicationController:
+    """v1 ReplicationController: only spec.selector (a plain label map)."""
+
+    name: str
+    namespace: str
+    selector: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class WorkloadController:
+    """apps/v1 ReplicaSet or StatefulSet (`kind`): only spec.selector."""
+
+    kind: str  # ReplicaSet | StatefulSet
+    name: str
+    namespace: str
+    selector: LabelSelector | None = None
+
+
+@dataclass
 class ConfigMap:
     """v1 ConfigMap: read only where a plugin reads one by name (deviceshare's device config)."""
 
@@ -530,6 +570,10 @@ class ClusterObjects:
     resource_claims: list[ResourceClaim] = field(default_factory=list)
     numatopologies: list[Numatopology] = field(default_factory=list)
     config_maps: list[ConfigMap] = field(default_factory=list)
+    # what PodTopologySpread's system default constraints read (helper.DefaultSelector)
+    services: list[Service] = field(default_factory=list)
+    replication_controllers: list[ReplicationController] = field(default_factory=list)
+    workload_controllers: list[WorkloadController] = field(default_factory=list)  # ReplicaSets, StatefulSets
 
 
 # The cache deep-copies the whole world at start-up (ClusterObjects above), and the gate starts one per

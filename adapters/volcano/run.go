@@ -435,6 +435,7 @@ func (w *World) fill(c *cache.SchedulerCache, shift time.Duration) {
 			_ = store.Add(pdb.DeepCopy())
 		}
 	}
+	w.fillWorkloads(c)
 	for _, p := range w.Pods {
 		// The pod informer's filter: another scheduler's pod is seen only once placed.
 		if p.Spec.SchedulerName != defaultSchedulerName && p.Spec.NodeName == "" {

@@ -64,6 +64,8 @@ type World struct {
 	Numa numaObjects
 	// deviceshare.go: the device ConfigMap (deviceshare.KnownGeometriesCMName)
 	ConfigMaps []*v1.ConfigMap
+	// workloads.go: Services and controllers, PodTopologySpread's system default selectors
+	Workloads workloadObjects
 }
 
 type inputError struct{ msg string }
@@ -402,6 +404,9 @@ func (w *World) add(obj map[string]any) error {
 			return err
 		}
 		if handled, err := w.decodeConfigMap(kind, decode); handled || err != nil {
+			return err
+		}
+		if handled, err := w.decodeWorkload(kind, decode); handled || err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "warning: ignored object of kind %q\n", kind)

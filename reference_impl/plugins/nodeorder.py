@@ -4,7 +4,8 @@ Upstream (this Volcano version) runs every scorer through ONE BatchNodeOrderFn o
 PreScore (a Skip drops the scorer), Score per node, the scorer's NormalizeScore over those nodes, a
 0..100 range check, then `score * weight`. Only ImageLocality goes through NodeOrderFn, per node, not normalised; it scores 0 everywhere when no
 node reports an image, and is then not registered. InterPodAffinity (`podaffinity.weight`, 2) is
-interpod_affinity.py, PodTopologySpread (`podtopologyspread.weight`, 2) pod_topology_spread.py.
+interpod_affinity.py, PodTopologySpread (`podtopologyspread.weight`, 2, with the system default constraints
+for a pod without constraints of its own) pod_topology_spread.py.
 
 Scorers (k8s v1.36.1 pkg/scheduler/framework/plugins), all integer arithmetic on int64:
 - LeastAllocated (`leastrequested.weight`, 1): per resource `(alloc - req) * 100 / alloc` (0 when
@@ -173,6 +174,9 @@ class NodeOrderPlugin(Plugin):
 
     def on_session_open(self, ssn: Session) -> None:
         self.mirror = session_mirror(ssn)
+        # PodTopologySpread's system defaulting: the selectors Services and controllers give a pod
+        self._default_selectors = pod_topology_spread.DefaultSelectors(ssn.cache.world)
+        self._spread_default: dict[str, list] = {}
         ssn.add_fn("batch_node_order", self.name, self.batch_node_order)
         if self.image_weight and any(node.image_states for node in ssn.nodes.values()):
             self._session_nodes = len(self.mirror.nodes)
@@ -240,7 +244,22 @@ class NodeOrderPlugin(Plugin):
             spread = pod_topology_spread.normalized_scores(task.pod, infos, mirror_nodes.values())
             if spread is not None:
                 self._add_weighted(totals, spread, self.spread_weight, "PodTopologySpread", infos)
+        elif self.spread_weight and self._default_selectors:  # the system default constraints
+            defaults = self._spread_defaults(task.pod)
+            if defaults:
+                spread = pod_topology_spread.normalized_scores(task.pod, infos, mirror_nodes.values(), defaults)
+                if spread is not None:
+                    self._add_weighted(totals, spread, self.spread_weight, "PodTopologySpread", infos)
         return {m.name: float(total) for m, total in zip(infos, totals)}
+
+    def _spread_defaults(self, pod: Pod) -> list:
+        """The pod's system default constraints ([] when its default selector is empty), per session."""
+        found = self._spread_default.get(pod.uid)
+        if found is None:
+            selector = self._default_selectors.selector(pod)
+            found = pod_topology_spread.system_default_constraints(selector) if selector is not None else []
+            self._spread_default[pod.uid] = found
+        return found
 
     @staticmethod
     def _add_weighted(totals: list[int], scores: list[int], weight: int, scorer: str, infos: list[MirrorNode]) -> None:

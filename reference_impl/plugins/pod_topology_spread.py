@@ -13,13 +13,24 @@ plus one if the incoming pod matches its own selector, minus the smallest count 
 there are fewer domains than minDomains) may not exceed maxSkew (Unschedulable).
 
 The score (nodeorder's `podtopologyspread.weight`, 2) uses the ScheduleAnyway constraints: PreScore keeps
-them (none: Skip; a pod without any constraint would get the system default constraints, which need a
-Service or controller selecting the pod, and a scenario has none, so it skips too). Candidates lacking
-one of the keys are ignored (score 0). Each constraint's domains are the candidates' values; every node
+them (none: Skip). Candidates lacking one of the keys are ignored (score 0). Each constraint's domains are the candidates' values; every node
 of the session carrying all the keys and passing the constraint's inclusion policies adds its matching
 pods to its domain. A candidate scores Σ count · ln(domains + 2) + maxSkew - 1 over the constraints (a
 hostname key counts the candidate's own pods, its domains being the candidates not ignored), rounded
 half away from zero; NormalizeScore makes it 100 · (max + min - s) / max (all 100 when max is 0).
+
+System defaulting (both upstream plugins build PodTopologySpread with `DefaultingType: SystemDefaulting`):
+a pod with no `topologySpreadConstraints` of its own gets hostname maxSkew 3 and zone maxSkew 5, both
+ScheduleAnyway, with no inclusion policies given (Honor node affinity, Ignore taints) and the selector of
+helper.DefaultSelector (`default_selector`): the selectors of the Services of the pod's namespace whose
+(non-nil) selector matches the pod, merged; then, by the pod's controller reference, a v1
+ReplicationController's selector merged over them, or an apps/v1 ReplicaSet's or StatefulSet's selector's
+requirements added to them (a controller that is missing, or of another kind, adds nothing). An empty result
+means no default constraints. PreFilter wants DoNotSchedule ones and finds none, so the filter skips them.
+The score differs from a pod's own constraints in one way (`requireAllTopologies` is false): no candidate is
+ignored for lacking a key; a node without the zone label has the value "" (one domain for all such nodes,
+counted like any other) but adds nothing for that constraint to its own score (Score reads only the labels
+a node has), and likewise for a node without the hostname label.
 """
 
 from __future__ import annotations
@@ -28,13 +39,20 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from schedcheck.reference.k8s import Pod, TopologySpreadConstraint
+from schedcheck.reference.k8s import (
+    ClusterObjects,
+    LabelSelector,
+    LabelSelectorRequirement,
+    Pod,
+    TopologySpreadConstraint,
+)
 from schedcheck.reference.plugins.interpod_affinity import selector_matches
 from schedcheck.reference.plugins.k8s_mirror import MirrorNode, RequiredNodeAffinity, tolerations_tolerate
 
 REASON_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
 REASON_SKEW = "node(s) didn't match pod topology spread constraints"
 HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
 MAX_NODE_SCORE = 100
 
 
@@ -132,20 +150,83 @@ def _go_round(x: float) -> int:
     return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
 
 
-def normalized_scores(pod: Pod, candidates: list[MirrorNode], all_nodes: Iterable[MirrorNode]) -> list[int] | None:
-    """PreScore, Score and NormalizeScore over the candidates, in their order; None is Skip."""
-    constraints = soft_constraints(pod)
+def system_default_constraints(selector: LabelSelector) -> list[TopologySpreadConstraint]:
+    """systemDefaultConstraints with the pod's default selector, in upstream's order (hostname, then zone)."""
+    return [TopologySpreadConstraint(3, HOSTNAME, "ScheduleAnyway", selector),
+            TopologySpreadConstraint(5, ZONE, "ScheduleAnyway", selector)]
+
+
+class DefaultSelectors:
+    """helper.DefaultSelector over a world's Services, ReplicationControllers, ReplicaSets and StatefulSets."""
+
+    _KINDS = {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
+
+    def __init__(self, objects: ClusterObjects) -> None:
+        self.services: dict[str, list[dict[str, str]]] = {}
+        for service in objects.services:
+            if service.selector is not None:  # a service without a selector selects no pod
+                self.services.setdefault(service.namespace, []).append(service.selector)
+        self.controllers: dict[tuple[str, str, str], object] = {}
+        for rc in objects.replication_controllers:
+            self.controllers[("ReplicationController", rc.namespace, rc.name)] = rc.selector
+        for workload in objects.workload_controllers:
+            self.controllers[(workload.kind, workload.namespace, workload.name)] = workload.selector
+
+    def __bool__(self) -> bool:
+        return bool(self.services or self.controllers)
+
+    def selector(self, pod: Pod) -> LabelSelector | None:
+        """The pod's default selector as requirements (key In [value] for the label sets); None when empty."""
+        labels = pod.labels
+        merged: dict[str, str] = {}
+        for selector in self.services.get(pod.namespace, ()):
+            if all(labels.get(k) == v for k, v in selector.items()):
+                merged.update(selector)
+        extra: list[LabelSelectorRequirement] = []
+        ref = pod.controller_ref
+        if ref is not None and (_group_version(ref.api_version), ref.kind) in self._KINDS:
+            found = self.controllers.get((ref.kind, pod.namespace, ref.name))
+            if ref.kind == "ReplicationController":
+                if found is not None:
+                    merged.update(found)  # type: ignore[arg-type]
+            elif isinstance(found, LabelSelector):  # LabelSelectorAsSelector(nil) is Nothing: adds nothing
+                extra = [LabelSelectorRequirement(k, "In", [v]) for k, v in found.match_labels.items()]
+                extra += found.match_expressions
+        requirements = [LabelSelectorRequirement(k, "In", [v]) for k, v in merged.items()] + extra
+        if not requirements:
+            return None
+        return LabelSelector({}, requirements)
+
+
+def _group_version(api_version: str) -> str:
+    """schema.ParseGroupVersion, normalised: "v1" and "/v1" are the core group; "" and "a/b/c" never match."""
+    if api_version.count("/") > 1:
+        return ""
+    group, _, version = api_version.rpartition("/")
+    return f"{group}/{version}" if group else version
+
+
+def normalized_scores(pod: Pod, candidates: list[MirrorNode], all_nodes: Iterable[MirrorNode],
+                      defaults: list[TopologySpreadConstraint] | None = None) -> list[int] | None:
+    """PreScore, Score and NormalizeScore over the candidates, in their order; None is Skip. `defaults`: the
+    system default constraints of a pod without constraints of its own (system_default_constraints)."""
+    require_all = defaults is None
+    constraints = soft_constraints(pod) if require_all else defaults
     if not constraints or not candidates:
         return None
     keys = [c.topology_key for c in constraints]
-    ignored = {m.name for m in candidates if m.node is None or any(k not in m.node.labels for k in keys)}
+    if require_all:
+        ignored = {m.name for m in candidates if m.node is None or any(k not in m.node.labels for k in keys)}
+    else:  # nothing is ignored for lacking a key (a node-less entry would crash upstream: left out)
+        ignored = {m.name for m in candidates if m.node is None}
     counts: list[dict[str, int]] = [{} for _ in constraints]
     for m in candidates:
         if m.name in ignored:
             continue
+        labels = m.node.labels if m.node is not None else {}
         for index, c in enumerate(constraints):
             if c.topology_key != HOSTNAME:
-                counts[index].setdefault(m.node.labels[c.topology_key], 0)
+                counts[index].setdefault(labels.get(c.topology_key, ""), 0)
     weights = []
     for index, c in enumerate(constraints):
         size = len(candidates) - len(ignored) if c.topology_key == HOSTNAME else len(counts[index])
@@ -153,12 +234,12 @@ def normalized_scores(pod: Pod, candidates: list[MirrorNode], all_nodes: Iterabl
     affinity = RequiredNodeAffinity(pod)
     for mirror in all_nodes:
         node = mirror.node
-        if node is None or any(k not in node.labels for k in keys):
+        if node is None or (require_all and any(k not in node.labels for k in keys)):
             continue
         for index, c in enumerate(constraints):
             if not included(c, pod, node, affinity):
                 continue
-            value = node.labels[c.topology_key]
+            value = node.labels.get(c.topology_key, "")
             if value in counts[index]:
                 counts[index][value] += _count_on(mirror, c, pod.namespace)
     raw: list[int | None] = []
@@ -167,11 +248,15 @@ def normalized_scores(pod: Pod, candidates: list[MirrorNode], all_nodes: Iterabl
             raw.append(None)
             continue
         score = 0.0
+        labels = m.node.labels if m.node is not None else {}
         for index, c in enumerate(constraints):
+            value = labels.get(c.topology_key)
+            if value is None:  # only under system defaulting: a key the node lacks adds nothing
+                continue
             if c.topology_key == HOSTNAME:
                 count = _count_on(m, c, pod.namespace)
             else:
-                count = counts[index][m.node.labels[c.topology_key]]
+                count = counts[index][value]
             score += float(count) * weights[index] + float(c.max_skew - 1)
         raw.append(_go_round(score))
     valid = [s for s in raw if s is not None]

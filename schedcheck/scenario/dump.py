@@ -17,6 +17,7 @@ from schedcheck.scenario.options import OPTION_FIELDS
 from schedcheck.scenario.dra_dump import dra_documents, pod_claims
 from schedcheck.scenario.device_config import config_map_document
 from schedcheck.scenario.numa_dump import numatopology_document
+from schedcheck.scenario import workload_objects
 
 
 def _quantities(resources: k8s.ResourceList) -> dict[str, str]:
@@ -112,6 +113,8 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
     meta = _meta(pod)
     if pod.deletion_timestamp:
         meta["deletionTimestamp"] = pod.deletion_timestamp
+    if pod.controller_ref is not None:
+        meta["ownerReferences"] = [workload_objects.controller_ref_document(pod.controller_ref)]
     spec: dict[str, Any] = {"schedulerName": pod.scheduler_name,
                             "containers": [_container(c) for c in pod.containers]}
     if pod.init_containers:
@@ -426,7 +429,8 @@ def objects_document(objects: k8s.ClusterObjects) -> list[dict[str, Any]]:
             + [volume_attachment_document(a) for a in objects.volume_attachments]
             + dra_documents(objects, _term)
             + [numatopology_document(t) for t in objects.numatopologies]
-            + [config_map_document(c) for c in objects.config_maps])
+            + [config_map_document(c) for c in objects.config_maps]
+            + workload_objects.documents(objects, _label_selector))
 
 
 def conf_document(conf: SchedulerConf) -> dict[str, Any]:

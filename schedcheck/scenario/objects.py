@@ -1,7 +1,7 @@
 """Read Kubernetes objects (Node, Pod, PodGroup, Queue, PriorityClass, ResourceQuota, NodeShard, the
 storage kinds: PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, VolumeAttachment, and the
-DRA kinds of dra_objects.py: DeviceClass, ResourceSlice, ResourceClaim, and numa_objects.py's Numatopology)
-into k8s.ClusterObjects.
+DRA kinds of dra_objects.py: DeviceClass, ResourceSlice, ResourceClaim, numa_objects.py's Numatopology, and
+workload_objects.py's Service, ReplicationController, ReplicaSet, StatefulSet) into k8s.ClusterObjects.
 
 Each kind has a reader and a schema of the fields the scheduler reads; any
 other field, and any other kind, becomes a warning.
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from schedcheck.reference import k8s
-from schedcheck.scenario import device_config, dra_objects, in_tree_volumes, numa_objects
+from schedcheck.scenario import device_config, dra_objects, in_tree_volumes, numa_objects, workload_objects
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.references import listing, reference_warnings
@@ -38,9 +38,10 @@ _API_VERSIONS = {
     **dict.fromkeys(dra_objects.SCHEMAS, dra_objects.API_VERSION),
     **dict.fromkeys(numa_objects.SCHEMAS, numa_objects.API_VERSION),
     **dict.fromkeys(device_config.SCHEMAS, device_config.API_VERSION),
+    **workload_objects.API_VERSIONS,
 }
 _NAMESPACED = {"Pod", "PodGroup", "ResourceQuota", "PodDisruptionBudget", "PersistentVolumeClaim", "ResourceClaim",
-               "ConfigMap"}
+               "ConfigMap", *workload_objects.API_VERSIONS}
 
 
 # ---------------------------------------------------------------- schemas
@@ -202,6 +203,7 @@ _SCHEMAS: dict[str, Schema] = {
     **dra_objects.SCHEMAS,
     **numa_objects.SCHEMAS,
     **device_config.SCHEMAS,
+    **workload_objects.SCHEMAS,
 }
 
 
@@ -628,6 +630,7 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
         inline_volumes=inline_volumes,
         resource_claims=dra_objects.pod_resource_claims(f, spec),
         resource_claim_statuses=dra_objects.pod_claim_statuses(f, status),
+        controller_ref=workload_objects.controller_ref(f, meta),
     )
     out.pods.append(pod)
 
@@ -1065,4 +1068,8 @@ _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.Clus
     "ResourceClaim": dra_objects.claim_reader(_selector_term),
     "Numatopology": numa_objects.read_numatopology,
     "ConfigMap": device_config.read_config_map,
+    "Service": workload_objects.read_service,
+    "ReplicationController": workload_objects.read_replication_controller,
+    "ReplicaSet": workload_objects.workload_reader("ReplicaSet", _label_selector),
+    "StatefulSet": workload_objects.workload_reader("StatefulSet", _label_selector),
 }
