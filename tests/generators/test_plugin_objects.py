@@ -108,9 +108,21 @@ def test_documents_load_without_warnings_and_are_consistent():
         assert cluster_problems(doc) == []
 
 
+@cache
+def _with_node_groups() -> list[dict[str, Any]]:
+    """Documents under a default conf plus nodegroup, flat and with hierarchy (the drawn documents above hold
+    nodegroup in a few confs, and which features they reach moves with every draw added to the generator)."""
+    out = []
+    for hierarchy in (False, True):
+        conf = default_conf()
+        conf["tiers"][-1]["plugins"].append({"name": "nodegroup", **({"enableHierarchy": True} if hierarchy else {})})
+        out += sample_documents(scenarios(**scenario_profiles["ci"], confs=st.just(conf)), 40, 1)
+    return out
+
+
 def test_nodegroup_documents_carry_groups_affinities_and_limits():
     seen: Counter[str] = Counter()
-    for doc in with_plugin("nodegroup"):
+    for doc in with_plugin("nodegroup") + _with_node_groups():
         scenario = scenario_from_document(doc, "<generated>")
         groups = {n.labels.get(nodegroup.NODE_GROUP_LABEL) for n in scenario.objects.nodes}
         seen["labelled"] += bool(groups - {None})
