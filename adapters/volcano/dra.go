@@ -50,13 +50,13 @@ func (w *World) decodeDRA(kind string, decode func(any) error) (bool, error) {
 		defaultNamespaced(&rc.ObjectMeta, "resourceclaim")
 		defaultVersion(&rc.ObjectMeta)
 		for i := range rc.Spec.Devices.Requests { // the API server's defaults, as the reference's loader
-			if r := rc.Spec.Devices.Requests[i].Exactly; r != nil {
-				if r.AllocationMode == "" {
-					r.AllocationMode = resourcev1.DeviceAllocationModeExactCount
-				}
-				if r.AllocationMode == resourcev1.DeviceAllocationModeExactCount && r.Count == 0 {
-					r.Count = 1
-				}
+			request := &rc.Spec.Devices.Requests[i]
+			if r := request.Exactly; r != nil {
+				defaultCount(&r.AllocationMode, &r.Count)
+			}
+			for j := range request.FirstAvailable {
+				sub := &request.FirstAvailable[j]
+				defaultCount(&sub.AllocationMode, &sub.Count)
 			}
 		}
 		w.DRA.Claims = append(w.DRA.Claims, rc)
@@ -64,6 +64,16 @@ func (w *World) decodeDRA(kind string, decode func(any) error) (bool, error) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// defaultCount applies the API server's defaults to a request or subrequest: ExactCount, of one device.
+func defaultCount(mode *resourcev1.DeviceAllocationMode, count *int64) {
+	if *mode == "" {
+		*mode = resourcev1.DeviceAllocationModeExactCount
+	}
+	if *mode == resourcev1.DeviceAllocationModeExactCount && *count == 0 {
+		*count = 1
+	}
 }
 
 // startDRA creates the DRA objects in the fake client before the cache's Run.

@@ -17,7 +17,27 @@ def _selectors(expressions: list[str]) -> list[dict[str, Any]]:
 def _attribute(value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
         return {"bool": value}
+    if isinstance(value, k8s_dra.SemVer):
+        return {"version": str(value)}
     return {"int": value} if isinstance(value, int) else {"string": value}
+
+
+def _node_selection(node_name: str, all_nodes: bool, selector: list[Any] | None,
+                    term: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    if node_name:
+        return {"nodeName": node_name}
+    if all_nodes:
+        return {"allNodes": True}
+    return {"nodeSelector": {"nodeSelectorTerms": [term(t) for t in selector]}} if selector is not None else {}
+
+
+def _exactly(r: k8s_dra.DeviceRequest | k8s_dra.DeviceSubRequest) -> dict[str, Any]:
+    exactly: dict[str, Any] = {"deviceClassName": r.device_class_name, "allocationMode": r.allocation_mode}
+    if r.allocation_mode == "ExactCount":
+        exactly["count"] = r.count
+    if r.selectors:
+        exactly["selectors"] = _selectors(r.selectors)
+    return exactly
 
 
 def pod_claims(pod: k8s.Pod) -> list[dict[str, Any]]:
@@ -37,7 +57,7 @@ def device_class_document(dc: k8s_dra.DeviceClass) -> dict[str, Any]:
             "spec": {"selectors": _selectors(dc.selectors)} if dc.selectors else {}}
 
 
-def resource_slice_document(rs: k8s_dra.ResourceSlice) -> dict[str, Any]:
+def resource_slice_document(rs: k8s_dra.ResourceSlice, term: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     devices = []
     for device in rs.devices:
         entry: dict[str, Any] = {"name": device.name}
@@ -45,23 +65,31 @@ def resource_slice_document(rs: k8s_dra.ResourceSlice) -> dict[str, Any]:
             entry["attributes"] = {k: _attribute(v) for k, v in device.attributes.items()}
         if device.capacity:
             entry["capacity"] = {k: {"value": str(v)} for k, v in device.capacity.items()}
+        entry.update(_node_selection(device.node_name, device.all_nodes, device.node_selector, term))
         devices.append(entry)
     spec: dict[str, Any] = {"driver": rs.driver, "pool": {"name": rs.pool, "generation": rs.pool_generation,
                                                           "resourceSliceCount": rs.pool_slice_count}}
-    spec.update({"allNodes": True} if rs.all_nodes else {"nodeName": rs.node_name})
+    spec.update(_node_selection(rs.node_name, rs.all_nodes, rs.node_selector, term))
+    if rs.per_device_node_selection:
+        spec["perDeviceNodeSelection"] = True
     spec["devices"] = devices
     return {"apiVersion": API_VERSION, "kind": "ResourceSlice", "metadata": {"name": rs.name}, "spec": spec}
 
 
 def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-    requests = []
+    requests: list[dict[str, Any]] = []
     for r in claim.requests:
-        exactly: dict[str, Any] = {"deviceClassName": r.device_class_name, "allocationMode": r.allocation_mode}
-        if r.allocation_mode == "ExactCount":
-            exactly["count"] = r.count
-        if r.selectors:
-            exactly["selectors"] = _selectors(r.selectors)
-        requests.append({"name": r.name, "exactly": exactly})
+        if r.first_available:
+            requests.append({"name": r.name, "firstAvailable": [{"name": sub.name, **_exactly(sub)}
+                                                                 for sub in r.first_available]})
+        else:
+            requests.append({"name": r.name, "exactly": _exactly(r)})
+    devices: dict[str, Any] = {"requests": requests}
+    if claim.constraints:
+        devices["constraints"] = [
+            {**({"requests": c.requests} if c.requests else {}),
+             **({"matchAttribute": c.match_attribute} if c.match_attribute else
+                {"distinctAttribute": c.distinct_attribute})} for c in claim.constraints]
     meta: dict[str, Any] = {"name": claim.name, "namespace": claim.namespace, "uid": claim.uid}
     if claim.deletion_timestamp:
         meta["deletionTimestamp"] = claim.deletion_timestamp
@@ -79,7 +107,7 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
     if claim.reserved_for:
         status["reservedFor"] = [{"resource": "pods", "name": "", "uid": uid} for uid in claim.reserved_for]
     doc = {"apiVersion": API_VERSION, "kind": "ResourceClaim", "metadata": meta,
-           "spec": {"devices": {"requests": requests}}}
+           "spec": {"devices": devices}}
     if status:
         doc["status"] = status
     return doc
@@ -87,5 +115,5 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
 
 def dra_documents(objects: k8s.ClusterObjects, term: Callable[[Any], dict[str, Any]]) -> list[dict[str, Any]]:
     return ([device_class_document(c) for c in objects.device_classes]
-            + [resource_slice_document(s) for s in objects.resource_slices]
+            + [resource_slice_document(s, term) for s in objects.resource_slices]
             + [resource_claim_document(c, term) for c in objects.resource_claims])

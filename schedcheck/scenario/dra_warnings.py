@@ -36,8 +36,9 @@ def _missing_classes(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     users: dict[str, list[str]] = defaultdict(list)
     for claim in objects.resource_claims:
         for request in claim.requests:
-            if request.device_class_name not in classes and claim.allocation is None:
-                users[request.device_class_name].append(f"ResourceClaim {claim.key}")
+            for name in [sub.device_class_name for sub in request.first_available] or [request.device_class_name]:
+                if name not in classes and claim.allocation is None:
+                    users[name].append(f"ResourceClaim {claim.key}")
     if not users or not objects.device_classes and not objects.resource_slices:
         return  # no DRA inventory at all: the claims only count against queue quotas
     for name, names in users.items():
@@ -47,8 +48,11 @@ def _missing_classes(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
 
 def _selectors(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     found = [(f"DeviceClass {c.name}", "spec.selectors", c.selectors) for c in objects.device_classes]
-    found += [(f"ResourceClaim {claim.key}", f"spec.devices.requests[{i}].exactly.selectors", r.selectors)
-              for claim in objects.resource_claims for i, r in enumerate(claim.requests)]
+    for claim in objects.resource_claims:
+        for i, r in enumerate(claim.requests):
+            found.append((f"ResourceClaim {claim.key}", f"spec.devices.requests[{i}].exactly.selectors", r.selectors))
+            found += [(f"ResourceClaim {claim.key}", f"spec.devices.requests[{i}].firstAvailable[{j}].selectors",
+                       sub.selectors) for j, sub in enumerate(r.first_available)]
     for owner, field, selectors in found:
         for index, expression in enumerate(selectors):
             try:

@@ -11,17 +11,23 @@ import pytest
 import schedcheck
 from schedcheck.reference.api.unschedule_info import StatusCode
 from schedcheck.reference.cache.dra_claims import release_claims
+from schedcheck.reference.api.unschedule_info import ScoringError
+from schedcheck.reference.k8s import Node, NodeSelectorRequirement, NodeSelectorTerm
 from schedcheck.reference.k8s_dra import (
     AllocatedDevice,
     ClaimAllocation,
     Device,
     DeviceClass,
+    DeviceConstraint,
     DeviceRequest,
+    DeviceSubRequest,
     ResourceClaim,
     ResourceSlice,
+    SemVer,
 )
 from schedcheck.reference.plugins import capacity_dra
-from schedcheck.reference.plugins.dra_allocator import AllocationError, Allocator, gather_pools
+from schedcheck.reference.plugins import dynamic_resources as dra
+from schedcheck.reference.plugins.dra_allocator import AllocationError, Allocator, NodeFailure, gather_pools
 from schedcheck.reference.quantity import Quantity
 from schedcheck.reference.scheduler import Scheduler
 from schedcheck.reference.util import dra_cel
@@ -30,6 +36,7 @@ from schedcheck.scenario.loader import load_scenario
 CORPUS = Path(schedcheck.__file__).resolve().parent / "corpus"
 DRIVER = "gpu.example.com"
 GPU_CLASS = DeviceClass(DRIVER, [f"device.driver == '{DRIVER}'"])
+NODES = {name: Node(name, f"uid-{name}", labels={"zone": zone}) for name, zone in (("n1", "a"), ("n2", "b"))}
 
 
 def device(name: str, **attributes) -> Device:
@@ -86,10 +93,10 @@ def test_allocator_takes_free_matching_devices_on_the_node_and_pins_them() -> No
     slices = [node_slice("n1", device("gpu-0", model="a100"), device("gpu-1", model="t4")), node_slice("n2")]
     allocator = Allocator({DRIVER: GPU_CLASS}, slices, in_use=set())
     claim = gpu_claim(selectors=[f'device.attributes["{DRIVER}"].model == "t4"'])
-    (result,) = allocator.allocate("n1", [claim])
+    (result,) = allocator.allocate(NODES["n1"], [claim])
     assert [d.device for d in result.devices] == ["gpu-1"]
     assert result.node_selector[0].match_fields[0].values == ["n1"]
-    assert allocator.allocate("n2", [claim]) is None
+    assert allocator.allocate(NODES["n2"], [claim]) is None
 
 
 def test_allocator_backtracks_and_skips_devices_in_use() -> None:
@@ -97,37 +104,165 @@ def test_allocator_backtracks_and_skips_devices_in_use() -> None:
     any_gpu, only_t4 = gpu_claim("any"), gpu_claim("t4", selectors=[f'"model" in device.attributes["{DRIVER}"] && '
                                                                      f'device.attributes["{DRIVER}"].model == "t4"'])
     allocator = Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-2")})
-    first, second = allocator.allocate("n1", [any_gpu, only_t4])
+    first, second = allocator.allocate(NODES["n1"], [any_gpu, only_t4])
     assert [d.device for d in first.devices] == ["gpu-1"] and [d.device for d in second.devices] == ["gpu-0"]
-    assert Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-0")}).allocate("n1", [only_t4]) is None
+    assert Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-0")}).allocate(NODES["n1"], [only_t4]) is None
 
 
 def test_allocator_all_mode_and_incomplete_pools() -> None:
     complete = [node_slice("n1", device("gpu-0"), device("gpu-1"))]
-    (result,) = Allocator({DRIVER: GPU_CLASS}, complete, set()).allocate("n1", [gpu_claim(mode="All")])
+    (result,) = Allocator({DRIVER: GPU_CLASS}, complete, set()).allocate(NODES["n1"], [gpu_claim(mode="All")])
     assert len(result.devices) == 2
-    assert Allocator({DRIVER: GPU_CLASS}, complete, {(DRIVER, "n1", "gpu-0")}).allocate("n1", [gpu_claim(mode="All")]) \
+    assert Allocator({DRIVER: GPU_CLASS}, complete, {(DRIVER, "n1", "gpu-0")}).allocate(NODES["n1"], [gpu_claim(mode="All")]) \
         is None
     partial = [node_slice("n1", device("gpu-0"), count=2)]
-    assert gather_pools(partial, "n1")[0].incomplete
-    assert Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate("n1", [gpu_claim()]) is None
+    assert gather_pools(partial, NODES["n1"])[0].incomplete
+    assert Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate(NODES["n1"], [gpu_claim()]) is None
     with pytest.raises(AllocationError, match="asks for all devices, but resource pool gpu.example.com/n1 is currently"):
-        Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate("n1", [gpu_claim(mode="All")])
+        Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate(NODES["n1"], [gpu_claim(mode="All")])
 
 
 def test_allocator_uses_only_the_newest_pool_generation() -> None:
     slices = [node_slice("n1", device("old"), generation=1), node_slice("n1", device("new"), generation=2)]
-    (result,) = Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate("n1", [gpu_claim()])
+    (result,) = Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate(NODES["n1"], [gpu_claim()])
     assert [d.device for d in result.devices] == ["new"]
 
 
 def test_allocator_errors_name_the_selector() -> None:
     broken = DeviceClass(DRIVER, ['device.attributes["some-driver"].healthy'])
     with pytest.raises(AllocationError, match=r"class gpu.example.com: selector #0: CEL runtime error: no such key"):
-        Allocator({DRIVER: broken}, [node_slice("n1", device("gpu-0"))], set()).allocate("n1", [gpu_claim()])
+        Allocator({DRIVER: broken}, [node_slice("n1", device("gpu-0"))], set()).allocate(NODES["n1"], [gpu_claim()])
     odd = DeviceClass(DRIVER, ["device.driver.startsWith('gpu')"])
     with pytest.raises(AllocationError, match="CEL expression not modelled by schedcheck"):
-        Allocator({DRIVER: odd}, [node_slice("n1", device("gpu-0"))], set()).allocate("n1", [gpu_claim()])
+        Allocator({DRIVER: odd}, [node_slice("n1", device("gpu-0"))], set()).allocate(NODES["n1"], [gpu_claim()])
+
+
+def numa_claim(*requests: DeviceRequest, constraints: list[DeviceConstraint]) -> ResourceClaim:
+    return ResourceClaim("c1", "ns", "uid-c1", list(requests), constraints)
+
+
+def test_match_attribute_keeps_the_constrained_devices_on_one_value_and_type() -> None:
+    slices = [node_slice("n1", device("gpu-0", numa=0), device("gpu-1", numa=1), device("gpu-2", numa=1),
+                         device("gpu-3"))]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    pair = DeviceRequest("gpu", DRIVER, count=2)
+    (result,) = allocator.allocate(NODES["n1"], [numa_claim(pair, constraints=[
+        DeviceConstraint(match_attribute=f"{DRIVER}/numa")])])
+    assert [d.device for d in result.devices] == ["gpu-1", "gpu-2"]  # gpu-0 has no partner; backtracked
+    # a constraint naming another request leaves this one free; one naming it binds all of its devices
+    other = DeviceConstraint(requests=["nic"], match_attribute=f"{DRIVER}/numa")
+    (free,) = allocator.allocate(NODES["n1"], [numa_claim(pair, DeviceRequest("nic", DRIVER), constraints=[other])])
+    assert [d.device for d in free.devices] == ["gpu-0", "gpu-1", "gpu-2"]
+    # an attribute of another domain is not the driver's unqualified one; a device without it never matches
+    assert allocator.allocate(NODES["n1"], [numa_claim(pair, constraints=[
+        DeviceConstraint(match_attribute="other.io/numa")])]) is None
+    # a string and a version with the same text do not match
+    mixed = [node_slice("n1", device("a", v="1.0.0"), device("b", v=SemVer("1.0.0")))]
+    assert Allocator({DRIVER: GPU_CLASS}, mixed, set()).allocate(NODES["n1"], [numa_claim(pair, constraints=[
+        DeviceConstraint(match_attribute=f"{DRIVER}/v")])]) is None
+
+
+def test_distinct_attribute_compares_requests_not_the_devices_of_one_request() -> None:
+    slices = [node_slice("n1", device("nic-0", root="a"), device("nic-1", root="a"), device("nic-2", root="b"),
+                         device("nic-3", root="a"))]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    distinct = [DeviceConstraint(distinct_attribute=f"{DRIVER}/root")]
+    (result,) = allocator.allocate(NODES["n1"], [numa_claim(DeviceRequest("a", DRIVER), DeviceRequest("b", DRIVER),
+                                                            constraints=distinct)])
+    assert [d.device for d in result.devices] == ["nic-0", "nic-2"]
+    # upstream keeps one value per request, the last added: a, a is refused, but a, b, a passes
+    (quirk,) = allocator.allocate(NODES["n1"], [numa_claim(DeviceRequest("a", DRIVER, count=3),
+                                                           constraints=distinct)])
+    assert [d.device for d in quirk.devices] == ["nic-0", "nic-2", "nic-3"]
+
+
+def test_all_devices_that_break_a_constraint_are_an_error() -> None:
+    slices = [node_slice("n1", device("nic-0", root="a"), device("nic-1", root="b"))]
+    with pytest.raises(AllocationError, match="request a: cannot add device gpu.example.com/n1/nic-1 because a claim "
+                                              "constraint would not be satisfied"):
+        Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate(NODES["n1"], [numa_claim(
+            DeviceRequest("a", DRIVER, "All"), constraints=[DeviceConstraint(match_attribute=f"{DRIVER}/root")])])
+
+
+def test_first_available_takes_the_first_subrequest_that_fits_and_names_it() -> None:
+    slices = [node_slice("n1", device("gpu-0", model="t4"), device("gpu-1", model="a100"))]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    model = f'device.attributes["{DRIVER}"].model == '
+    request = DeviceRequest("gpu", "", first_available=[
+        DeviceSubRequest("two-a100", DRIVER, count=2, selectors=[model + '"a100"']),
+        DeviceSubRequest("one-t4", DRIVER, selectors=[model + '"t4"']),
+        DeviceSubRequest("any", DRIVER)])
+    (result,) = allocator.allocate(NODES["n1"], [numa_claim(request, constraints=[])])
+    assert [(d.request, d.device) for d in result.devices] == [("gpu/one-t4", "gpu-0")]
+    # a constraint naming a subrequest applies to it only
+    both = DeviceRequest("gpu", "", first_available=[DeviceSubRequest("two", DRIVER, count=2)])
+    constraint = DeviceConstraint(requests=["gpu/two"], match_attribute=f"{DRIVER}/model")
+    assert allocator.allocate(NODES["n1"], [numa_claim(both, constraints=[constraint])]) is None
+    # a missing class of a subrequest is named by the subrequest's own name
+    missing = DeviceRequest("gpu", "", first_available=[DeviceSubRequest("x", "nope")])
+    with pytest.raises(AllocationError, match="request x: could not retrieve device class nope"):
+        allocator.allocate(NODES["n1"], [numa_claim(missing, constraints=[])])
+
+
+def test_the_results_cap_passes_over_a_subrequest_that_would_overflow() -> None:
+    slices = [node_slice("n1", *[device(f"gpu-{i}") for i in range(40)])]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    listed = DeviceRequest("a", "", first_available=[DeviceSubRequest("big", DRIVER, count=20),
+                                                     DeviceSubRequest("small", DRIVER, count=10)])
+    (result,) = allocator.allocate(NODES["n1"], [numa_claim(listed, DeviceRequest("b", DRIVER, count=20),
+                                                            constraints=[])])
+    assert {d.request for d in result.devices} == {"a/small", "b"} and len(result.devices) == 30
+    with pytest.raises(AllocationError, match="number of requested devices 33 exceeds the claim limit of 32"):
+        allocator.allocate(NODES["n1"], [numa_claim(DeviceRequest("b", DRIVER, count=33), constraints=[])])
+
+
+def zoned(name: str, **fields) -> ResourceSlice:
+    return ResourceSlice(name, DRIVER, name, 1, 1, devices=[device(f"{name}-0")], **fields)
+
+
+def test_slices_reach_nodes_by_name_selector_all_nodes_or_per_device() -> None:
+    zone_b = [NodeSelectorTerm([NodeSelectorRequirement("zone", "In", ["b"])])]
+    per_device = ResourceSlice("pd", DRIVER, "pd", 1, 1, per_device_node_selection=True, devices=[
+        Device("on-n1", node_name="n1"), Device("in-b", node_selector=zone_b), Device("anywhere", all_nodes=True)])
+    slices = [zoned("sel", node_selector=zone_b), zoned("all", all_nodes=True), per_device]
+    assert [p.name for p in gather_pools(slices, NODES["n1"])] == ["all", "pd"]
+    assert [p.name for p in gather_pools(slices, NODES["n2"])] == ["all", "pd", "sel"]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    # n1 reaches on-n1 and anywhere of the per-device slice, and all-0
+    (on_n1,) = allocator.allocate(NODES["n1"], [gpu_claim(count=3)])
+    assert [d.device for d in on_n1.devices] == ["all-0", "on-n1", "anywhere"]
+    assert on_n1.node_selector[0].match_fields[0].values == ["n1"]
+    assert allocator.allocate(NODES["n1"], [gpu_claim(count=4)]) is None
+    # n2: in-b and sel-0 carry zone b; their selectors merge into one term, an all-nodes device adds nothing
+    (on_n2,) = allocator.allocate(NODES["n2"], [gpu_claim(count=4)])
+    assert [d.device for d in on_n2.devices] == ["all-0", "in-b", "anywhere", "sel-0"]
+    assert on_n2.node_selector == zone_b
+    (everywhere,) = allocator.allocate(NODES["n2"], [gpu_claim()])
+    assert everywhere.node_selector is None
+
+
+def test_a_pool_repeating_a_device_name_fails_the_node() -> None:
+    slices = [node_slice("n1", device("gpu-0"), pool="p", count=2), ResourceSlice("n1-p-b", DRIVER, "p", 1, 2, node_name="n1",
+                                                                         devices=[device("gpu-0")])]
+    assert gather_pools(slices, NODES["n1"])[0].invalid
+    with pytest.raises(NodeFailure, match="invalid resource pools were encountered"):
+        Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate(NODES["n1"], [gpu_claim()])
+
+
+def test_score_prefers_earlier_subrequests_and_fails_on_a_claim_without_a_result() -> None:
+    listed = DeviceRequest("gpu", "", first_available=[DeviceSubRequest("a", DRIVER), DeviceSubRequest("b", DRIVER)])
+    claim = numa_claim(listed, constraints=[])
+    state = dra.DRAState([claim], node_allocations={
+        "n1": [ClaimAllocation([AllocatedDevice("gpu/a", DRIVER, "n1", "x")])],
+        "n2": [ClaimAllocation([AllocatedDevice("gpu/b", DRIVER, "n2", "x")])]})
+    assert (dra.score(state, "n1"), dra.score(state, "n2"), dra.score(state, "n3")) == (8, 7, 0)
+    assert dra.scores(state, ["n1", "n2", "n3"]) == {"n1": 100.0, "n2": 87.0, "n3": 0.0}
+    allocated = ResourceClaim("done", "ns", "uid-done", [DeviceRequest("gpu", DRIVER)],
+                              allocation=ClaimAllocation([AllocatedDevice("gpu", DRIVER, "n1", "y")]))
+    mixed = dra.DRAState([allocated, claim], node_allocations=state.node_allocations)
+    with pytest.raises(ScoringError, match="number of allocations 1 is smaller than number of claims"):
+        dra.score(mixed, "n1")
+    assert dra.scores(dra.DRAState([allocated]), ["n1"]) == {}
 
 
 # -- the filter, reserve and prebind through a scheduler run --------------------------------------------------
