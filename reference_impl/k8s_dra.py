@@ -42,10 +42,23 @@ class DeviceClass:
 
 
 @dataclass
+class CapacityPolicy:
+    """capacity.<name>.requestPolicy of a device: what a request may consume of it (consumable capacity)."""
+
+    default: Quantity | None = None  # consumed when the request names no amount (else the whole capacity)
+    valid_values: list[Quantity] = field(default_factory=list)  # ascending; a request rounds up to one
+    valid_min: Quantity | None = None  # validRange (present when min is set): round up to min + k * step
+    valid_max: Quantity | None = None
+    valid_step: Quantity | None = None
+
+
+@dataclass
 class Device:
     name: str
     attributes: dict[str, Any] = field(default_factory=dict)  # qualified name -> bool | int | str | SemVer
     capacity: dict[str, Quantity] = field(default_factory=dict)
+    capacity_policies: dict[str, CapacityPolicy] = field(default_factory=dict)
+    allow_multiple_allocations: bool = False  # consumable capacity: several allocations share the device
     # which nodes reach the device, read only when its slice has perDeviceNodeSelection (at most one is set)
     node_name: str = ""
     all_nodes: bool = False
@@ -76,6 +89,7 @@ class DeviceSubRequest:
     allocation_mode: str = "ExactCount"  # ExactCount | All
     count: int = 1
     selectors: list[str] = field(default_factory=list)  # CEL expressions, ANDed
+    capacity_requests: dict[str, Quantity] = field(default_factory=dict)  # capacity.requests
 
 
 @dataclass
@@ -88,6 +102,7 @@ class DeviceRequest:
     allocation_mode: str = "ExactCount"  # ExactCount | All
     count: int = 1
     selectors: list[str] = field(default_factory=list)  # CEL expressions, ANDed
+    capacity_requests: dict[str, Quantity] = field(default_factory=dict)  # capacity.requests
     first_available: list[DeviceSubRequest] = field(default_factory=list)
 
 
@@ -107,6 +122,8 @@ class AllocatedDevice:
     driver: str
     pool: str
     device: str
+    share_id: str = ""  # a share of a device that allows multiple allocations
+    consumed_capacity: dict[str, Quantity] = field(default_factory=dict)
 
     @property
     def device_id(self) -> tuple[str, str, str]:

@@ -184,6 +184,46 @@ def test_a_bad_attribute_is_refused() -> None:
         scenario_from_document(wrap(doc), "s.yaml")
 
 
+SHARED_NIC = {"name": "nic", "allowMultipleAllocations": True, "capacity": {
+    "bw": {"value": "10Gi", "requestPolicy": {"default": "1Gi", "validRange": {"min": "1Gi", "max": "8Gi",
+                                                                                "step": "1Gi"}}},
+    "queues": {"value": "8", "requestPolicy": {"validValues": ["1", "2", "4"]}}}}
+
+
+def test_consumable_capacity_fields_are_read() -> None:
+    doc = {**SLICE, "spec": {**SLICE["spec"], "devices": [SHARED_NIC]}}
+    asking = claim(capacity={"requests": {"bw": "3Gi"}})
+    asking["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "nic", "shareID": "abc",
+         "consumedCapacity": {"bw": "3Gi", "queues": "8"}}]}}}
+    objects = scenario_from_document(wrap(DEVICE_CLASS, doc, asking), "s.yaml").objects
+    (nic,) = objects.resource_slices[0].devices
+    assert nic.allow_multiple_allocations and str(nic.capacity["bw"]) == "10Gi"
+    bw, queues = nic.capacity_policies["bw"], nic.capacity_policies["queues"]
+    assert (str(bw.default), str(bw.valid_min), str(bw.valid_max), str(bw.valid_step)) == ("1Gi", "1Gi", "8Gi", "1Gi")
+    assert [str(v) for v in queues.valid_values] == ["1", "2", "4"] and queues.valid_min is None
+    (read,) = objects.resource_claims
+    assert str(read.requests[0].capacity_requests["bw"]) == "3Gi"
+    (result,) = read.allocation.devices
+    assert result.share_id == "abc" and {k: str(v) for k, v in result.consumed_capacity.items()} == {
+        "bw": "3Gi", "queues": "8"}
+
+
+@pytest.mark.parametrize("policy,field,reason", [
+    ({"validRange": {"max": "2Gi"}}, "requestPolicy.validRange.min", "missing"),
+    ({"validRange": {"min": "1Gi", "step": "0"}}, "requestPolicy.validRange.step", "greater than zero"),
+    ({"validValues": ["2", "1"]}, "requestPolicy.validValues", "ascending"),
+    ({"validValues": ["1"], "validRange": {"min": "1"}}, "requestPolicy", "at most one of validValues and validRange"),
+    ({"default": "lots"}, "requestPolicy.default", ""),
+])
+def test_a_malformed_request_policy_names_its_field(policy: dict, field: str, reason: str) -> None:
+    device = {"name": "nic", "capacity": {"bw": {"value": "10Gi", "requestPolicy": policy}}}
+    doc = {**SLICE, "spec": {**SLICE["spec"], "devices": [device]}}
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document(wrap(doc), "s.yaml")
+    assert info.value.field == f"spec.devices[0].capacity.bw.{field}" and reason in info.value.reason
+
+
 def test_warnings_name_missing_claims_and_classes_and_unmodelled_selectors() -> None:
     template_pod = pod_with_claim()
     template_pod["metadata"]["name"] = "p2"
@@ -202,9 +242,9 @@ def test_warnings_name_missing_claims_and_classes_and_unmodelled_selectors() -> 
 
 def test_unknown_dra_fields_are_warned_by_name() -> None:
     doc = claim()
-    doc["spec"]["devices"]["requests"][0]["exactly"]["capacity"] = {"requests": {"memory": "1Gi"}}
+    doc["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [{"operator": "Exists"}]
     scenario = scenario_from_document(wrap(DEVICE_CLASS, doc), "s.yaml")
-    assert any("ignored fields of ResourceClaim" in w and "spec.devices.requests[].exactly.capacity" in w
+    assert any("ignored fields of ResourceClaim" in w and "spec.devices.requests[].exactly.tolerations" in w
                for w in scenario.warnings), scenario.warnings
 
 
@@ -238,8 +278,14 @@ def test_dra_objects_round_trip_through_the_dump() -> None:
                              constraints=[{"requests": ["nic/a"], "matchAttribute": "x.io/numa"},
                                           {"distinctAttribute": "x.io/pci"}])
     listed["metadata"]["name"] = "c2"
-    first = scenario_from_document(wrap(DEVICE_CLASS, SLICE, by_selector, per_device, allocated, listed,
-                                        pod_with_claim()), "s.yaml").objects
+    shared = {**SLICE, "metadata": {"name": "shared"}, "spec": {**SLICE["spec"], "devices": [SHARED_NIC]}}
+    sharing = claim(capacity={"requests": {"bw": "3Gi"}})
+    sharing["metadata"]["name"] = "c3"
+    sharing["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "nic", "shareID": "abc",
+         "consumedCapacity": {"bw": "3Gi"}}]}}}
+    first = scenario_from_document(wrap(DEVICE_CLASS, SLICE, by_selector, per_device, shared, allocated, listed,
+                                        sharing, pod_with_claim()), "s.yaml").objects
     again = scenario_from_document(wrap(*objects_document(first)), "s.yaml").objects
     assert again.device_classes == first.device_classes and again.resource_slices == first.resource_slices
     assert again.resource_claims == first.resource_claims
@@ -265,3 +311,13 @@ def test_template_claim_statuses_and_claim_owners_are_read_and_checked_by_field(
     bad_owner["metadata"]["ownerReferences"] = [{"uid": "u", "controller": "yes"}]
     with pytest.raises(ScenarioError, match=r"metadata.ownerReferences\[0\].controller"):
         scenario_from_document(wrap(bad_owner), "s.yaml")
+
+
+def test_consumable_capacity_quotas_are_warned_about_when_claims_ask_for_capacity() -> None:
+    queue = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1"},
+             "spec": {"capability": {"bw.deviceclass/gpu.example.com": "4Gi"}}}
+    plain = scenario_from_document(wrap(DEVICE_CLASS, queue, claim()), "s.yaml")
+    assert not [w for w in plain.warnings if "consumable-capacity" in w]
+    asking = scenario_from_document(wrap(DEVICE_CLASS, queue, claim(capacity={"requests": {"bw": "1Gi"}})), "s.yaml")
+    assert [w for w in asking.warnings if "consumable-capacity quotas are not modelled" in w
+            and "Queue q1: bw.deviceclass/gpu.example.com" in w and "ResourceClaim ns/c1" in w]

@@ -38,9 +38,20 @@ The allocation's node selector (createNodeSelector): a device from a node-local 
 nodeName) pins it to the node; otherwise the one terms of the devices' node selectors are merged into one
 term (requirements deduplicated); all-nodes devices add nothing, and no requirement at all means none.
 
+Consumable capacity (DRAConsumableCapacity, beta and on by default at 1.36): every candidate device must
+hold what the (sub)request consumes of each of its capacities (CmpRequestOverCapacity): a request naming a
+capacity the device lacks skips it; the amount consumed is the request's (rounded up to the policy's
+validRange min + k * step, or to the next of its validValues), else the policy's default, else the whole
+capacity; an amount the policy does not allow skips the device, and so does one that, added to what the
+device's shares already consume (allocated claims and allocations in flight) and to what this search has
+given it, passes the capacity. A device with allowMultipleAllocations is not taken whole: it may serve
+other requests and claims, each allocation getting a share id and recording what it consumes. As upstream,
+an All request's device that fails this check a second time when it is added (another request of the
+search took a share of it meanwhile) fails the branch without undoing the constraints it already joined.
+
 Not modelled: admin access, partitionable devices' shared counters, device taints, binding conditions,
-consumable capacity (capacity requests, allowMultipleAllocations; without them upstream's capacity check
-always passes), list-typed attributes (DRAListTypeAttributes, alpha).
+list-typed attributes (DRAListTypeAttributes, alpha). Share ids are `share-<n>`, numbered per Allocate
+call, where upstream draws random ones (nothing compares them).
 """
 
 from __future__ import annotations
@@ -48,9 +59,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from fractions import Fraction
+
 from schedcheck.reference.k8s import Node, NodeSelectorRequirement, NodeSelectorTerm
 from schedcheck.reference.k8s_dra import (
     AllocatedDevice,
+    CapacityPolicy,
     ClaimAllocation,
     Device,
     DeviceClass,
@@ -59,10 +73,12 @@ from schedcheck.reference.k8s_dra import (
     ResourceSlice,
 )
 from schedcheck.reference.plugins.k8s_mirror import node_selector_terms_match
+from schedcheck.reference.quantity import BINARY_SI, Quantity
 from schedcheck.reference.util import dra_cel
 
 RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
 DeviceID = tuple[str, str, str]  # driver, pool, device
+Consumed = dict[DeviceID, dict[str, Quantity]]  # per shared device, what its shares consume
 REASON_INVALID_POOLS = "invalid resource pools were encountered"
 
 
@@ -234,6 +250,7 @@ class _Request:
     allocation_mode: str
     count: int
     selectors: list[str]
+    capacity_requests: dict[str, Quantity]
     all_devices: list[tuple[ResourceSlice, Device]] | None = None  # allocationMode All
 
     @property
@@ -255,8 +272,10 @@ class _Slot:
 class Allocator:
     """One PreFilter's allocator: the classes, slices and devices in use are fixed when it is made."""
 
-    def __init__(self, classes: dict[str, DeviceClass], slices: list[ResourceSlice], in_use: set[DeviceID]) -> None:
+    def __init__(self, classes: dict[str, DeviceClass], slices: list[ResourceSlice], in_use: set[DeviceID],
+                 consumed: Consumed | None = None) -> None:
         self.classes, self.slices, self.in_use = classes, slices, in_use
+        self.consumed: Consumed = consumed or {}
         self._compiled: dict[str, dra_cel.Expr | dra_cel.NotModelled] = {}
 
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> list[ClaimAllocation] | None:
@@ -304,8 +323,10 @@ class _Search:
         self.visit = [(s, d) for pool in self.pools if not (pool.incomplete or pool.invalid) for s, d in pool.devices()]
         self.slots: list[list[_Slot]] = []
         self.constraints: list[list[_Constraint]] = []
-        self.results: list[list[tuple[_Request, ResourceSlice, Device]]] = [[] for _ in claims]
+        self.results: list[Chosen] = [[] for _ in claims]
         self.taken: set[DeviceID] = set()
+        self.allocating: dict[DeviceID, dict[str, Fraction]] = {}  # capacity this search gave shared devices
+        self.shares = 0
         self._selectable: dict[tuple[DeviceID, int, int, int], bool] = {}
 
     def run(self) -> list[ClaimAllocation] | None:
@@ -314,12 +335,13 @@ class _Search:
             for request in claim.requests:
                 if request.first_available:
                     alternatives = [self._request(index, claim, sub.name, request.name, sub.device_class_name,
-                                                  sub.allocation_mode, sub.count, sub.selectors)
+                                                  sub.allocation_mode, sub.count, sub.selectors, sub.capacity_requests)
                                     for sub in request.first_available]
                     least += min(item.count for item in alternatives)
                 else:
                     alternatives = [self._request(index, claim, request.name, "", request.device_class_name,
-                                                  request.allocation_mode, request.count, request.selectors)]
+                                                  request.allocation_mode, request.count, request.selectors,
+                                                  request.capacity_requests)]
                     least += alternatives[0].count
                 slots.append(_Slot(alternatives, bool(request.first_available)))
             if least > RESULTS_MAX_SIZE:
@@ -338,13 +360,13 @@ class _Search:
         return [_result(devices, self.node.name) for devices in self.results]
 
     def _request(self, index: int, claim: ResourceClaim, name: str, parent: str, class_name: str, mode: str,
-                 count: int, selectors: list[str]) -> _Request:
+                 count: int, selectors: list[str], capacity: dict[str, Quantity]) -> _Request:
         device_class = self.allocator.classes.get(class_name)
         if device_class is None:
             # upstream names a subrequest by its own name here
             raise AllocationError(f"claim {claim.key}, request {name}: could not retrieve device class "
                                   f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found')
-        item = _Request(index, name, parent, device_class, mode, count, selectors)
+        item = _Request(index, name, parent, device_class, mode, count, selectors, capacity)
         if mode == "All":
             item.all_devices = []
             for pool in self.pools:
@@ -353,7 +375,8 @@ class _Search:
                     raise AllocationError(f"claim {claim.key}, request {name}: asks for all devices, but resource "
                                           f"pool {pool.driver}/{pool.name} is currently {state}")
                 item.all_devices += [(s, d) for s, d in pool.devices()
-                                     if self.allocator.selectable(item, claim, s, d, self.node)]
+                                     if self.allocator.selectable(item, claim, s, d, self.node)
+                                     and self._capacity_fits(item, s, d)]
             item.count = len(item.all_devices)
         return item
 
@@ -407,6 +430,8 @@ class _Search:
                 continue
             if not self._is_selectable(item, request, sub, slice_, device):
                 continue
+            if not self._capacity_fits(item, slice_, device):
+                continue
             undo = self._add(item, slice_, device, must=False)
             if undo is None:
                 continue
@@ -444,24 +469,98 @@ class _Search:
                 for earlier in constraints[:index]:
                     earlier.remove(request, subrequest)
                 return None
-        self.taken.add(device_id)
+        shared = device.allow_multiple_allocations
+        if not shared:
+            self.taken.add(device_id)
+        if not self._capacity_fits(item, slice_, device):
+            return None  # as upstream: what was joined above is not undone (reached only by an All request)
+        share, consumed = "", {}
+        if shared:
+            consumed = {name: consumed_amount(item.capacity_requests.get(name), value, device.capacity_policies.get(name))
+                        for name, value in device.capacity.items()}
+            self.shares += 1
+            share = f"share-{self.shares}"
+            self._give(device_id, consumed, 1)
         results = self.results[item.claim]
-        results.append((item, slice_, device))
+        results.append((item, slice_, device, share, consumed))
 
         def undo() -> None:
             for constraint in constraints:
                 constraint.remove(request, subrequest)
             self.taken.discard(device_id)
+            if shared:
+                self._give(device_id, consumed, -1)
             results.pop()
 
         return undo
 
+    def _give(self, device_id: DeviceID, consumed: dict[str, Quantity], sign: int) -> None:
+        totals = self.allocating.setdefault(device_id, {})
+        for name, amount in consumed.items():
+            totals[name] = totals.get(name, Fraction(0)) + sign * amount.as_fraction()
 
-def _result(devices: list[tuple[_Request, ResourceSlice, Device]], node_name: str) -> ClaimAllocation:
+    def _capacity_fits(self, item: _Request, slice_: ResourceSlice, device: Device) -> bool:
+        """CmpRequestOverCapacity: the request's amounts fit each capacity of the device, with what its shares
+        consume already and what this search gave it."""
+        if any(name not in device.capacity for name in item.capacity_requests):
+            return False  # "some requested capacity has not been defined": the device is skipped
+        device_id = (slice_.driver, slice_.pool, device.name)
+        before = self.allocator.consumed.get(device_id, {})
+        giving = self.allocating.get(device_id, {})
+        for name, value in device.capacity.items():
+            policy = device.capacity_policies.get(name)
+            amount = consumed_amount(item.capacity_requests.get(name), value, policy)
+            if violates_policy(amount, policy):
+                return False
+            total = before.get(name, Quantity()).as_fraction() + amount.as_fraction() + giving.get(name, 0)
+            if total > value.as_fraction():
+                return False
+        return True
+
+
+def consumed_amount(requested: Quantity | None, value: Quantity, policy: CapacityPolicy | None) -> Quantity:
+    """calculateConsumedCapacity: what a request takes of a capacity."""
+    if requested is None:
+        return policy.default if policy is not None and policy.default is not None else value
+    if policy is None:
+        return requested
+    if policy.valid_min is not None:
+        if requested < policy.valid_min:
+            return policy.valid_min
+        if policy.valid_step is None:
+            return requested
+        low, step = policy.valid_min.value(), policy.valid_step.value()
+        steps, rest = divmod(requested.value() - low, step)
+        return Quantity(low + step * (steps + (1 if rest else 0)), BINARY_SI)
+    for allowed in policy.valid_values:
+        if requested <= allowed:
+            return allowed
+    return requested
+
+
+def violates_policy(amount: Quantity, policy: CapacityPolicy | None) -> bool:
+    """violatesPolicy: the default is always allowed; else the range's max and step, or the valid values."""
+    if policy is None or policy.default is not None and amount == policy.default:
+        return False
+    if policy.valid_min is not None:
+        if policy.valid_max is not None and amount > policy.valid_max:
+            return True
+        if policy.valid_step is not None:
+            return (amount.value() - policy.valid_min.value()) % policy.valid_step.value() != 0
+        return False
+    if policy.valid_values:
+        return amount not in policy.valid_values
+    return False
+
+
+Chosen = list[tuple[_Request, ResourceSlice, Device, str, dict[str, Quantity]]]
+
+
+def _result(devices: Chosen, node_name: str) -> ClaimAllocation:
     """The claim's devices and the nodes that reach them all (createNodeSelector)."""
     fields: list[NodeSelectorRequirement] = []
     expressions: list[NodeSelectorRequirement] = []
-    for _, slice_, device in devices:
+    for _, slice_, device, _, _ in devices:
         if slice_.per_device_node_selection:
             node_local, selector = device.node_name, device.node_selector
         else:
@@ -476,8 +575,9 @@ def _result(devices: list[tuple[_Request, ResourceSlice, Device]], node_name: st
     return ClaimAllocation(_results(devices), [term] if term is not None else None)
 
 
-def _results(devices: list[tuple[_Request, ResourceSlice, Device]]) -> list[AllocatedDevice]:
-    return [AllocatedDevice(r.result_name, s.driver, s.pool, d.name) for r, s, d in devices]
+def _results(devices: Chosen) -> list[AllocatedDevice]:
+    return [AllocatedDevice(r.result_name, s.driver, s.pool, d.name, share, consumed)
+            for r, s, d, share, consumed in devices]
 
 
 def _merge(found: list[NodeSelectorRequirement], into: list[NodeSelectorRequirement]) -> None:

@@ -108,7 +108,7 @@ def pre_filter(tracker: ClaimTracker, pod: Pod) -> DRAState | Status:
                     return _unresolvable(f"request {name}: device class {device_class} does not exist")
     state = DRAState(claims)
     if state.to_allocate():
-        state.allocator = Allocator(tracker.classes, tracker.slices, tracker.devices_in_use())
+        state.allocator = Allocator(tracker.classes, tracker.slices, *tracker.allocated_state())
     return state
 
 

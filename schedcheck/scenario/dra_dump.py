@@ -37,7 +37,30 @@ def _exactly(r: k8s_dra.DeviceRequest | k8s_dra.DeviceSubRequest) -> dict[str, A
         exactly["count"] = r.count
     if r.selectors:
         exactly["selectors"] = _selectors(r.selectors)
+    if r.capacity_requests:
+        exactly["capacity"] = {"requests": {k: str(v) for k, v in r.capacity_requests.items()}}
     return exactly
+
+
+def _capacity(device: k8s_dra.Device) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in device.capacity.items():
+        entry: dict[str, Any] = {"value": str(value)}
+        policy = device.capacity_policies.get(name)
+        if policy is not None:
+            doc: dict[str, Any] = {}
+            if policy.default is not None:
+                doc["default"] = str(policy.default)
+            if policy.valid_values:
+                doc["validValues"] = [str(v) for v in policy.valid_values]
+            if policy.valid_min is not None:
+                bounds = {"min": str(policy.valid_min)}
+                bounds.update({"max": str(policy.valid_max)} if policy.valid_max is not None else {})
+                bounds.update({"step": str(policy.valid_step)} if policy.valid_step is not None else {})
+                doc["validRange"] = bounds
+            entry["requestPolicy"] = doc
+        out[name] = entry
+    return out
 
 
 def pod_claims(pod: k8s.Pod) -> list[dict[str, Any]]:
@@ -64,7 +87,9 @@ def resource_slice_document(rs: k8s_dra.ResourceSlice, term: Callable[[Any], dic
         if device.attributes:
             entry["attributes"] = {k: _attribute(v) for k, v in device.attributes.items()}
         if device.capacity:
-            entry["capacity"] = {k: {"value": str(v)} for k, v in device.capacity.items()}
+            entry["capacity"] = _capacity(device)
+        if device.allow_multiple_allocations:
+            entry["allowMultipleAllocations"] = True
         entry.update(_node_selection(device.node_name, device.all_nodes, device.node_selector, term))
         devices.append(entry)
     spec: dict[str, Any] = {"driver": rs.driver, "pool": {"name": rs.pool, "generation": rs.pool_generation,
@@ -99,7 +124,10 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
     status: dict[str, Any] = {}
     if claim.allocation is not None:
         allocation: dict[str, Any] = {"devices": {"results": [
-            {"request": d.request, "driver": d.driver, "pool": d.pool, "device": d.device}
+            {"request": d.request, "driver": d.driver, "pool": d.pool, "device": d.device,
+             **({"shareID": d.share_id} if d.share_id else {}),
+             **({"consumedCapacity": {k: str(v) for k, v in d.consumed_capacity.items()}}
+                if d.consumed_capacity else {})}
             for d in claim.allocation.devices]}}
         if claim.allocation.node_selector is not None:
             allocation["nodeSelector"] = {"nodeSelectorTerms": [term(t) for t in claim.allocation.node_selector]}

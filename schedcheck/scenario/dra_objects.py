@@ -21,20 +21,23 @@ _SELECTOR = {"cel": {"expression": LEAF}}
 _REQUIREMENT = dict.fromkeys(["key", "operator", "values"])
 _NODE_SELECTOR = {"nodeSelectorTerms": [{"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}]}
 # Fields named here are read, or carry nothing the modelled allocation consults (config, driver data).
-_EXACTLY = {**dict.fromkeys(["deviceClassName", "allocationMode", "count"]), "selectors": [_SELECTOR]}
+_EXACTLY = {**dict.fromkeys(["deviceClassName", "allocationMode", "count"]), "selectors": [_SELECTOR],
+            "capacity": {"requests": LEAF}}
 SCHEMAS: dict[str, Any] = {
     "DeviceClass": {"metadata": _META, "spec": {"selectors": [_SELECTOR], "config": LEAF}},
     "ResourceSlice": {"metadata": _META, "spec": {
         **dict.fromkeys(["driver", "nodeName", "allNodes", "perDeviceNodeSelection"]),
         "nodeSelector": _NODE_SELECTOR,
         "pool": dict.fromkeys(["name", "generation", "resourceSliceCount"]),
-        "devices": [{**dict.fromkeys(["name", "attributes", "capacity", "nodeName", "allNodes"]),
+        "devices": [{**dict.fromkeys(["name", "attributes", "capacity", "nodeName", "allNodes",
+                                      "allowMultipleAllocations"]),
                      "nodeSelector": _NODE_SELECTOR}]}},
     "ResourceClaim": {"metadata": _META, "spec": {"devices": {
         "requests": [{"name": LEAF, "exactly": _EXACTLY, "firstAvailable": [{"name": LEAF, **_EXACTLY}]}],
         "constraints": [dict.fromkeys(["requests", "matchAttribute", "distinctAttribute"])],
         "config": LEAF}},
-        "status": {"allocation": {"devices": {"results": [dict.fromkeys(["request", "driver", "pool", "device"])],
+        "status": {"allocation": {"devices": {"results": [dict.fromkeys(["request", "driver", "pool", "device",
+                                                                         "shareID", "consumedCapacity"])],
                                               "config": LEAF},
                                   "nodeSelector": _NODE_SELECTOR},
                    "reservedFor": [dict.fromkeys(["resource", "name", "uid", "apiGroup"])]}},
@@ -135,15 +138,54 @@ def _node_selection(f: Fields, doc: Mapping[str, Any], field: str, terms: TermRe
     return node_name, all_nodes, selector, sum((bool(node_name), all_nodes, selector is not None))
 
 
+def _quantity(f: Fields, value: Any, field: str) -> Quantity:
+    if value is None:
+        f.fail(field, "missing")
+    try:
+        return Quantity.parse(value)
+    except ValueError as err:
+        f.fail(field, str(err))
+
+
+def _quantities(f: Fields, value: Any, field: str) -> dict[str, Quantity]:
+    return {key: _quantity(f, item, f"{field}.{key}") for key, item in f.mapping(value, field).items()}
+
+
+def _policy(f: Fields, value: Any, field: str) -> k8s_dra.CapacityPolicy | None:
+    """A capacity's requestPolicy: default, and validValues or validRange (min required, max, step)."""
+    if value is None:
+        return None
+    doc = f.mapping(value, field)
+    policy = k8s_dra.CapacityPolicy()
+    if doc.get("default") is not None:
+        policy.default = _quantity(f, doc["default"], f"{field}.default")
+    policy.valid_values = [_quantity(f, v, f"{field}.validValues[{i}]")
+                           for i, v in enumerate(f.sequence(doc.get("validValues"), f"{field}.validValues"))]
+    if any(b <= a for a, b in zip(policy.valid_values, policy.valid_values[1:])):
+        f.fail(f"{field}.validValues", "expected values in ascending order, without repeats")
+    if doc.get("validRange") is not None:
+        if policy.valid_values:
+            f.fail(field, "expected at most one of validValues and validRange")
+        bounds = f.mapping(doc["validRange"], f"{field}.validRange")
+        policy.valid_min = _quantity(f, bounds.get("min"), f"{field}.validRange.min")
+        if bounds.get("max") is not None:
+            policy.valid_max = _quantity(f, bounds["max"], f"{field}.validRange.max")
+        if bounds.get("step") is not None:
+            policy.valid_step = _quantity(f, bounds["step"], f"{field}.validRange.step")
+            if policy.valid_step.value() <= 0:
+                f.fail(f"{field}.validRange.step", "must be greater than zero")
+    return policy
+
+
 def _device(f: Fields, value: Any, field: str, terms: TermReader, per_device: bool) -> k8s_dra.Device:
     doc = f.mapping(value, field)
-    capacity = {}
+    capacity, policies = {}, {}
     for key, item in f.mapping(doc.get("capacity"), f"{field}.capacity").items():
-        raw = f.mapping(item, f"{field}.capacity.{key}").get("value")
-        try:
-            capacity[key] = Quantity.parse(raw)
-        except ValueError as err:
-            f.fail(f"{field}.capacity.{key}.value", str(err))
+        entry = f.mapping(item, f"{field}.capacity.{key}")
+        capacity[key] = _quantity(f, entry.get("value"), f"{field}.capacity.{key}.value")
+        policy = _policy(f, entry.get("requestPolicy"), f"{field}.capacity.{key}.requestPolicy")
+        if policy is not None:
+            policies[key] = policy
     node_name, all_nodes, selector, given = _node_selection(f, doc, field, terms)
     if per_device and given != 1:
         f.fail(field, "expected exactly one of nodeName, nodeSelector and allNodes: true (the slice has "
@@ -154,7 +196,8 @@ def _device(f: Fields, value: Any, field: str, terms: TermReader, per_device: bo
         f.string(doc.get("name"), f"{field}.name", required=True),
         {key: _attribute(f, item, f"{field}.attributes.{key}")
          for key, item in f.mapping(doc.get("attributes"), f"{field}.attributes").items()},
-        capacity, node_name, all_nodes, selector)
+        capacity, policies, f.boolean(doc.get("allowMultipleAllocations"), f"{field}.allowMultipleAllocations", False),
+        node_name, all_nodes, selector)
 
 
 def slice_reader(terms: TermReader) -> Callable[..., None]:
@@ -182,13 +225,16 @@ def slice_reader(terms: TermReader) -> Callable[..., None]:
     return read
 
 
-def _exactly(f: Fields, doc: Mapping[str, Any], field: str) -> tuple[str, str, int, list[str]]:
-    """deviceClassName, allocationMode, count and selectors of an `exactly` request or a subrequest."""
+def _exactly(f: Fields, doc: Mapping[str, Any], field: str) -> tuple[str, str, int, list[str], dict[str, Quantity]]:
+    """deviceClassName, allocationMode, count, selectors and capacity requests of an `exactly` request or a
+    subrequest."""
     mode = f.choice(doc.get("allocationMode"), f"{field}.allocationMode", set(k8s_dra.ALLOCATION_MODES),
                     default="ExactCount")
     count = f.integer(doc.get("count"), f"{field}.count", minimum=0, bits=64)
+    capacity = f.mapping(doc.get("capacity"), f"{field}.capacity")
     return (f.string(doc.get("deviceClassName"), f"{field}.deviceClassName", required=True), mode, count or 1,
-            _selectors(f, doc.get("selectors"), f"{field}.selectors"))
+            _selectors(f, doc.get("selectors"), f"{field}.selectors"),
+            _quantities(f, capacity.get("requests"), f"{field}.capacity.requests"))
 
 
 def _request(f: Fields, value: Any, field: str) -> k8s_dra.DeviceRequest:
@@ -250,8 +296,10 @@ def _allocation(f: Fields, value: Any, terms: TermReader) -> k8s_dra.ClaimAlloca
     for i, item in enumerate(f.sequence(devices.get("results"), "status.allocation.devices.results")):
         field = f"status.allocation.devices.results[{i}]"
         result = f.mapping(item, field)
-        results.append(k8s_dra.AllocatedDevice(*(f.string(result.get(k), f"{field}.{k}", required=True)
-                                                 for k in ("request", "driver", "pool", "device"))))
+        results.append(k8s_dra.AllocatedDevice(
+            *(f.string(result.get(k), f"{field}.{k}", required=True) for k in ("request", "driver", "pool", "device")),
+            f.string(result.get("shareID"), f"{field}.shareID"),
+            _quantities(f, result.get("consumedCapacity"), f"{field}.consumedCapacity")))
     node_selector = None
     if doc.get("nodeSelector") is not None:
         field = "status.allocation.nodeSelector"

@@ -14,6 +14,19 @@ def dra_warnings(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     _pod_claims(objects, warnings)
     _missing_classes(objects, warnings)
     _selectors(objects, warnings)
+    _capacity_quotas(objects, warnings)
+
+
+def _capacity_quotas(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
+    """Claims' capacity requests steer the allocator, but capacity's consumable-capacity quotas
+    (`<dimension>.deviceclass/<class>`) and the queues' capacity dimensions do not count them."""
+    asking = sorted({claim.key for claim in objects.resource_claims for r in claim.requests
+                     if r.capacity_requests or any(sub.capacity_requests for sub in r.first_available)})
+    quotas = sorted({f"Queue {q.name}: {name}" for q in objects.queues
+                     for name in (*q.capability, *q.deserved, *q.guarantee) if ".deviceclass/" in name})
+    if asking and quotas:
+        warnings.append(f"{listing(quotas)} and the capacity requests of {listing(['ResourceClaim ' + k for k in asking])}: "
+                        "consumable-capacity quotas are not modelled (capacity counts devices only)")
 
 
 def _pod_claims(objects: k8s.ClusterObjects, warnings: list[str]) -> None:

@@ -15,6 +15,7 @@ from schedcheck.reference.api.unschedule_info import ScoringError
 from schedcheck.reference.k8s import Node, NodeSelectorRequirement, NodeSelectorTerm
 from schedcheck.reference.k8s_dra import (
     AllocatedDevice,
+    CapacityPolicy,
     ClaimAllocation,
     Device,
     DeviceClass,
@@ -263,6 +264,76 @@ def test_score_prefers_earlier_subrequests_and_fails_on_a_claim_without_a_result
     with pytest.raises(ScoringError, match="number of allocations 1 is smaller than number of claims"):
         dra.score(mixed, "n1")
     assert dra.scores(dra.DRAState([allocated]), ["n1"]) == {}
+
+
+def gib(n: float) -> Quantity:
+    return Quantity.parse(f"{int(n * 1024)}Mi")
+
+
+def shared_nic(policy: CapacityPolicy | None = None, multi: bool = True) -> ResourceSlice:
+    nic = Device("nic-0", capacity={"bw": gib(10)}, capacity_policies={"bw": policy} if policy else {},
+                 allow_multiple_allocations=multi)
+    return node_slice("n1", nic)
+
+
+def bw_claim(name: str, amount: float | None) -> ResourceClaim:
+    requests = {"bw": gib(amount)} if amount is not None else {}
+    return ResourceClaim(name, "ns", f"uid-{name}", [DeviceRequest("nic", DRIVER, capacity_requests=requests)])
+
+
+def test_a_device_allowing_multiple_allocations_is_shared_up_to_its_capacity() -> None:
+    allocator = Allocator({DRIVER: GPU_CLASS}, [shared_nic()], set())
+    first, second = allocator.allocate(NODES["n1"], [bw_claim("a", 6), bw_claim("b", 4)])
+    assert [(d.device, d.share_id, d.consumed_capacity) for d in first.devices + second.devices] == [
+        ("nic-0", "share-1", {"bw": gib(6)}), ("nic-0", "share-2", {"bw": gib(4)})]
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 6), bw_claim("b", 5)]) is None
+    # no amount asked: the whole capacity; a capacity the device lacks: skipped
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", None), bw_claim("b", 1)]) is None
+    odd = ResourceClaim("c", "ns", "uid-c", [DeviceRequest("nic", DRIVER, capacity_requests={"iops": gib(1)})])
+    assert allocator.allocate(NODES["n1"], [odd]) is None
+    # shares already allocated or in flight count (GatherAllocatedState)
+    busy = Allocator({DRIVER: GPU_CLASS}, [shared_nic()], set(), {(DRIVER, "n1", "nic-0"): {"bw": gib(7)}})
+    assert busy.allocate(NODES["n1"], [bw_claim("a", 3)]) is not None
+    assert busy.allocate(NODES["n1"], [bw_claim("a", 4)]) is None
+
+
+def test_a_device_without_multiple_allocations_is_taken_whole_but_still_checks_the_amount() -> None:
+    allocator = Allocator({DRIVER: GPU_CLASS}, [shared_nic(multi=False)], set())
+    (whole,) = allocator.allocate(NODES["n1"], [bw_claim("a", 2)])
+    assert (whole.devices[0].share_id, whole.devices[0].consumed_capacity) == ("", {})
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 2), bw_claim("b", 2)]) is None
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 11)]) is None
+
+
+def test_request_policies_round_up_and_refuse() -> None:
+    ranged = CapacityPolicy(default=gib(1), valid_min=gib(2), valid_max=gib(8), valid_step=gib(2))
+    allocator = Allocator({DRIVER: GPU_CLASS}, [shared_nic(ranged)], set())
+    rounded = allocator.allocate(NODES["n1"], [bw_claim("a", 3), bw_claim("b", 0.5), bw_claim("c", None)])
+    assert [r.devices[0].consumed_capacity["bw"] for r in rounded] == [gib(4), gib(2), gib(1)]
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 9)]) is None  # rounds to 10: beyond max
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 4), bw_claim("b", 4), bw_claim("c", 3)]) is None
+    values = CapacityPolicy(valid_values=[gib(1), gib(5)])
+    listed = Allocator({DRIVER: GPU_CLASS}, [shared_nic(values)], set())
+    (five,) = listed.allocate(NODES["n1"], [bw_claim("a", 2)])
+    assert five.devices[0].consumed_capacity == {"bw": gib(5)}
+    assert listed.allocate(NODES["n1"], [bw_claim("a", 6)]) is None  # above every valid value
+    assert listed.allocate(NODES["n1"], [bw_claim("a", None)]) is None  # the whole 10Gi is not a valid value
+
+
+def test_the_tracker_counts_shares_by_capacity_and_dedicated_devices_whole() -> None:
+    from schedcheck.reference.cache.dra_claims import ClaimTracker
+    from schedcheck.reference.k8s import ClusterObjects
+
+    world = ClusterObjects()
+    held = bw_claim("held", 3)
+    held.allocation = ClaimAllocation([AllocatedDevice("nic", DRIVER, "n1", "nic-0", "s1", {"bw": gib(3)}),
+                                       AllocatedDevice("nic", DRIVER, "n1", "gpu-0")])
+    world.resource_claims.append(held)
+    tracker = ClaimTracker(world)
+    tracker.pending["ns/other"] = ClaimAllocation([AllocatedDevice("nic", DRIVER, "n1", "nic-0", "s2",
+                                                                   {"bw": gib(2)})])
+    used, consumed = tracker.allocated_state()
+    assert used == {(DRIVER, "n1", "gpu-0")} and consumed == {(DRIVER, "n1", "nic-0"): {"bw": gib(5)}}
 
 
 # -- the filter, reserve and prebind through a scheduler run --------------------------------------------------
