@@ -157,9 +157,10 @@ def test_slice_node_selection_is_read() -> None:
 
 @pytest.mark.parametrize("spec,field,reason", [
     ({"nodeSelector": ZONE_A, "allNodes": True}, "spec", "expected exactly one of nodeName, nodeSelector"),
-    ({"nodeSelector": {"nodeSelectorTerms": [ZONE_A["nodeSelectorTerms"][0]] * 2}}, "spec.nodeSelector.nodeSelectorTerms",
-     "expected exactly one term, got 2"),
-    ({"perDeviceNodeSelection": True}, "spec.devices[0]", "expected exactly one of nodeName, nodeSelector and allNodes"),
+    ({"nodeSelector": {"nodeSelectorTerms": [ZONE_A["nodeSelectorTerms"][0]] * 2}},
+     "spec.nodeSelector.nodeSelectorTerms", "expected exactly one term, got 2"),
+    ({"perDeviceNodeSelection": True}, "spec.devices[0]",
+     "expected exactly one of nodeName, nodeSelector and allNodes"),
     ({"perDeviceNodeSelection": "yes"}, "spec.perDeviceNodeSelection", "expected"),
     ({"nodeName": "n1", "devices": [{"name": "d", "allNodes": True}]}, "spec.devices[0]",
      "need the slice's perDeviceNodeSelection: true"),

@@ -41,6 +41,8 @@ def _holders(ctx: CheckContext) -> dict[DeviceID, list[tuple[str, AllocatedDevic
            "structured/internal/incubating (deviceInUse, CmpRequestOverCapacity)",
            (OPERATION, CLOSE), state_only=True, operations=LEDGER_OPS)
 def dra_devices_not_oversubscribed(ctx: CheckContext) -> Iterator[Violation]:
+    if not ctx.ssn.cache.dra.pending:
+        return  # nothing in flight: nothing of this run's to judge
     devices = None
     for device_id, holders in _holders(ctx).items():
         if not any(in_flight for _, _, in_flight in holders):

@@ -4,8 +4,9 @@
 DeviceClasses, ResourceSlices and ResourceClaims by key, and the allocations in flight, which a Reserve
 signals (SignalClaimPendingAllocation) and a PreBind or Unreserve ends. The devices in use are those of
 every claim's status.allocation plus those in flight (GatherAllocatedState): a result with a share id
-(consumable capacity) does not take its device whole but adds its consumed capacity to the device's. PreBind writes a claim's
-allocation and adds the pod to status.reservedFor (an API update: a new object, the next resource version).
+(consumable capacity) does not take its device whole but adds its consumed capacity to the device's.
+PreBind writes a claim's allocation and adds the pod to status.reservedFor (an API update: a new object,
+the next resource version).
 
 `release_claims` is the resourceclaim controller between sessions: a consumer in reservedFor whose pod is
 gone (or terminated) is removed, and a claim that so loses its last consumer is deallocated.

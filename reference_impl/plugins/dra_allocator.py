@@ -476,7 +476,8 @@ class _Search:
             return None  # as upstream: what was joined above is not undone (reached only by an All request)
         share, consumed = "", {}
         if shared:
-            consumed = {name: consumed_amount(item.capacity_requests.get(name), value, device.capacity_policies.get(name))
+            asked, policies = item.capacity_requests, device.capacity_policies
+            consumed = {name: consumed_amount(asked.get(name), value, policies.get(name))
                         for name, value in device.capacity.items()}
             self.shares += 1
             share = f"share-{self.shares}"

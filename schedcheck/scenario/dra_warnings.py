@@ -25,8 +25,9 @@ def _capacity_quotas(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     quotas = sorted({f"Queue {q.name}: {name}" for q in objects.queues
                      for name in (*q.capability, *q.deserved, *q.guarantee) if ".deviceclass/" in name})
     if asking and quotas:
-        warnings.append(f"{listing(quotas)} and the capacity requests of {listing(['ResourceClaim ' + k for k in asking])}: "
-                        "consumable-capacity quotas are not modelled (capacity counts devices only)")
+        claims = listing([f"ResourceClaim {k}" for k in asking])
+        warnings.append(f"{listing(quotas)} and the capacity requests of {claims}: consumable-capacity quotas are "
+                        "not modelled (capacity counts devices only)")
 
 
 def _pod_claims(objects: k8s.ClusterObjects, warnings: list[str]) -> None:

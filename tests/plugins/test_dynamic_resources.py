@@ -107,15 +107,16 @@ def test_allocator_backtracks_and_skips_devices_in_use() -> None:
     allocator = Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-2")})
     first, second = allocator.allocate(NODES["n1"], [any_gpu, only_t4])
     assert [d.device for d in first.devices] == ["gpu-1"] and [d.device for d in second.devices] == ["gpu-0"]
-    assert Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-0")}).allocate(NODES["n1"], [only_t4]) is None
+    busy = Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-0")})
+    assert busy.allocate(NODES["n1"], [only_t4]) is None
 
 
 def test_allocator_all_mode_and_incomplete_pools() -> None:
     complete = [node_slice("n1", device("gpu-0"), device("gpu-1"))]
     (result,) = Allocator({DRIVER: GPU_CLASS}, complete, set()).allocate(NODES["n1"], [gpu_claim(mode="All")])
     assert len(result.devices) == 2
-    assert Allocator({DRIVER: GPU_CLASS}, complete, {(DRIVER, "n1", "gpu-0")}).allocate(NODES["n1"], [gpu_claim(mode="All")]) \
-        is None
+    busy = Allocator({DRIVER: GPU_CLASS}, complete, {(DRIVER, "n1", "gpu-0")})
+    assert busy.allocate(NODES["n1"], [gpu_claim(mode="All")]) is None
     partial = [node_slice("n1", device("gpu-0"), count=2)]
     assert gather_pools(partial, NODES["n1"])[0].incomplete
     assert Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate(NODES["n1"], [gpu_claim()]) is None
@@ -243,8 +244,8 @@ def test_slices_reach_nodes_by_name_selector_all_nodes_or_per_device() -> None:
 
 
 def test_a_pool_repeating_a_device_name_fails_the_node() -> None:
-    slices = [node_slice("n1", device("gpu-0"), pool="p", count=2), ResourceSlice("n1-p-b", DRIVER, "p", 1, 2, node_name="n1",
-                                                                         devices=[device("gpu-0")])]
+    slices = [node_slice("n1", device("gpu-0"), pool="p", count=2),
+              ResourceSlice("n1-p-b", DRIVER, "p", 1, 2, node_name="n1", devices=[device("gpu-0")])]
     assert gather_pools(slices, NODES["n1"])[0].invalid
     with pytest.raises(NodeFailure, match="invalid resource pools were encountered"):
         Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate(NODES["n1"], [gpu_claim()])
