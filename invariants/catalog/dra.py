@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import CLOSE, LEDGER_OPS, OPERATION, invariant
+from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.k8s_dra import AllocatedDevice, ClaimAllocation, Device, ResourceClaim
 
@@ -39,7 +39,7 @@ def _holders(ctx: CheckContext) -> dict[DeviceID, list[tuple[str, AllocatedDevic
            "of its capacities; judged where an allocation in flight is among the holders", "node",
            "k8s v1.36.1 dynamicresources.go (GatherAllocatedState); k8s.io/dynamic-resource-allocation "
            "structured/internal/incubating (deviceInUse, CmpRequestOverCapacity)",
-           (OPERATION, CLOSE), state_only=True, operations=LEDGER_OPS)
+           (OPERATION, ACTION, CLOSE), state_only=True)
 def dra_devices_not_oversubscribed(ctx: CheckContext) -> Iterator[Violation]:
     if not ctx.ssn.cache.dra.pending:
         return  # nothing in flight: nothing of this run's to judge
@@ -96,7 +96,7 @@ def _match_violation(claim: ResourceClaim, allocation: ClaimAllocation, devices:
            "it)", "node",
            "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (matchAttributeConstraint; "
            "allocateDevice adds every device to its claim's constraints)",
-           (OPERATION, CLOSE), state_only=True, operations=LEDGER_OPS)
+           (OPERATION, ACTION, CLOSE), state_only=True)
 def dra_match_attribute_held(ctx: CheckContext) -> Iterator[Violation]:
     tracker = ctx.ssn.cache.dra
     if not tracker.pending:
