@@ -72,7 +72,7 @@ from schedcheck.reference.k8s_dra import (
     ResourceClaim,
     ResourceSlice,
 )
-from schedcheck.reference.plugins.k8s_mirror import node_selector_terms_match
+from schedcheck.reference.plugins.k8s_mirror import SelectorTerm, node_selector_terms_match
 from schedcheck.reference.quantity import BINARY_SI, Quantity
 from schedcheck.reference.util import dra_cel
 
@@ -107,21 +107,47 @@ class Pool:
 
 
 def node_matches(node: Node, node_name: str, all_nodes: bool, selector: list[NodeSelectorTerm] | None) -> bool:
-    """NodeMatches: by name, every node, or the node selector; none of them set: no node."""
+    """NodeMatches: by name, every node, or the node selector; none of them set: no node. A selector that
+    nodeaffinity.NewNodeSelector refuses is an error (AllocationError), as upstream's."""
     if node_name:
         return node.name == node_name
     if all_nodes:
         return True
     if selector is not None:
+        problem = selector_problem(selector)
+        if problem:
+            raise AllocationError(f"failed to parse node selector: {problem}")
         return node_selector_terms_match(selector, node)
     return False
 
 
+def selector_problem(terms: list[NodeSelectorTerm]) -> str:
+    """Why NewNodeSelector would refuse the terms ("" when it would not): a label requirement that does not
+    parse, or a field requirement other than metadata.name In / NotIn one value."""
+    for index, term in enumerate(terms):
+        if not SelectorTerm(NodeSelectorTerm(match_expressions=term.match_expressions)).valid:
+            return f"term {index}: invalid matchExpressions"
+        for req in term.match_fields:
+            if req.key != "metadata.name" or req.operator not in ("In", "NotIn") or len(req.values) != 1:
+                return f"term {index}: unsupported matchFields requirement {req.key} {req.operator} {req.values}"
+    return ""
+
+
 def slice_reaches(slice_: ResourceSlice, node: Node) -> bool:
+    """GatherPools' relevance test: the slice's own node selection, or (per device) any device reaching the node."""
+    where = "gather pool information: failed to perform node selection for"
     if slice_.node_name or slice_.all_nodes or slice_.node_selector is not None:
-        return node_matches(node, slice_.node_name, slice_.all_nodes, slice_.node_selector)
+        try:
+            return node_matches(node, slice_.node_name, slice_.all_nodes, slice_.node_selector)
+        except AllocationError as err:
+            raise AllocationError(f"{where} slice {slice_.name}: {err}") from err
     if slice_.per_device_node_selection:
-        return any(node_matches(node, d.node_name, d.all_nodes, d.node_selector) for d in slice_.devices)
+        for device in slice_.devices:
+            try:
+                if node_matches(node, device.node_name, device.all_nodes, device.node_selector):
+                    return True
+            except AllocationError as err:
+                raise AllocationError(f"{where} device {device.name} in slice {slice_.name}: {err}") from err
     return False
 
 

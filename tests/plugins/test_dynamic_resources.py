@@ -243,6 +243,19 @@ def test_slices_reach_nodes_by_name_selector_all_nodes_or_per_device() -> None:
     assert everywhere.node_selector is None
 
 
+def test_a_node_selector_upstream_cannot_parse_is_an_error_not_a_miss() -> None:
+    bad_field = [NodeSelectorTerm(match_fields=[NodeSelectorRequirement("metadata.uid", "In", ["x"])])]
+    with pytest.raises(AllocationError, match="failed to perform node selection for slice sel: failed to parse node "
+                                              "selector: term 0: unsupported matchFields requirement metadata.uid"):
+        Allocator({DRIVER: GPU_CLASS}, [zoned("sel", node_selector=bad_field)], set()).allocate(NODES["n1"],
+                                                                                               [gpu_claim()])
+    bad_label = [NodeSelectorTerm([NodeSelectorRequirement("zone", "Gt", ["b"])])]
+    per_device = ResourceSlice("pd", DRIVER, "pd", 1, 1, per_device_node_selection=True,
+                               devices=[Device("d0", node_selector=bad_label)])
+    with pytest.raises(AllocationError, match="node selection for device d0 in slice pd: .*invalid matchExpressions"):
+        Allocator({DRIVER: GPU_CLASS}, [per_device], set()).allocate(NODES["n1"], [gpu_claim()])
+
+
 def test_a_pool_repeating_a_device_name_fails_the_node() -> None:
     slices = [node_slice("n1", device("gpu-0"), pool="p", count=2),
               ResourceSlice("n1-p-b", DRIVER, "p", 1, 2, node_name="n1", devices=[device("gpu-0")])]
