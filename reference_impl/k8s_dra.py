@@ -1,8 +1,9 @@
 """The resource.k8s.io/v1 objects of dynamic resource allocation (DRA) the scheduler reads.
 
 Cut down, as k8s.py, to the fields Kubernetes' DynamicResources plugin and Volcano's DRA accounting
-consult: DeviceClass selectors, ResourceSlice devices per node and pool, ResourceClaim requests and
-allocation, and a pod's spec.resourceClaims (k8s.Pod.resource_claims).
+consult: DeviceClass selectors, ResourceSlice devices per node and pool (and which nodes reach them),
+ResourceClaim requests (exactly or a firstAvailable list of subrequests), constraints and allocation, and
+a pod's spec.resourceClaims (k8s.Pod.resource_claims).
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ if TYPE_CHECKING:
     from schedcheck.reference.k8s import NodeSelectorTerm
 
 ALLOCATION_MODES = ("ExactCount", "All")
+FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize (also the score's base)
+CONSTRAINTS_MAX = 32  # resourceapi.DeviceConstraintsMaxSize
+
+
+class SemVer(str):
+    """A device attribute of type version: a string to CEL's subset, but a type of its own to claim
+    constraints (a version and a string never match)."""
 
 
 @dataclass
@@ -34,10 +42,27 @@ class DeviceClass:
 
 
 @dataclass
+class CapacityPolicy:
+    """capacity.<name>.requestPolicy of a device: what a request may consume of it (consumable capacity)."""
+
+    default: Quantity | None = None  # consumed when the request names no amount (else the whole capacity)
+    valid_values: list[Quantity] = field(default_factory=list)  # ascending; a request rounds up to one
+    valid_min: Quantity | None = None  # validRange (present when min is set): round up to min + k * step
+    valid_max: Quantity | None = None
+    valid_step: Quantity | None = None
+
+
+@dataclass
 class Device:
     name: str
-    attributes: dict[str, Any] = field(default_factory=dict)  # qualified name -> bool | int | str (version: str)
+    attributes: dict[str, Any] = field(default_factory=dict)  # qualified name -> bool | int | str | SemVer
     capacity: dict[str, Quantity] = field(default_factory=dict)
+    capacity_policies: dict[str, CapacityPolicy] = field(default_factory=dict)
+    allow_multiple_allocations: bool = False  # consumable capacity: several allocations share the device
+    # which nodes reach the device, read only when its slice has perDeviceNodeSelection (at most one is set)
+    node_name: str = ""
+    all_nodes: bool = False
+    node_selector: list[NodeSelectorTerm] | None = None
 
 
 @dataclass
@@ -47,28 +72,58 @@ class ResourceSlice:
     pool: str
     pool_generation: int = 0
     pool_slice_count: int = 1
+    # which nodes reach the devices: exactly one of these four is set
     node_name: str = ""  # the devices are local to this node
     all_nodes: bool = False  # the devices are reachable from every node
+    node_selector: list[NodeSelectorTerm] | None = None  # one term: the nodes it selects
+    per_device_node_selection: bool = False  # each device says (Device.node_name / all_nodes / node_selector)
     devices: list[Device] = field(default_factory=list)
 
 
 @dataclass
-class DeviceRequest:
-    """spec.devices.requests[i].exactly (firstAvailable is not modelled)."""
+class DeviceSubRequest:
+    """spec.devices.requests[i].firstAvailable[j]: one alternative of a prioritized list."""
 
     name: str
     device_class_name: str
     allocation_mode: str = "ExactCount"  # ExactCount | All
     count: int = 1
     selectors: list[str] = field(default_factory=list)  # CEL expressions, ANDed
+    capacity_requests: dict[str, Quantity] = field(default_factory=dict)  # capacity.requests
+
+
+@dataclass
+class DeviceRequest:
+    """spec.devices.requests[i]: `exactly` (device_class_name and the rest) or `firstAvailable`
+    (first_available, tried in order; device_class_name is then "")."""
+
+    name: str
+    device_class_name: str
+    allocation_mode: str = "ExactCount"  # ExactCount | All
+    count: int = 1
+    selectors: list[str] = field(default_factory=list)  # CEL expressions, ANDed
+    capacity_requests: dict[str, Quantity] = field(default_factory=dict)  # capacity.requests
+    first_available: list[DeviceSubRequest] = field(default_factory=list)
+
+
+@dataclass
+class DeviceConstraint:
+    """spec.devices.constraints[i]: exactly one of match_attribute and distinct_attribute (a fully qualified
+    attribute name), over the devices of `requests` (`<request>` or `<request>/<subrequest>`; none: all)."""
+
+    requests: list[str] = field(default_factory=list)
+    match_attribute: str = ""
+    distinct_attribute: str = ""
 
 
 @dataclass
 class AllocatedDevice:
-    request: str
+    request: str  # the request's name, or `<request>/<subrequest>` for a firstAvailable alternative
     driver: str
     pool: str
     device: str
+    share_id: str = ""  # a share of a device that allows multiple allocations
+    consumed_capacity: dict[str, Quantity] = field(default_factory=dict)
 
     @property
     def device_id(self) -> tuple[str, str, str]:
@@ -89,6 +144,7 @@ class ResourceClaim:
     namespace: str
     uid: str
     requests: list[DeviceRequest] = field(default_factory=list)
+    constraints: list[DeviceConstraint] = field(default_factory=list)
     allocation: ClaimAllocation | None = None
     reserved_for: list[str] = field(default_factory=list)  # status.reservedFor[].uid
     deletion_timestamp: str | None = None

@@ -80,11 +80,96 @@ def test_a_malformed_claim_names_file_object_and_field(request_fields: dict, fie
     assert reason in err.reason and "\n" not in str(err)
 
 
-def test_a_request_without_exactly_is_refused_as_not_modelled() -> None:
+def first_available(*subrequests: dict[str, Any], constraints: list | None = None) -> dict[str, Any]:
     doc = claim()
-    doc["spec"]["devices"]["requests"][0] = {"name": "gpu", "firstAvailable": []}
-    with pytest.raises(ScenarioError, match=r"ResourceClaim ns/c1: spec.devices.requests\[0\].exactly: missing"):
+    doc["spec"]["devices"]["requests"].append({"name": "nic", "firstAvailable": list(subrequests)})
+    if constraints is not None:
+        doc["spec"]["devices"]["constraints"] = constraints
+    return doc
+
+
+def test_first_available_and_constraints_are_read() -> None:
+    doc = first_available({"name": "big", "deviceClassName": "gpu.example.com", "count": 2,
+                           "selectors": [{"cel": {"expression": "true"}}]},
+                          {"name": "small", "deviceClassName": "gpu.example.com", "allocationMode": "All"},
+                          constraints=[{"requests": ["gpu", "nic/big"], "matchAttribute": "gpu.example.com/numa"},
+                                       {"distinctAttribute": "gpu.example.com/pci"}])
+    (read,) = scenario_from_document(wrap(DEVICE_CLASS, doc), "s.yaml").objects.resource_claims
+    nic = read.requests[1]
+    assert nic.device_class_name == "" and [(s.name, s.count, s.allocation_mode) for s in nic.first_available] == [
+        ("big", 2, "ExactCount"), ("small", 1, "All")] and nic.first_available[0].selectors == ["true"]
+    assert [(c.requests, c.match_attribute, c.distinct_attribute) for c in read.constraints] == [
+        (["gpu", "nic/big"], "gpu.example.com/numa", ""), ([], "", "gpu.example.com/pci")]
+
+
+SUB = {"name": "a", "deviceClassName": "gpu.example.com"}
+
+
+@pytest.mark.parametrize("doc,field,reason", [
+    (first_available(), "spec.devices.requests[1].firstAvailable", "expected 1 to 8 subrequests, got 0"),
+    (first_available(*[{**SUB, "name": f"s{i}"} for i in range(9)]), "spec.devices.requests[1].firstAvailable",
+     "got 9"),
+    (first_available(SUB, SUB), "spec.devices.requests[1].firstAvailable[1].name", "duplicate subrequest name"),
+    (first_available({**SUB, "count": -2}), "spec.devices.requests[1].firstAvailable[0].count", "at least 0"),
+    (first_available({"name": "a"}), "spec.devices.requests[1].firstAvailable[0].deviceClassName", "missing"),
+    (first_available(SUB, constraints=[{"matchAttribute": "numa"}]), "spec.devices.constraints[0].matchAttribute",
+     "expected a fully qualified name"),
+    (first_available(SUB, constraints=[{"requests": ["nic/b"], "matchAttribute": "x.io/numa"}]),
+     "spec.devices.constraints[0].requests[0]", "names no request of the claim"),
+    (first_available(SUB, constraints=[{"matchAttribute": "x.io/a", "distinctAttribute": "x.io/b"}]),
+     "spec.devices.constraints[0]", "expected exactly one of matchAttribute and distinctAttribute"),
+    (first_available(SUB, constraints=[{"requests": ["gpu"]}]), "spec.devices.constraints[0]",
+     "expected exactly one of matchAttribute and distinctAttribute"),
+])
+def test_a_malformed_first_available_or_constraint_names_its_field(doc: dict, field: str, reason: str) -> None:
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document(wrap(doc), "claims.yaml")
+    assert (info.value.obj, info.value.field) == ("ResourceClaim ns/c1", field) and reason in info.value.reason
+
+
+def test_a_request_needs_exactly_one_of_exactly_and_first_available() -> None:
+    doc = claim()
+    doc["spec"]["devices"]["requests"][0]["firstAvailable"] = [SUB]
+    with pytest.raises(ScenarioError, match=r"ResourceClaim ns/c1: spec.devices.requests\[0\]: expected exactly one "
+                                            "of exactly and firstAvailable"):
         scenario_from_document(wrap(doc), "s.yaml")
+    del doc["spec"]["devices"]["requests"][0]["exactly"], doc["spec"]["devices"]["requests"][0]["firstAvailable"]
+    with pytest.raises(ScenarioError, match=r"spec.devices.requests\[0\]: expected exactly one"):
+        scenario_from_document(wrap(doc), "s.yaml")
+
+
+ZONE_A = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}
+
+
+def test_slice_node_selection_is_read() -> None:
+    by_selector = {**SLICE, "spec": {**SLICE["spec"], "nodeName": None, "nodeSelector": ZONE_A}}
+    per_device = {**SLICE, "metadata": {"name": "pd"}, "spec": {
+        **SLICE["spec"], "nodeName": None, "perDeviceNodeSelection": True,
+        "devices": [{"name": "d0", "nodeName": "n1", "attributes": {"v": {"version": "1.2.3"}}},
+                    {"name": "d1", "allNodes": True}, {"name": "d2", "nodeSelector": ZONE_A}]}}
+    first, second = scenario_from_document(wrap(by_selector, per_device), "s.yaml").objects.resource_slices
+    assert first.node_selector[0].match_expressions[0].values == ["a"] and not first.node_name
+    assert second.per_device_node_selection and [(d.node_name, d.all_nodes, d.node_selector is not None)
+                                                 for d in second.devices] == [("n1", False, False), ("", True, False),
+                                                                              ("", False, True)]
+    assert type(second.devices[0].attributes["v"]).__name__ == "SemVer"
+
+
+@pytest.mark.parametrize("spec,field,reason", [
+    ({"nodeSelector": ZONE_A, "allNodes": True}, "spec", "expected exactly one of nodeName, nodeSelector"),
+    ({"nodeSelector": {"nodeSelectorTerms": [ZONE_A["nodeSelectorTerms"][0]] * 2}},
+     "spec.nodeSelector.nodeSelectorTerms", "expected exactly one term, got 2"),
+    ({"perDeviceNodeSelection": True}, "spec.devices[0]",
+     "expected exactly one of nodeName, nodeSelector and allNodes"),
+    ({"perDeviceNodeSelection": "yes"}, "spec.perDeviceNodeSelection", "expected"),
+    ({"nodeName": "n1", "devices": [{"name": "d", "allNodes": True}]}, "spec.devices[0]",
+     "need the slice's perDeviceNodeSelection: true"),
+])
+def test_a_malformed_slice_node_selection_names_its_field(spec: dict, field: str, reason: str) -> None:
+    doc = {**SLICE, "spec": {**SLICE["spec"], "nodeName": None, **spec}}
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document(wrap(doc), "s.yaml")
+    assert (info.value.obj, info.value.field) == ("ResourceSlice n1-gpus", field) and reason in info.value.reason
 
 
 def test_a_slice_needs_a_node_or_all_nodes() -> None:
@@ -98,6 +183,46 @@ def test_a_bad_attribute_is_refused() -> None:
     doc = {**SLICE, "spec": {**SLICE["spec"], "devices": [device]}}
     with pytest.raises(ScenarioError, match=r"spec.devices\[0\].attributes.model: expected exactly one of"):
         scenario_from_document(wrap(doc), "s.yaml")
+
+
+SHARED_NIC = {"name": "nic", "allowMultipleAllocations": True, "capacity": {
+    "bw": {"value": "10Gi", "requestPolicy": {"default": "1Gi", "validRange": {"min": "1Gi", "max": "8Gi",
+                                                                                "step": "1Gi"}}},
+    "queues": {"value": "8", "requestPolicy": {"validValues": ["1", "2", "4"]}}}}
+
+
+def test_consumable_capacity_fields_are_read() -> None:
+    doc = {**SLICE, "spec": {**SLICE["spec"], "devices": [SHARED_NIC]}}
+    asking = claim(capacity={"requests": {"bw": "3Gi"}})
+    asking["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "nic", "shareID": "abc",
+         "consumedCapacity": {"bw": "3Gi", "queues": "8"}}]}}}
+    objects = scenario_from_document(wrap(DEVICE_CLASS, doc, asking), "s.yaml").objects
+    (nic,) = objects.resource_slices[0].devices
+    assert nic.allow_multiple_allocations and str(nic.capacity["bw"]) == "10Gi"
+    bw, queues = nic.capacity_policies["bw"], nic.capacity_policies["queues"]
+    assert (str(bw.default), str(bw.valid_min), str(bw.valid_max), str(bw.valid_step)) == ("1Gi", "1Gi", "8Gi", "1Gi")
+    assert [str(v) for v in queues.valid_values] == ["1", "2", "4"] and queues.valid_min is None
+    (read,) = objects.resource_claims
+    assert str(read.requests[0].capacity_requests["bw"]) == "3Gi"
+    (result,) = read.allocation.devices
+    assert result.share_id == "abc" and {k: str(v) for k, v in result.consumed_capacity.items()} == {
+        "bw": "3Gi", "queues": "8"}
+
+
+@pytest.mark.parametrize("policy,field,reason", [
+    ({"validRange": {"max": "2Gi"}}, "requestPolicy.validRange.min", "missing"),
+    ({"validRange": {"min": "1Gi", "step": "0"}}, "requestPolicy.validRange.step", "greater than zero"),
+    ({"validValues": ["2", "1"]}, "requestPolicy.validValues", "ascending"),
+    ({"validValues": ["1"], "validRange": {"min": "1"}}, "requestPolicy", "at most one of validValues and validRange"),
+    ({"default": "lots"}, "requestPolicy.default", ""),
+])
+def test_a_malformed_request_policy_names_its_field(policy: dict, field: str, reason: str) -> None:
+    device = {"name": "nic", "capacity": {"bw": {"value": "10Gi", "requestPolicy": policy}}}
+    doc = {**SLICE, "spec": {**SLICE["spec"], "devices": [device]}}
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document(wrap(doc), "s.yaml")
+    assert info.value.field == f"spec.devices[0].capacity.bw.{field}" and reason in info.value.reason
 
 
 def test_warnings_name_missing_claims_and_classes_and_unmodelled_selectors() -> None:
@@ -118,9 +243,10 @@ def test_warnings_name_missing_claims_and_classes_and_unmodelled_selectors() -> 
 
 def test_unknown_dra_fields_are_warned_by_name() -> None:
     doc = claim()
-    doc["spec"]["devices"]["constraints"] = [{"matchAttribute": "x"}]
+    doc["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [{"operator": "Exists"}]
     scenario = scenario_from_document(wrap(DEVICE_CLASS, doc), "s.yaml")
-    assert any("ignored fields of ResourceClaim" in w and "spec.devices.constraints" in w for w in scenario.warnings)
+    assert any("ignored fields of ResourceClaim" in w and "spec.devices.requests[].exactly.tolerations" in w
+               for w in scenario.warnings), scenario.warnings
 
 
 def test_the_cli_reports_a_malformed_claim_in_one_line(tmp_path) -> None:
@@ -142,7 +268,25 @@ def test_dra_objects_round_trip_through_the_dump() -> None:
     allocated["status"] = {"allocation": {"devices": {"results": [
         {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}]}},
         "reservedFor": [{"resource": "pods", "name": "p1", "uid": "ns-p1"}]}
-    first = scenario_from_document(wrap(DEVICE_CLASS, SLICE, allocated, pod_with_claim()), "s.yaml").objects
+    by_selector = {**SLICE, "metadata": {"name": "zoned"}, "spec": {**SLICE["spec"], "nodeName": None,
+                                                                    "nodeSelector": ZONE_A}}
+    per_device = {**SLICE, "metadata": {"name": "pd"}, "spec": {
+        **SLICE["spec"], "nodeName": None, "perDeviceNodeSelection": True,
+        "devices": [{"name": "d0", "nodeName": "n1", "attributes": {"v": {"version": "1.2.3"}}},
+                    {"name": "d1", "nodeSelector": ZONE_A}]}}
+    listed = first_available({**SUB, "count": 2}, {"name": "b", "deviceClassName": "gpu.example.com",
+                                                    "allocationMode": "All"},
+                             constraints=[{"requests": ["nic/a"], "matchAttribute": "x.io/numa"},
+                                          {"distinctAttribute": "x.io/pci"}])
+    listed["metadata"]["name"] = "c2"
+    shared = {**SLICE, "metadata": {"name": "shared"}, "spec": {**SLICE["spec"], "devices": [SHARED_NIC]}}
+    sharing = claim(capacity={"requests": {"bw": "3Gi"}})
+    sharing["metadata"]["name"] = "c3"
+    sharing["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "nic", "shareID": "abc",
+         "consumedCapacity": {"bw": "3Gi"}}]}}}
+    first = scenario_from_document(wrap(DEVICE_CLASS, SLICE, by_selector, per_device, shared, allocated, listed,
+                                        sharing, pod_with_claim()), "s.yaml").objects
     again = scenario_from_document(wrap(*objects_document(first)), "s.yaml").objects
     assert again.device_classes == first.device_classes and again.resource_slices == first.resource_slices
     assert again.resource_claims == first.resource_claims
@@ -168,3 +312,13 @@ def test_template_claim_statuses_and_claim_owners_are_read_and_checked_by_field(
     bad_owner["metadata"]["ownerReferences"] = [{"uid": "u", "controller": "yes"}]
     with pytest.raises(ScenarioError, match=r"metadata.ownerReferences\[0\].controller"):
         scenario_from_document(wrap(bad_owner), "s.yaml")
+
+
+def test_consumable_capacity_quotas_are_warned_about_when_claims_ask_for_capacity() -> None:
+    queue = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1"},
+             "spec": {"capability": {"bw.deviceclass/gpu.example.com": "4Gi"}}}
+    plain = scenario_from_document(wrap(DEVICE_CLASS, queue, claim()), "s.yaml")
+    assert not [w for w in plain.warnings if "consumable-capacity" in w]
+    asking = scenario_from_document(wrap(DEVICE_CLASS, queue, claim(capacity={"requests": {"bw": "1Gi"}})), "s.yaml")
+    assert [w for w in asking.warnings if "consumable-capacity quotas are not modelled" in w
+            and "Queue q1: bw.deviceclass/gpu.example.com" in w and "ResourceClaim ns/c1" in w]

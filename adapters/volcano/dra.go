@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -50,13 +51,13 @@ func (w *World) decodeDRA(kind string, decode func(any) error) (bool, error) {
 		defaultNamespaced(&rc.ObjectMeta, "resourceclaim")
 		defaultVersion(&rc.ObjectMeta)
 		for i := range rc.Spec.Devices.Requests { // the API server's defaults, as the reference's loader
-			if r := rc.Spec.Devices.Requests[i].Exactly; r != nil {
-				if r.AllocationMode == "" {
-					r.AllocationMode = resourcev1.DeviceAllocationModeExactCount
-				}
-				if r.AllocationMode == resourcev1.DeviceAllocationModeExactCount && r.Count == 0 {
-					r.Count = 1
-				}
+			request := &rc.Spec.Devices.Requests[i]
+			if r := request.Exactly; r != nil {
+				defaultCount(&r.AllocationMode, &r.Count)
+			}
+			for j := range request.FirstAvailable {
+				sub := &request.FirstAvailable[j]
+				defaultCount(&sub.AllocationMode, &sub.Count)
 			}
 		}
 		w.DRA.Claims = append(w.DRA.Claims, rc)
@@ -64,6 +65,16 @@ func (w *World) decodeDRA(kind string, decode func(any) error) (bool, error) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// defaultCount applies the API server's defaults to a request or subrequest: ExactCount, of one device.
+func defaultCount(mode *resourcev1.DeviceAllocationMode, count *int64) {
+	if *mode == "" {
+		*mode = resourcev1.DeviceAllocationModeExactCount
+	}
+	if *mode == resourcev1.DeviceAllocationModeExactCount && *count == 0 {
+		*count = 1
+	}
 }
 
 // startDRA creates the DRA objects in the fake client before the cache's Run.
@@ -87,6 +98,28 @@ func (w *World) startDRA(c *cache.SchedulerCache) {
 		_, err := client.ResourceClaims(rc.Namespace).Create(ctx, rc.DeepCopy(), metav1.CreateOptions{})
 		warn("ResourceClaim", rc.Namespace+"/"+rc.Name, err)
 	}
+}
+
+// waitDRA waits (five seconds at most) until the shared DRA manager holds every claim and slice: its claim
+// assume cache and slice tracker are fed by informer handlers, which can lag behind WaitForCacheSync on a
+// loaded machine, and a pod added before its claim is there is dropped by the cache ("failed to get
+// ResourceClaim").
+func (w *World) waitDRA(c *cache.SchedulerCache) {
+	manager := c.SharedDRAManager()
+	if manager == nil || len(w.DRA.Claims)+len(w.DRA.Slices) == 0 {
+		return
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		claims, err := manager.ResourceClaims().List()
+		if err != nil || len(claims) < len(w.DRA.Claims) {
+			continue
+		}
+		slices, err := manager.ResourceSlices().ListWithDeviceTaintRules()
+		if err == nil && len(slices) >= len(w.DRA.Slices) {
+			return
+		}
+	}
+	fmt.Fprintf(os.Stderr, "warning: the DRA manager did not list every claim and slice within five seconds\n")
 }
 
 // readDRA takes the claims back as PreBind left them.

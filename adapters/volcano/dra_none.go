@@ -29,6 +29,8 @@ func (w *World) decodeDRA(kind string, _ func(any) error) (bool, error) {
 
 func (w *World) startDRA(_ *cache.SchedulerCache) {}
 
+func (w *World) waitDRA(_ *cache.SchedulerCache) {}
+
 func serveTemplateClaimPod(_ *cache.SchedulerCache, _ *v1.Pod) {}
 
 func (w *World) readDRA(_ *cache.SchedulerCache) {}

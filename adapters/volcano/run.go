@@ -164,6 +164,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	defer close(stop)
 	c.Run(stop)
 	c.WaitForCacheSync(stop)
+	sc.World.waitDRA(c)
 	shift := time.Duration(0)
 	if !clock.IsZero() {
 		shift = time.Since(clock)

@@ -8,6 +8,7 @@ from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its i
     capacity_rules,
     cross_session,
     devices,
+    dra,
     evictions,
     extender,
     gang,

@@ -6,9 +6,10 @@ does not name yet, or that is not among the claims yet, leaves the task without 
 the task and retries: the claim is pending). Of
 each claim's requests, the ExactCount ones (count, 1 when unset) are added up per DeviceClass: for the
 task (DRAResreq) and per claim (ResourceClaimDRAResreq), the claim keys sorted; allocationMode All is
-skipped, as upstream. A claim named directly but missing makes upstream drop the pod from the cache
-(addPod fails and retries): MissingClaim. Consumable capacity (request capacity, DRAConsumableCapacity) is
-not modelled: the requests carry device counts only.
+skipped, as upstream (so is a firstAvailable request). A claim named directly but missing makes upstream
+drop the pod from the cache (addPod fails and retries): MissingClaim. The capacity a request asks for
+(DRAConsumableCapacity, which upstream adds per dimension for capacity's quotas) is not counted here: the
+requests carry device counts only.
 """
 
 from __future__ import annotations

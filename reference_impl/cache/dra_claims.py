@@ -3,8 +3,10 @@
 `ClaimTracker` lives in the scheduler cache (upstream's SharedDRAManager outlasts sessions): the world's
 DeviceClasses, ResourceSlices and ResourceClaims by key, and the allocations in flight, which a Reserve
 signals (SignalClaimPendingAllocation) and a PreBind or Unreserve ends. The devices in use are those of
-every claim's status.allocation plus those in flight (ListAllAllocatedDevices). PreBind writes a claim's
-allocation and adds the pod to status.reservedFor (an API update: a new object, the next resource version).
+every claim's status.allocation plus those in flight (GatherAllocatedState): a result with a share id
+(consumable capacity) does not take its device whole but adds its consumed capacity to the device's.
+PreBind writes a claim's allocation and adds the pod to status.reservedFor (an API update: a new object,
+the next resource version).
 
 `release_claims` is the resourceclaim controller between sessions: a consumer in reservedFor whose pod is
 gone (or terminated) is removed, and a claim that so loses its last consumer is deallocated.
@@ -16,6 +18,7 @@ import copy
 
 from schedcheck.reference.k8s import ClusterObjects
 from schedcheck.reference.k8s_dra import ClaimAllocation, DeviceClass, ResourceClaim, ResourceSlice
+from schedcheck.reference.quantity import Quantity
 
 RESERVED_FOR_MAX_SIZE = 256  # resourceapi.ResourceClaimReservedForMaxSize
 
@@ -38,13 +41,23 @@ class ClaimTracker:
         return self.claims.get(f"{namespace}/{name}")
 
     def devices_in_use(self) -> set[tuple[str, str, str]]:
-        used = set()
-        for claim in self.world.resource_claims:
-            if claim.allocation is not None:
-                used.update(d.device_id for d in claim.allocation.devices)
-        for allocation in self.pending.values():
-            used.update(d.device_id for d in allocation.devices)
-        return used
+        return self.allocated_state()[0]
+
+    def allocated_state(self) -> tuple[set[tuple[str, str, str]], dict[tuple[str, str, str], dict[str, Quantity]]]:
+        """GatherAllocatedState (DRAConsumableCapacity on): the devices allocated whole, and per shared device
+        the capacity its shares consume, over every claim's status.allocation and the allocations in flight."""
+        used: set[tuple[str, str, str]] = set()
+        consumed: dict[tuple[str, str, str], dict[str, Quantity]] = {}
+        allocations = [c.allocation for c in self.world.resource_claims if c.allocation is not None]
+        for allocation in allocations + list(self.pending.values()):
+            for device in allocation.devices:
+                if not device.share_id:
+                    used.add(device.device_id)
+                    continue
+                totals = consumed.setdefault(device.device_id, {})
+                for name, amount in device.consumed_capacity.items():
+                    totals[name] = Quantity(totals.get(name, Quantity()).as_fraction() + amount.as_fraction())
+        return used, consumed
 
     def write(self, claim: ResourceClaim, allocation: ClaimAllocation | None, pod_uid: str) -> ResourceClaim:
         """PreBind's status update: the allocation (if the claim had none) and the pod as a consumer."""

@@ -9,8 +9,10 @@ Allocatable: allocated + the candidate's not-yet-charged claims' requests within
 count (a class without capability passes; a capability count of 0 does not limit). JobEnqueueable: the
 same with inqueue added and the job's minimum DRA requests. Counts saturate at int64's maximum, as upstream.
 
-Not modelled: consumable capacity (claims' capacity requests are not read, so the dimension checks of
-DRAConsumableCapacity have nothing to check).
+Not modelled: consumable capacity's quotas (`capacity.DRAConsumableCapacityEnable`, on by default with the
+DRAConsumableCapacity gate at k8s 1.36): the cache does not add claims' capacity requests to the tasks' DRA
+requests, so the dimension checks have nothing to check (the allocator does read them: dra_allocator.py;
+the loader warns when a queue names a dimension quota and a claim asks for capacity).
 """
 
 from __future__ import annotations

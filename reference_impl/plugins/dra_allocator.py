@@ -1,63 +1,160 @@
 """Structured-parameters device allocation for one node (k8s.io/dynamic-resource-allocation/structured,
 the allocator Kubernetes' DynamicResources Filter calls), for the subset the reference reads.
 
-Pools: the ResourceSlices on the node (spec.nodeName) or on every node (allNodes), grouped by driver and
-pool; only the newest generation counts, and a pool whose slices at that generation (cluster-wide) number
-fewer than resourceSliceCount is incomplete (skipped; a request for All of its devices is an error). Go
-visits pools in map order; the reference visits them by driver, then pool name (deterministic, and one
-of upstream's orders). The claims are allocated in order, each request in order: ExactCount takes
-`count` free devices, All takes every selectable device (none selectable: no allocation). A device is
-selectable when every selector of its DeviceClass, then of the request, holds (dra_cel.py); the search
-backtracks through all candidates, as upstream's, and the first full solution wins. A device already
-allocated (a claim's status or an allocation in flight) or chosen for another request is not free.
+Which implementation: upstream keeps three (stable, incubating, experimental) and takes the first whose
+features cover the enabled ones. With k8s 1.36's defaults Volcano's predicates plugin enables admin
+access, prioritized lists, partitionable devices, device taints, binding conditions and consumable
+capacity, which only "incubating" (and "experimental") support: this module follows incubating.
+
+Pools: a ResourceSlice reaches a node through exactly one of spec.nodeName (that node), allNodes (every
+node), nodeSelector (the nodes its one term selects: labels and metadata.name) or perDeviceNodeSelection
+(the slice counts for the node when any of its devices reaches it, each device by its own nodeName /
+allNodes / nodeSelector; a device that does not reach the node is not selectable there). The slices
+reaching the node are grouped by driver and pool; only the newest generation counts, and a pool whose
+slices at that generation (cluster-wide) number fewer than resourceSliceCount is incomplete (skipped; a
+request for All of its devices is an error). A pool whose slices on the node repeat a device name is
+invalid (skipped; All of it is an error; an allocation that fails with one around fails the node with
+"invalid resource pools were encountered" instead of no result). Pools are visited by driver, then pool
+name; a pool's slices by name; a slice's devices in order.
+
+The search: the claims in order, each request in order. An `exactly` request takes `count` free devices
+(ExactCount) or every selectable device (All; none selectable: no allocation). A firstAvailable request
+tries its subrequests in order and keeps the first that lets the whole rest of the search succeed; its
+devices are reported as `<request>/<subrequest>`. A device is selectable when every selector of its
+DeviceClass, then of the (sub)request, holds (dra_cel.py), and, in a per-device slice, it reaches the node.
+The devices of one ExactCount request are chosen as combinations: each next device comes after the one
+before in the visiting order (upstream's start location). A device already allocated (a claim's status or
+an allocation in flight) or chosen for another request is not free. Claim constraints
+(spec.devices.constraints) are checked as each device is added: matchAttribute (all the constraint's
+devices carry the attribute, with one type and value) and distinctAttribute (on by default at 1.36, with
+DRAConsumableCapacity). A distinctAttribute constraint remembers one value per request, as upstream's:
+the devices of one request are only compared with those of other requests, and removing one device
+forgets its request's value (upstream's behaviour, reproduced). An All request whose device breaks a
+constraint is an error. The results per claim are capped at 32 (AllocationResultsMaxSize): the smallest
+choice over the subrequests must fit, and a subrequest that would overflow is passed over.
 Errors (a selector failing to evaluate, a missing class) abort the whole Filter, as upstream.
 
-Not modelled: claim constraints (matchAttribute), firstAvailable, admin access, partitionable devices,
-device taints, binding conditions, consumable capacity.
+The allocation's node selector (createNodeSelector): a device from a node-local slice (or a per-device
+nodeName) pins it to the node; otherwise the one terms of the devices' node selectors are merged into one
+term (requirements deduplicated); all-nodes devices add nothing, and no requirement at all means none.
+
+Consumable capacity (DRAConsumableCapacity, beta and on by default at 1.36): every candidate device must
+hold what the (sub)request consumes of each of its capacities (CmpRequestOverCapacity): a request naming a
+capacity the device lacks skips it; the amount consumed is the request's (rounded up to the policy's
+validRange min + k * step, or to the next of its validValues), else the policy's default, else the whole
+capacity; an amount the policy does not allow skips the device, and so does one that, added to what the
+device's shares already consume (allocated claims and allocations in flight) and to what this search has
+given it, passes the capacity. A device with allowMultipleAllocations is not taken whole: it may serve
+other requests and claims, each allocation getting a share id and recording what it consumes. As upstream,
+an All request's device that fails this check a second time when it is added (another request of the
+search took a share of it meanwhile) fails the branch without undoing the constraints it already joined.
+
+Not modelled: admin access, partitionable devices' shared counters, device taints, binding conditions,
+list-typed attributes (DRAListTypeAttributes, alpha). Share ids are `share-<n>`, numbered per Allocate
+call, where upstream draws random ones (nothing compares them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from schedcheck.reference.k8s import NodeSelectorRequirement, NodeSelectorTerm
+from fractions import Fraction
+
+from schedcheck.reference.k8s import Node, NodeSelectorRequirement, NodeSelectorTerm
 from schedcheck.reference.k8s_dra import (
     AllocatedDevice,
+    CapacityPolicy,
     ClaimAllocation,
     Device,
     DeviceClass,
-    DeviceRequest,
+    DeviceConstraint,
     ResourceClaim,
     ResourceSlice,
 )
+from schedcheck.reference.plugins.k8s_mirror import SelectorTerm, node_selector_terms_match
+from schedcheck.reference.quantity import BINARY_SI, Quantity
 from schedcheck.reference.util import dra_cel
 
 RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
 DeviceID = tuple[str, str, str]  # driver, pool, device
+Consumed = dict[DeviceID, dict[str, Quantity]]  # per shared device, what its shares consume
+REASON_INVALID_POOLS = "invalid resource pools were encountered"
 
 
 class AllocationError(Exception):
     """A fatal allocation problem: the Filter answers Error with this message."""
 
 
+class NodeFailure(Exception):
+    """Allocation failed on this node only (ErrFailedAllocationOnNode): unschedulable here, with this message."""
+
+
+class _Exceeded(Exception):
+    """errAllocationResultMaxSizeExceeded: the claim's results would pass 32."""
+
+
 @dataclass
 class Pool:
     driver: str
     name: str
-    slices: list[ResourceSlice] = field(default_factory=list)
+    slices: list[ResourceSlice] = field(default_factory=list)  # the pool's slices reaching the node, by name
     incomplete: bool = False
+    invalid: bool = False
 
-    def devices(self) -> Iterator[tuple[ResourceSlice, Device]]:
-        for slice_ in self.slices:
-            for device in slice_.devices:
-                yield slice_, device
+    def devices(self) -> list[tuple[ResourceSlice, Device]]:
+        return [(slice_, device) for slice_ in self.slices for device in slice_.devices]
 
 
-def gather_pools(slices: list[ResourceSlice], node_name: str) -> list[Pool]:
+def node_matches(node: Node, node_name: str, all_nodes: bool, selector: list[NodeSelectorTerm] | None) -> bool:
+    """NodeMatches: by name, every node, or the node selector; none of them set: no node. A selector that
+    nodeaffinity.NewNodeSelector refuses is an error (AllocationError), as upstream's."""
+    if node_name:
+        return node.name == node_name
+    if all_nodes:
+        return True
+    if selector is not None:
+        problem = selector_problem(selector)
+        if problem:
+            raise AllocationError(f"failed to parse node selector: {problem}")
+        return node_selector_terms_match(selector, node)
+    return False
+
+
+def selector_problem(terms: list[NodeSelectorTerm]) -> str:
+    """Why NewNodeSelector would refuse the terms ("" when it would not): a label requirement that does not
+    parse, or a field requirement other than metadata.name In / NotIn one value."""
+    for index, term in enumerate(terms):
+        if not SelectorTerm(NodeSelectorTerm(match_expressions=term.match_expressions)).valid:
+            return f"term {index}: invalid matchExpressions"
+        for req in term.match_fields:
+            if req.key != "metadata.name" or req.operator not in ("In", "NotIn") or len(req.values) != 1:
+                return f"term {index}: unsupported matchFields requirement {req.key} {req.operator} {req.values}"
+    return ""
+
+
+def slice_reaches(slice_: ResourceSlice, node: Node) -> bool:
+    """GatherPools' relevance test: the slice's own node selection, or (per device) any device reaching the node."""
+    where = "gather pool information: failed to perform node selection for"
+    if slice_.node_name or slice_.all_nodes or slice_.node_selector is not None:
+        try:
+            return node_matches(node, slice_.node_name, slice_.all_nodes, slice_.node_selector)
+        except AllocationError as err:
+            raise AllocationError(f"{where} slice {slice_.name}: {err}") from err
+    if slice_.per_device_node_selection:
+        for device in slice_.devices:
+            try:
+                if node_matches(node, device.node_name, device.all_nodes, device.node_selector):
+                    return True
+            except AllocationError as err:
+                raise AllocationError(f"{where} device {device.name} in slice {slice_.name}: {err}") from err
+    return False
+
+
+def gather_pools(slices: list[ResourceSlice], node: Node) -> list[Pool]:
     by_id: dict[tuple[str, str], list[ResourceSlice]] = {}
     for slice_ in slices:
-        if not (slice_.all_nodes or slice_.node_name == node_name):
+        if not slice_reaches(slice_, node):
             continue
         found = by_id.setdefault((slice_.driver, slice_.pool), [])
         if found and slice_.pool_generation < found[0].pool_generation:
@@ -75,98 +172,153 @@ def gather_pools(slices: list[ResourceSlice], node_name: str) -> list[Pool]:
             if sum(1 for s in everywhere if s.pool_generation == generation) != wanted:
                 pools.append(Pool(driver, name, incomplete=True))
                 continue
+        members = sorted(members, key=lambda s: s.name)
+        names = [d.name for s in members for d in s.devices]
+        if len(names) != len(set(names)):
+            pools.append(Pool(driver, name, invalid=True))
+            continue
         pools.append(Pool(driver, name, members))
     return pools
 
 
+def _same(left: object, right: object) -> bool:
+    """Attribute values match when they have one type (bool, int, string, version) and one value."""
+    return type(left) is type(right) and left == right
+
+
+def lookup_attribute(device: Device, driver: str, name: str) -> object | None:
+    """A fully qualified attribute: as written on the device, or, in the driver's own domain, unqualified."""
+    if name in device.attributes:
+        return device.attributes[name]
+    domain, _, short = name.partition("/")
+    if domain != driver or not short:
+        return None
+    return device.attributes.get(short)
+
+
+class _Constraint:
+    def __init__(self, spec: DeviceConstraint) -> None:
+        self.requests = set(spec.requests)
+        self.attribute = spec.match_attribute or spec.distinct_attribute
+
+    def applies(self, request: str, subrequest: str) -> bool:
+        if not self.requests:
+            return True
+        return request in self.requests or bool(subrequest) and f"{request}/{subrequest}" in self.requests
+
+    def add(self, request: str, subrequest: str, device: Device, driver: str) -> bool:
+        raise NotImplementedError
+
+    def remove(self, request: str, subrequest: str) -> None:
+        raise NotImplementedError
+
+
+class _MatchAttribute(_Constraint):
+    def __init__(self, spec: DeviceConstraint) -> None:
+        super().__init__(spec)
+        self.value: object = None
+        self.devices = 0
+
+    def add(self, request: str, subrequest: str, device: Device, driver: str) -> bool:
+        if not self.applies(request, subrequest):
+            return True
+        value = lookup_attribute(device, driver, self.attribute)
+        if value is None:
+            return False
+        if self.devices == 0:
+            self.value = value
+        elif not _same(value, self.value):
+            return False
+        self.devices += 1
+        return True
+
+    def remove(self, request: str, subrequest: str) -> None:
+        if self.applies(request, subrequest):
+            self.devices -= 1
+
+
+class _DistinctAttribute(_Constraint):
+    def __init__(self, spec: DeviceConstraint) -> None:
+        super().__init__(spec)
+        self.values: dict[str, object] = {}  # one per request name, as upstream's
+        self.devices = 0
+
+    def add(self, request: str, subrequest: str, device: Device, driver: str) -> bool:
+        if not self.applies(request, subrequest):
+            return True
+        value = lookup_attribute(device, driver, self.attribute)
+        if value is None:
+            return False
+        if self.devices and any(_same(value, seen) for seen in self.values.values()):
+            return False
+        self.values[request] = value
+        self.devices += 1
+        return True
+
+    def remove(self, request: str, subrequest: str) -> None:
+        if self.applies(request, subrequest):
+            self.values.pop(request, None)
+            self.devices -= 1
+
+
+def _constraint(spec: DeviceConstraint) -> _Constraint:
+    return _MatchAttribute(spec) if spec.match_attribute else _DistinctAttribute(spec)
+
+
 @dataclass
 class _Request:
+    """One `exactly` request or one subrequest of a firstAvailable list."""
+
     claim: int
-    request: DeviceRequest
+    name: str
+    parent: str  # the firstAvailable request it belongs to, "" for an `exactly` request
     device_class: DeviceClass
+    allocation_mode: str
     count: int
+    selectors: list[str]
+    capacity_requests: dict[str, Quantity]
     all_devices: list[tuple[ResourceSlice, Device]] | None = None  # allocationMode All
+
+    @property
+    def result_name(self) -> str:
+        return f"{self.parent}/{self.name}" if self.parent else self.name
+
+    @property
+    def base(self) -> tuple[str, str]:
+        """(request, subrequest) as constraints see it."""
+        return (self.parent, self.name) if self.parent else (self.name, "")
+
+
+@dataclass
+class _Slot:
+    alternatives: list[_Request]  # one for `exactly`, the subrequests in order for firstAvailable
+    first_available: bool
 
 
 class Allocator:
     """One PreFilter's allocator: the classes, slices and devices in use are fixed when it is made."""
 
-    def __init__(self, classes: dict[str, DeviceClass], slices: list[ResourceSlice], in_use: set[DeviceID]) -> None:
+    def __init__(self, classes: dict[str, DeviceClass], slices: list[ResourceSlice], in_use: set[DeviceID],
+                 consumed: Consumed | None = None) -> None:
         self.classes, self.slices, self.in_use = classes, slices, in_use
+        self.consumed: Consumed = consumed or {}
         self._compiled: dict[str, dra_cel.Expr | dra_cel.NotModelled] = {}
 
-    def allocate(self, node_name: str, claims: list[ResourceClaim]) -> list[ClaimAllocation] | None:
-        """One allocation per claim, or None when the node cannot satisfy them all."""
-        pools = gather_pools(self.slices, node_name)
-        requests: list[_Request] = []
-        for index, claim in enumerate(claims):
-            per_claim = 0
-            for request in claim.requests:
-                item = self._request(index, claim, request, pools)
-                per_claim += item.count
-                requests.append(item)
-            if per_claim > RESULTS_MAX_SIZE:
-                raise AllocationError(f"claim {claim.key}: number of requested devices {per_claim} exceeds the "
-                                      f"claim limit of {RESULTS_MAX_SIZE}")
-        chosen: list[list[tuple[DeviceRequest, ResourceSlice, Device]]] = [[] for _ in claims]
-        taken: set[DeviceID] = set()
-        if not self._search(requests, 0, 0, pools, claims, chosen, taken):
-            return None
-        return [_result(devices) for devices in chosen]
+    def allocate(self, node: Node, claims: list[ResourceClaim]) -> list[ClaimAllocation] | None:
+        """One allocation per claim, or None when the node cannot satisfy them all (NodeFailure: nor can it
+        because of an invalid pool)."""
+        return _Search(self, node, claims).run()
 
-    def _request(self, index: int, claim: ResourceClaim, request: DeviceRequest, pools: list[Pool]) -> _Request:
-        device_class = self.classes.get(request.device_class_name)
-        if device_class is None:
-            raise AllocationError(f"claim {claim.key}, request {request.name}: could not retrieve device class "
-                                  f"{request.device_class_name}: deviceclass.resource.k8s.io "
-                                  f'"{request.device_class_name}" not found')
-        item = _Request(index, request, device_class, request.count)
-        if request.allocation_mode == "All":
-            item.all_devices = []
-            for pool in pools:
-                if pool.incomplete:
-                    raise AllocationError(f"claim {claim.key}, request {request.name}: asks for all devices, but "
-                                          f"resource pool {pool.driver}/{pool.name} is currently being updated")
-                item.all_devices += [(s, d) for s, d in pool.devices() if self._selectable(item, claim, s, d)]
-            item.count = len(item.all_devices)
-        return item
-
-    def _search(self, requests: list[_Request], position: int, done: int, pools: list[Pool],
-                claims: list[ResourceClaim], chosen: list, taken: set[DeviceID]) -> bool:
-        if position == len(requests):
-            return True
-        item = requests[position]
-        if item.all_devices is not None and not item.all_devices:
-            return False
-        if done == item.count:
-            return self._search(requests, position + 1, 0, pools, claims, chosen, taken)
-        candidates: Iterator[tuple[ResourceSlice, Device]] | list[tuple[ResourceSlice, Device]]
-        if item.all_devices is not None:
-            slice_, device = item.all_devices[done]
-            candidates = [(slice_, device)] if _free((slice_.driver, slice_.pool, device.name),
-                                                      self.in_use, taken) else []
-        else:
-            # lazily, as upstream: a selector is evaluated only on the devices the search reaches
-            candidates = ((s, d) for pool in pools if not pool.incomplete for s, d in pool.devices()
-                          if _free((s.driver, s.pool, d.name), self.in_use, taken)
-                          and self._selectable(item, claims[item.claim], s, d))
-        for slice_, device in candidates:
-            device_id = (slice_.driver, slice_.pool, device.name)
-            taken.add(device_id)
-            chosen[item.claim].append((item.request, slice_, device))
-            if self._search(requests, position, done + 1, pools, claims, chosen, taken):
-                return True
-            chosen[item.claim].pop()
-            taken.discard(device_id)
-        return False
-
-    def _selectable(self, item: _Request, claim: ResourceClaim, slice_: ResourceSlice, device: Device) -> bool:
+    def selectable(self, item: _Request, claim: ResourceClaim, slice_: ResourceSlice, device: Device,
+                   node: Node) -> bool:
         variable = dra_cel.device_variable(slice_.driver, device.attributes, device.capacity)
         for where, selectors in ((f"class {item.device_class.name}", item.device_class.selectors),
-                                 (f"claim {claim.key}", item.request.selectors)):
+                                 (f"claim {claim.key}", item.selectors)):
             for index, expression in enumerate(selectors):
                 if not self._match(expression, variable, f"{where}: selector #{index}"):
                     return False
+        if slice_.per_device_node_selection:
+            return node_matches(node, device.node_name, device.all_nodes, device.node_selector)
         return True
 
     def _match(self, expression: str, variable: dict, where: str) -> bool:
@@ -188,16 +340,277 @@ class Allocator:
         return value
 
 
-def _free(device_id: DeviceID, in_use: set[DeviceID], taken: set[DeviceID]) -> bool:
-    return device_id not in in_use and device_id not in taken
+class _Search:
+    """One Allocate call: upstream's allocateOne, recursion for recursion."""
+
+    def __init__(self, allocator: Allocator, node: Node, claims: list[ResourceClaim]) -> None:
+        self.allocator, self.node, self.claims = allocator, node, claims
+        self.pools = gather_pools(allocator.slices, node)
+        self.visit = [(s, d) for pool in self.pools if not (pool.incomplete or pool.invalid) for s, d in pool.devices()]
+        self.slots: list[list[_Slot]] = []
+        self.constraints: list[list[_Constraint]] = []
+        self.results: list[Chosen] = [[] for _ in claims]
+        self.taken: set[DeviceID] = set()
+        self.allocating: dict[DeviceID, dict[str, Fraction]] = {}  # capacity this search gave shared devices
+        self.shares = 0
+        self._selectable: dict[tuple[DeviceID, int, int, int], bool] = {}
+
+    def run(self) -> list[ClaimAllocation] | None:
+        for index, claim in enumerate(self.claims):
+            slots, least = [], 0
+            for request in claim.requests:
+                if request.first_available:
+                    alternatives = [self._request(index, claim, sub.name, request.name, sub.device_class_name,
+                                                  sub.allocation_mode, sub.count, sub.selectors, sub.capacity_requests)
+                                    for sub in request.first_available]
+                    least += min(item.count for item in alternatives)
+                else:
+                    alternatives = [self._request(index, claim, request.name, "", request.device_class_name,
+                                                  request.allocation_mode, request.count, request.selectors,
+                                                  request.capacity_requests)]
+                    least += alternatives[0].count
+                slots.append(_Slot(alternatives, bool(request.first_available)))
+            if least > RESULTS_MAX_SIZE:
+                raise AllocationError(f"claim {claim.key}: number of requested devices {least} exceeds the "
+                                      f"claim limit of {RESULTS_MAX_SIZE}")
+            self.slots.append(slots)
+            self.constraints.append([_constraint(c) for c in claim.constraints])
+        try:
+            done = self._one(0, 0, 0, False, 0, 0)
+        except _Exceeded as err:
+            raise AllocationError("allocation max size exceeded") from err
+        if not done:
+            if any(pool.invalid for pool in self.pools):
+                raise NodeFailure(REASON_INVALID_POOLS)
+            return None
+        return [_result(devices, self.node.name) for devices in self.results]
+
+    def _request(self, index: int, claim: ResourceClaim, name: str, parent: str, class_name: str, mode: str,
+                 count: int, selectors: list[str], capacity: dict[str, Quantity]) -> _Request:
+        device_class = self.allocator.classes.get(class_name)
+        if device_class is None:
+            # upstream names a subrequest by its own name here
+            raise AllocationError(f"claim {claim.key}, request {name}: could not retrieve device class "
+                                  f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found')
+        item = _Request(index, name, parent, device_class, mode, count, selectors, capacity)
+        if mode == "All":
+            item.all_devices = []
+            for pool in self.pools:
+                state = "being updated" if pool.incomplete else "invalid" if pool.invalid else ""
+                if state:
+                    raise AllocationError(f"claim {claim.key}, request {name}: asks for all devices, but resource "
+                                          f"pool {pool.driver}/{pool.name} is currently {state}")
+                item.all_devices += [(s, d) for s, d in pool.devices()
+                                     if self.allocator.selectable(item, claim, s, d, self.node)
+                                     and self._capacity_fits(item, s, d)]
+            item.count = len(item.all_devices)
+        return item
+
+    def _in_use(self, device_id: DeviceID) -> bool:
+        return device_id in self.allocator.in_use or device_id in self.taken
+
+    def _one(self, claim: int, request: int, sub: int, in_sub: bool, done: int, start: int) -> bool:
+        if claim == len(self.claims):
+            return True
+        if request == len(self.slots[claim]):
+            try:
+                return self._one(claim + 1, 0, 0, False, 0, 0)
+            except _Exceeded:
+                return False
+        slot = self.slots[claim][request]
+        if slot.first_available and not in_sub:
+            all_exceeded = True
+            for index in range(len(slot.alternatives)):
+                try:
+                    if self._one(claim, request, index, True, 0, 0):
+                        return True
+                except _Exceeded:
+                    continue
+                all_exceeded = False
+            if all_exceeded:
+                raise _Exceeded
+            return False
+        item = slot.alternatives[sub]
+        if item.all_devices is not None and not item.all_devices:
+            return False
+        if done >= item.count:
+            return self._one(claim, request + 1, 0, False, 0, 0)
+        if len(self.results[claim]) + item.count - done > RESULTS_MAX_SIZE:
+            raise _Exceeded
+        if item.all_devices is not None:
+            slice_, device = item.all_devices[done]
+            undo = self._add(item, slice_, device, must=True)
+            if undo is None:
+                return False
+            try:
+                if self._one(claim, request, sub, in_sub, done + 1, 0):
+                    return True
+            except BaseException:
+                undo()
+                raise
+            undo()
+            return False
+        for position in range(start, len(self.visit)):
+            slice_, device = self.visit[position]
+            if self._in_use((slice_.driver, slice_.pool, device.name)):
+                continue
+            if not self._is_selectable(item, request, sub, slice_, device):
+                continue
+            if not self._capacity_fits(item, slice_, device):
+                continue
+            undo = self._add(item, slice_, device, must=False)
+            if undo is None:
+                continue
+            try:
+                if self._one(claim, request, sub, in_sub, done + 1, position + 1):
+                    return True
+            except BaseException:
+                undo()
+                raise
+            undo()
+        return False
+
+    def _is_selectable(self, item: _Request, request: int, sub: int, slice_: ResourceSlice, device: Device) -> bool:
+        key = ((slice_.driver, slice_.pool, device.name), item.claim, request, sub)
+        found = self._selectable.get(key)
+        if found is None:
+            found = self._selectable[key] = self.allocator.selectable(item, self.claims[item.claim], slice_, device,
+                                                                      self.node)
+        return found
+
+    def _add(self, item: _Request, slice_: ResourceSlice, device: Device, must: bool) -> Callable[[], None] | None:
+        """allocateDevice: the device for the request, if free and every constraint of the claim takes it; the
+        undo, or None."""
+        device_id = (slice_.driver, slice_.pool, device.name)
+        if self._in_use(device_id):
+            return None
+        request, subrequest = item.base
+        constraints = self.constraints[item.claim]
+        for index, constraint in enumerate(constraints):
+            if not constraint.add(request, subrequest, device, slice_.driver):
+                if must:
+                    claim = self.claims[item.claim]
+                    raise AllocationError(f"claim {claim.key}, request {item.name}: cannot add device "
+                                          f"{'/'.join(device_id)} because a claim constraint would not be satisfied")
+                for earlier in constraints[:index]:
+                    earlier.remove(request, subrequest)
+                return None
+        shared = device.allow_multiple_allocations
+        if not shared:
+            self.taken.add(device_id)
+        if not self._capacity_fits(item, slice_, device):
+            return None  # as upstream: what was joined above is not undone (reached only by an All request)
+        share, consumed = "", {}
+        if shared:
+            asked, policies = item.capacity_requests, device.capacity_policies
+            consumed = {name: consumed_amount(asked.get(name), value, policies.get(name))
+                        for name, value in device.capacity.items()}
+            self.shares += 1
+            share = f"share-{self.shares}"
+            self._give(device_id, consumed, 1)
+        results = self.results[item.claim]
+        results.append((item, slice_, device, share, consumed))
+
+        def undo() -> None:
+            for constraint in constraints:
+                constraint.remove(request, subrequest)
+            self.taken.discard(device_id)
+            if shared:
+                self._give(device_id, consumed, -1)
+            results.pop()
+
+        return undo
+
+    def _give(self, device_id: DeviceID, consumed: dict[str, Quantity], sign: int) -> None:
+        totals = self.allocating.setdefault(device_id, {})
+        for name, amount in consumed.items():
+            totals[name] = totals.get(name, Fraction(0)) + sign * amount.as_fraction()
+
+    def _capacity_fits(self, item: _Request, slice_: ResourceSlice, device: Device) -> bool:
+        """CmpRequestOverCapacity: the request's amounts fit each capacity of the device, with what its shares
+        consume already and what this search gave it."""
+        if any(name not in device.capacity for name in item.capacity_requests):
+            return False  # "some requested capacity has not been defined": the device is skipped
+        device_id = (slice_.driver, slice_.pool, device.name)
+        before = self.allocator.consumed.get(device_id, {})
+        giving = self.allocating.get(device_id, {})
+        for name, value in device.capacity.items():
+            policy = device.capacity_policies.get(name)
+            amount = consumed_amount(item.capacity_requests.get(name), value, policy)
+            if violates_policy(amount, policy):
+                return False
+            total = before.get(name, Quantity()).as_fraction() + amount.as_fraction() + giving.get(name, 0)
+            if total > value.as_fraction():
+                return False
+        return True
 
 
-def _result(devices: list[tuple[DeviceRequest, ResourceSlice, Device]]) -> ClaimAllocation:
-    """The claim's devices; a node-local device pins the allocation to its node (createNodeSelector)."""
-    selector = None
-    for _, slice_, _ in devices:
-        if slice_.node_name:
-            selector = [NodeSelectorTerm(match_fields=[NodeSelectorRequirement("metadata.name", "In",
-                                                                               [slice_.node_name])])]
-            break
-    return ClaimAllocation([AllocatedDevice(r.name, s.driver, s.pool, d.name) for r, s, d in devices], selector)
+def consumed_amount(requested: Quantity | None, value: Quantity, policy: CapacityPolicy | None) -> Quantity:
+    """calculateConsumedCapacity: what a request takes of a capacity."""
+    if requested is None:
+        return policy.default if policy is not None and policy.default is not None else value
+    if policy is None:
+        return requested
+    if policy.valid_min is not None:
+        if requested < policy.valid_min:
+            return policy.valid_min
+        if policy.valid_step is None:
+            return requested
+        low, step = policy.valid_min.value(), policy.valid_step.value()
+        steps, rest = divmod(requested.value() - low, step)
+        return Quantity(low + step * (steps + (1 if rest else 0)), BINARY_SI)
+    for allowed in policy.valid_values:
+        if requested <= allowed:
+            return allowed
+    return requested
+
+
+def violates_policy(amount: Quantity, policy: CapacityPolicy | None) -> bool:
+    """violatesPolicy: the default is always allowed; else the range's max and step, or the valid values."""
+    if policy is None or policy.default is not None and amount == policy.default:
+        return False
+    if policy.valid_min is not None:
+        if policy.valid_max is not None and amount > policy.valid_max:
+            return True
+        if policy.valid_step is not None:
+            return (amount.value() - policy.valid_min.value()) % policy.valid_step.value() != 0
+        return False
+    if policy.valid_values:
+        return amount not in policy.valid_values
+    return False
+
+
+Chosen = list[tuple[_Request, ResourceSlice, Device, str, dict[str, Quantity]]]
+
+
+def _result(devices: Chosen, node_name: str) -> ClaimAllocation:
+    """The claim's devices and the nodes that reach them all (createNodeSelector)."""
+    fields: list[NodeSelectorRequirement] = []
+    expressions: list[NodeSelectorRequirement] = []
+    for _, slice_, device, _, _ in devices:
+        if slice_.per_device_node_selection:
+            node_local, selector = device.node_name, device.node_selector
+        else:
+            node_local, selector = slice_.node_name, slice_.node_selector
+        if node_local:
+            return ClaimAllocation(_results(devices), [NodeSelectorTerm(match_fields=[
+                NodeSelectorRequirement("metadata.name", "In", [node_name])])])
+        if selector:
+            _merge(selector[0].match_fields, fields)
+            _merge(selector[0].match_expressions, expressions)
+    term = NodeSelectorTerm(match_expressions=expressions, match_fields=fields) if fields or expressions else None
+    return ClaimAllocation(_results(devices), [term] if term is not None else None)
+
+
+def _results(devices: Chosen) -> list[AllocatedDevice]:
+    return [AllocatedDevice(r.result_name, s.driver, s.pool, d.name, share, consumed)
+            for r, s, d, share, consumed in devices]
+
+
+def _merge(found: list[NodeSelectorRequirement], into: list[NodeSelectorRequirement]) -> None:
+    """addNewNodeSelectorRequirements: a requirement equal to one already there (key, operator, set of values)
+    is not added again."""
+    for requirement in found:
+        if not any(r.key == requirement.key and r.operator == requirement.operator
+                   and set(r.values) == set(requirement.values) for r in into):
+            into.append(NodeSelectorRequirement(requirement.key, requirement.operator, list(requirement.values)))

@@ -18,20 +18,27 @@ writes each claim's allocation and the pod into its status.reservedFor (cache/dr
 A claim from a ResourceClaimTemplate is the one pod.status.resourceClaimStatuses names (none yet: "ResourceClaim
 not created yet"; named as none: skipped), and must be controlled by the pod. No controller runs in the world,
 so a claim is generated only if the scenario has it. Not modelled: extended
-resources backed by DRA, node-allocatable claims, binding conditions, PostFilter's deallocation. Score is not
-needed: upstream's scores only the firstAvailable sub-request chosen, which is not read, so every node
-scores 0.
+resources backed by DRA, node-allocatable claims, binding conditions, PostFilter's deallocation.
+
+Score (Volcano's predicates registers it, weight 1; scores(): its BatchNodeOrder share): a node whose
+Filter kept an allocation scores, for every firstAvailable request, 8 - i when the claim's result names
+its i-th subrequest (so earlier alternatives score higher); the node scores are then normalized to 0..100
+against the best (DefaultNormalizeScore). Upstream pairs the pod's claims, allocated ones included, with
+the node's results, which hold only the claims it allocated: with an allocated claim before one to
+allocate the pairs are off by one, and the last claim has no result, which is an error ("number of
+allocations ... is smaller than number of claims") that makes Volcano's PrioritizeNodes return no scores at
+all (reproduced: ScoringError).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from schedcheck.reference.api.unschedule_info import Status, StatusCode
+from schedcheck.reference.api.unschedule_info import ScoringError, Status, StatusCode
 from schedcheck.reference.cache.dra_claims import ClaimTracker, can_be_reserved
 from schedcheck.reference.k8s import Node, Pod
-from schedcheck.reference.k8s_dra import ClaimAllocation, ResourceClaim
-from schedcheck.reference.plugins.dra_allocator import AllocationError, Allocator
+from schedcheck.reference.k8s_dra import FIRST_AVAILABLE_MAX, ClaimAllocation, ResourceClaim
+from schedcheck.reference.plugins.dra_allocator import AllocationError, Allocator, NodeFailure
 from schedcheck.reference.plugins.k8s_mirror import node_selector_terms_match
 
 NAME = "DynamicResources"
@@ -95,12 +102,13 @@ def pre_filter(tracker: ClaimTracker, pod: Pod) -> DRAState | Status:
         if claim.key in tracker.pending:
             return _unresolvable(f"resource claim {claim.key} is in the process of being allocated")
         for request in claim.requests:
-            if request.device_class_name not in tracker.classes:
-                return _unresolvable(f"request {request.name}: device class {request.device_class_name} does not "
-                                     "exist")
+            named = [(f"{request.name}/{sub.name}", sub.device_class_name) for sub in request.first_available]
+            for name, device_class in named or [(request.name, request.device_class_name)]:
+                if device_class not in tracker.classes:
+                    return _unresolvable(f"request {name}: device class {device_class} does not exist")
     state = DRAState(claims)
     if state.to_allocate():
-        state.allocator = Allocator(tracker.classes, tracker.slices, tracker.devices_in_use())
+        state.allocator = Allocator(tracker.classes, tracker.slices, *tracker.allocated_state())
     return state
 
 
@@ -113,9 +121,11 @@ def filter_node(state: DRAState, node: Node) -> Status | None:
     allocations: list[ClaimAllocation] = []
     if state.allocator is not None:
         try:
-            result = state.allocator.allocate(node.name, state.to_allocate())
+            result = state.allocator.allocate(node, state.to_allocate())
         except AllocationError as err:
             return Status(StatusCode.Error, str(err))
+        except NodeFailure as err:
+            return _unresolvable(str(err))
         if result is None:
             return _unresolvable(REASON_CANNOT_ALLOCATE)
         allocations = result
@@ -157,3 +167,30 @@ def pre_bind(tracker: ClaimTracker, state: DRAState, pod: Pod) -> Exception | No
         except LookupError as err:
             return Exception(f"update ResourceClaim {claim.key}: {err}")
     return None
+
+
+def score(state: DRAState, node_name: str) -> int:
+    """computeScore for one node (0 without claims, or when the Filter kept no allocation for the node)."""
+    allocations = state.node_allocations.get(node_name)
+    if not state.claims or allocations is None:
+        return 0
+    total = 0
+    for index, claim in enumerate(state.claims):
+        if index >= len(allocations):
+            raise ScoringError(f"calculate {NAME} priority failed number of allocations {len(allocations)} is "
+                               "smaller than number of claims")
+        chosen = {device.request for device in allocations[index].devices if "/" in device.request}
+        for request in claim.requests:
+            for position, sub in enumerate(request.first_available):
+                if f"{request.name}/{sub.name}" in chosen:
+                    total += FIRST_AVAILABLE_MAX - position
+    return total
+
+
+def scores(state: DRAState, node_names: list[str]) -> dict[str, float]:
+    """The plugin's normalized scores for the candidate nodes (DefaultNormalizeScore to 100, weight 1)."""
+    raw = {name: score(state, name) for name in node_names}
+    best = max(raw.values(), default=0)
+    if best == 0:
+        return {}
+    return {name: float(100 * value // best) for name, value in raw.items()}

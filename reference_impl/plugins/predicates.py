@@ -56,8 +56,10 @@ Not modelled, and why:
 - CSIStorageCapacity and CSIDriver objects: without them volume binding finds every node's storage
   sufficient and NodeVolumeLimits' driver-installed check stays off (VolumeLimitScaling is off);
 - shared devices (GPU share, vGPU), the PodLister; DRA's limits are dynamic_resources.py's;
-- BatchNodeOrder: VolumeBinding scores only with StorageCapacityScoring (alpha, off at 1.36), DRA
-  scores 0 (without claims, and with claims whose requests are all `exactly`: dynamic_resources.py).
+- BatchNodeOrder: VolumeBinding scores only with StorageCapacityScoring (alpha, off at 1.36).
+
+BatchNodeOrder: DynamicResources' Score (weight 1) prefers nodes where a firstAvailable request got an
+earlier subrequest (dynamic_resources.scores; 0 everywhere without such requests).
 """
 from __future__ import annotations
 
@@ -228,6 +230,15 @@ class PredicatesPlugin(Plugin):
         ssn.add_fn("simulate_add_task", self.name, self.simulate_add_task)
         ssn.add_fn("simulate_remove_task", self.name, self.simulate_remove_task)
         ssn.add_fn("simulate_predicate", self.name, self.simulate_predicate)
+        if self.dra_enable:
+            ssn.add_fn("batch_node_order", self.name, self.batch_node_order)
+
+    def batch_node_order(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
+        """The Score plugins' sum: only DynamicResources' can be non-zero here."""
+        found = self.ssn.cycle_states.get(task.uid, {}).get(dra.NAME)
+        if not isinstance(found, dra.DRAState):
+            return {}
+        return dra.scores(found, [node.name for node in nodes])
 
     # -- event handlers -----------------------------------------------------------------
 

@@ -17,7 +17,50 @@ def _selectors(expressions: list[str]) -> list[dict[str, Any]]:
 def _attribute(value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
         return {"bool": value}
+    if isinstance(value, k8s_dra.SemVer):
+        return {"version": str(value)}
     return {"int": value} if isinstance(value, int) else {"string": value}
+
+
+def _node_selection(node_name: str, all_nodes: bool, selector: list[Any] | None,
+                    term: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    if node_name:
+        return {"nodeName": node_name}
+    if all_nodes:
+        return {"allNodes": True}
+    return {"nodeSelector": {"nodeSelectorTerms": [term(t) for t in selector]}} if selector is not None else {}
+
+
+def _exactly(r: k8s_dra.DeviceRequest | k8s_dra.DeviceSubRequest) -> dict[str, Any]:
+    exactly: dict[str, Any] = {"deviceClassName": r.device_class_name, "allocationMode": r.allocation_mode}
+    if r.allocation_mode == "ExactCount":
+        exactly["count"] = r.count
+    if r.selectors:
+        exactly["selectors"] = _selectors(r.selectors)
+    if r.capacity_requests:
+        exactly["capacity"] = {"requests": {k: str(v) for k, v in r.capacity_requests.items()}}
+    return exactly
+
+
+def _capacity(device: k8s_dra.Device) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in device.capacity.items():
+        entry: dict[str, Any] = {"value": str(value)}
+        policy = device.capacity_policies.get(name)
+        if policy is not None:
+            doc: dict[str, Any] = {}
+            if policy.default is not None:
+                doc["default"] = str(policy.default)
+            if policy.valid_values:
+                doc["validValues"] = [str(v) for v in policy.valid_values]
+            if policy.valid_min is not None:
+                bounds = {"min": str(policy.valid_min)}
+                bounds.update({"max": str(policy.valid_max)} if policy.valid_max is not None else {})
+                bounds.update({"step": str(policy.valid_step)} if policy.valid_step is not None else {})
+                doc["validRange"] = bounds
+            entry["requestPolicy"] = doc
+        out[name] = entry
+    return out
 
 
 def pod_claims(pod: k8s.Pod) -> list[dict[str, Any]]:
@@ -37,31 +80,41 @@ def device_class_document(dc: k8s_dra.DeviceClass) -> dict[str, Any]:
             "spec": {"selectors": _selectors(dc.selectors)} if dc.selectors else {}}
 
 
-def resource_slice_document(rs: k8s_dra.ResourceSlice) -> dict[str, Any]:
+def resource_slice_document(rs: k8s_dra.ResourceSlice, term: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     devices = []
     for device in rs.devices:
         entry: dict[str, Any] = {"name": device.name}
         if device.attributes:
             entry["attributes"] = {k: _attribute(v) for k, v in device.attributes.items()}
         if device.capacity:
-            entry["capacity"] = {k: {"value": str(v)} for k, v in device.capacity.items()}
+            entry["capacity"] = _capacity(device)
+        if device.allow_multiple_allocations:
+            entry["allowMultipleAllocations"] = True
+        entry.update(_node_selection(device.node_name, device.all_nodes, device.node_selector, term))
         devices.append(entry)
     spec: dict[str, Any] = {"driver": rs.driver, "pool": {"name": rs.pool, "generation": rs.pool_generation,
                                                           "resourceSliceCount": rs.pool_slice_count}}
-    spec.update({"allNodes": True} if rs.all_nodes else {"nodeName": rs.node_name})
+    spec.update(_node_selection(rs.node_name, rs.all_nodes, rs.node_selector, term))
+    if rs.per_device_node_selection:
+        spec["perDeviceNodeSelection"] = True
     spec["devices"] = devices
     return {"apiVersion": API_VERSION, "kind": "ResourceSlice", "metadata": {"name": rs.name}, "spec": spec}
 
 
 def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-    requests = []
+    requests: list[dict[str, Any]] = []
     for r in claim.requests:
-        exactly: dict[str, Any] = {"deviceClassName": r.device_class_name, "allocationMode": r.allocation_mode}
-        if r.allocation_mode == "ExactCount":
-            exactly["count"] = r.count
-        if r.selectors:
-            exactly["selectors"] = _selectors(r.selectors)
-        requests.append({"name": r.name, "exactly": exactly})
+        if r.first_available:
+            requests.append({"name": r.name, "firstAvailable": [{"name": sub.name, **_exactly(sub)}
+                                                                 for sub in r.first_available]})
+        else:
+            requests.append({"name": r.name, "exactly": _exactly(r)})
+    devices: dict[str, Any] = {"requests": requests}
+    if claim.constraints:
+        devices["constraints"] = [
+            {**({"requests": c.requests} if c.requests else {}),
+             **({"matchAttribute": c.match_attribute} if c.match_attribute else
+                {"distinctAttribute": c.distinct_attribute})} for c in claim.constraints]
     meta: dict[str, Any] = {"name": claim.name, "namespace": claim.namespace, "uid": claim.uid}
     if claim.deletion_timestamp:
         meta["deletionTimestamp"] = claim.deletion_timestamp
@@ -71,7 +124,10 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
     status: dict[str, Any] = {}
     if claim.allocation is not None:
         allocation: dict[str, Any] = {"devices": {"results": [
-            {"request": d.request, "driver": d.driver, "pool": d.pool, "device": d.device}
+            {"request": d.request, "driver": d.driver, "pool": d.pool, "device": d.device,
+             **({"shareID": d.share_id} if d.share_id else {}),
+             **({"consumedCapacity": {k: str(v) for k, v in d.consumed_capacity.items()}}
+                if d.consumed_capacity else {})}
             for d in claim.allocation.devices]}}
         if claim.allocation.node_selector is not None:
             allocation["nodeSelector"] = {"nodeSelectorTerms": [term(t) for t in claim.allocation.node_selector]}
@@ -79,7 +135,7 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
     if claim.reserved_for:
         status["reservedFor"] = [{"resource": "pods", "name": "", "uid": uid} for uid in claim.reserved_for]
     doc = {"apiVersion": API_VERSION, "kind": "ResourceClaim", "metadata": meta,
-           "spec": {"devices": {"requests": requests}}}
+           "spec": {"devices": devices}}
     if status:
         doc["status"] = status
     return doc
@@ -87,5 +143,5 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
 
 def dra_documents(objects: k8s.ClusterObjects, term: Callable[[Any], dict[str, Any]]) -> list[dict[str, Any]]:
     return ([device_class_document(c) for c in objects.device_classes]
-            + [resource_slice_document(s) for s in objects.resource_slices]
+            + [resource_slice_document(s, term) for s in objects.resource_slices]
             + [resource_claim_document(c, term) for c in objects.resource_claims])

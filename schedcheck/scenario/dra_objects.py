@@ -21,17 +21,23 @@ _SELECTOR = {"cel": {"expression": LEAF}}
 _REQUIREMENT = dict.fromkeys(["key", "operator", "values"])
 _NODE_SELECTOR = {"nodeSelectorTerms": [{"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}]}
 # Fields named here are read, or carry nothing the modelled allocation consults (config, driver data).
+_EXACTLY = {**dict.fromkeys(["deviceClassName", "allocationMode", "count"]), "selectors": [_SELECTOR],
+            "capacity": {"requests": LEAF}}
 SCHEMAS: dict[str, Any] = {
     "DeviceClass": {"metadata": _META, "spec": {"selectors": [_SELECTOR], "config": LEAF}},
     "ResourceSlice": {"metadata": _META, "spec": {
-        **dict.fromkeys(["driver", "nodeName", "allNodes"]),
+        **dict.fromkeys(["driver", "nodeName", "allNodes", "perDeviceNodeSelection"]),
+        "nodeSelector": _NODE_SELECTOR,
         "pool": dict.fromkeys(["name", "generation", "resourceSliceCount"]),
-        "devices": [{"name": LEAF, "attributes": LEAF, "capacity": LEAF}]}},
+        "devices": [{**dict.fromkeys(["name", "attributes", "capacity", "nodeName", "allNodes",
+                                      "allowMultipleAllocations"]),
+                     "nodeSelector": _NODE_SELECTOR}]}},
     "ResourceClaim": {"metadata": _META, "spec": {"devices": {
-        "requests": [{"name": LEAF, "exactly": {**dict.fromkeys(["deviceClassName", "allocationMode", "count"]),
-                                                 "selectors": [_SELECTOR]}}],
+        "requests": [{"name": LEAF, "exactly": _EXACTLY, "firstAvailable": [{"name": LEAF, **_EXACTLY}]}],
+        "constraints": [dict.fromkeys(["requests", "matchAttribute", "distinctAttribute"])],
         "config": LEAF}},
-        "status": {"allocation": {"devices": {"results": [dict.fromkeys(["request", "driver", "pool", "device"])],
+        "status": {"allocation": {"devices": {"results": [dict.fromkeys(["request", "driver", "pool", "device",
+                                                                         "shareID", "consumedCapacity"])],
                                               "config": LEAF},
                                   "nodeSelector": _NODE_SELECTOR},
                    "reservedFor": [dict.fromkeys(["resource", "name", "uid", "apiGroup"])]}},
@@ -101,64 +107,187 @@ def _attribute(f: Fields, value: Any, field: str) -> Any:
     """A DeviceAttribute: exactly one of bool, int, string and version."""
     doc = f.mapping(value, field)
     kinds = {"bool": f.boolean, "int": lambda v, p: f.integer(v, p, bits=64), "string": f.string,
-             "version": f.string}
+             "version": lambda v, p: k8s_dra.SemVer(f.string(v, p, required=True))}
     given = [k for k in kinds if doc.get(k) is not None]
     if len(given) != 1 or set(doc) - set(kinds):
         f.fail(field, f"expected exactly one of bool, int, string, version; got {describe(dict(doc))}")
     return kinds[given[0]](doc[given[0]], f"{field}.{given[0]}")
 
 
-def _device(f: Fields, value: Any, field: str) -> k8s_dra.Device:
+TermReader = Callable[[Fields, Any, str], Any]
+
+
+def _node_selector(f: Fields, value: Any, field: str, terms: TermReader) -> list[k8s.NodeSelectorTerm] | None:
+    """A ResourceSlice's (or a device's) nodeSelector: exactly one term, as the API requires."""
+    if value is None:
+        return None
+    selector = f.mapping(value, field)
+    found = [terms(f, t, f"{field}.nodeSelectorTerms[{i}]")
+             for i, t in enumerate(f.sequence(selector.get("nodeSelectorTerms"), f"{field}.nodeSelectorTerms"))]
+    if len(found) != 1:
+        f.fail(f"{field}.nodeSelectorTerms", f"expected exactly one term, got {len(found)}")
+    return found
+
+
+def _node_selection(f: Fields, doc: Mapping[str, Any], field: str, terms: TermReader
+                    ) -> tuple[str, bool, list[k8s.NodeSelectorTerm] | None, int]:
+    """nodeName, allNodes (true when set), nodeSelector and how many of the three are set."""
+    node_name = f.string(doc.get("nodeName"), f"{field}.nodeName")
+    all_nodes = f.boolean(doc.get("allNodes"), f"{field}.allNodes", False)
+    selector = _node_selector(f, doc.get("nodeSelector"), f"{field}.nodeSelector", terms)
+    return node_name, all_nodes, selector, sum((bool(node_name), all_nodes, selector is not None))
+
+
+def _quantity(f: Fields, value: Any, field: str) -> Quantity:
+    if value is None:
+        f.fail(field, "missing")
+    try:
+        return Quantity.parse(value)
+    except ValueError as err:
+        f.fail(field, str(err))
+
+
+def _quantities(f: Fields, value: Any, field: str) -> dict[str, Quantity]:
+    return {key: _quantity(f, item, f"{field}.{key}") for key, item in f.mapping(value, field).items()}
+
+
+def _policy(f: Fields, value: Any, field: str) -> k8s_dra.CapacityPolicy | None:
+    """A capacity's requestPolicy: default, and validValues or validRange (min required, max, step)."""
+    if value is None:
+        return None
     doc = f.mapping(value, field)
-    capacity = {}
+    policy = k8s_dra.CapacityPolicy()
+    if doc.get("default") is not None:
+        policy.default = _quantity(f, doc["default"], f"{field}.default")
+    policy.valid_values = [_quantity(f, v, f"{field}.validValues[{i}]")
+                           for i, v in enumerate(f.sequence(doc.get("validValues"), f"{field}.validValues"))]
+    if any(b <= a for a, b in zip(policy.valid_values, policy.valid_values[1:])):
+        f.fail(f"{field}.validValues", "expected values in ascending order, without repeats")
+    if doc.get("validRange") is not None:
+        if policy.valid_values:
+            f.fail(field, "expected at most one of validValues and validRange")
+        bounds = f.mapping(doc["validRange"], f"{field}.validRange")
+        policy.valid_min = _quantity(f, bounds.get("min"), f"{field}.validRange.min")
+        if bounds.get("max") is not None:
+            policy.valid_max = _quantity(f, bounds["max"], f"{field}.validRange.max")
+        if bounds.get("step") is not None:
+            policy.valid_step = _quantity(f, bounds["step"], f"{field}.validRange.step")
+            if policy.valid_step.value() <= 0:
+                f.fail(f"{field}.validRange.step", "must be greater than zero")
+    return policy
+
+
+def _device(f: Fields, value: Any, field: str, terms: TermReader, per_device: bool) -> k8s_dra.Device:
+    doc = f.mapping(value, field)
+    capacity, policies = {}, {}
     for key, item in f.mapping(doc.get("capacity"), f"{field}.capacity").items():
-        raw = f.mapping(item, f"{field}.capacity.{key}").get("value")
-        try:
-            capacity[key] = Quantity.parse(raw)
-        except ValueError as err:
-            f.fail(f"{field}.capacity.{key}.value", str(err))
+        entry = f.mapping(item, f"{field}.capacity.{key}")
+        capacity[key] = _quantity(f, entry.get("value"), f"{field}.capacity.{key}.value")
+        policy = _policy(f, entry.get("requestPolicy"), f"{field}.capacity.{key}.requestPolicy")
+        if policy is not None:
+            policies[key] = policy
+    node_name, all_nodes, selector, given = _node_selection(f, doc, field, terms)
+    if per_device and given != 1:
+        f.fail(field, "expected exactly one of nodeName, nodeSelector and allNodes: true (the slice has "
+                      "perDeviceNodeSelection: true)")
+    if not per_device and given:
+        f.fail(field, "nodeName, nodeSelector and allNodes of a device need the slice's perDeviceNodeSelection: true")
     return k8s_dra.Device(
         f.string(doc.get("name"), f"{field}.name", required=True),
         {key: _attribute(f, item, f"{field}.attributes.{key}")
          for key, item in f.mapping(doc.get("attributes"), f"{field}.attributes").items()},
-        capacity)
+        capacity, policies, f.boolean(doc.get("allowMultipleAllocations"), f"{field}.allowMultipleAllocations", False),
+        node_name, all_nodes, selector)
 
 
-def read_resource_slice(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _uid: str,
-                        out: k8s.ClusterObjects) -> None:
-    spec = f.mapping(doc.get("spec"), "spec")
-    pool = f.mapping(spec.get("pool"), "spec.pool")
-    node_name = f.string(spec.get("nodeName"), "spec.nodeName")
-    all_nodes = f.boolean(spec.get("allNodes"), "spec.allNodes", False)
-    if bool(node_name) == all_nodes:
-        f.fail("spec", "expected exactly one of nodeName and allNodes: true (nodeSelector and perDeviceNodeSelection "
-                       "are not modelled)")
-    out.resource_slices.append(k8s_dra.ResourceSlice(
-        name=name, driver=f.string(spec.get("driver"), "spec.driver", required=True),
-        pool=f.string(pool.get("name"), "spec.pool.name", required=True),
-        pool_generation=f.integer(pool.get("generation"), "spec.pool.generation", default=0, minimum=0, bits=64),
-        pool_slice_count=f.integer(pool.get("resourceSliceCount"), "spec.pool.resourceSliceCount", default=1,
-                                   minimum=1, bits=64),
-        node_name=node_name, all_nodes=all_nodes,
-        devices=[_device(f, d, f"spec.devices[{i}]") for i, d in enumerate(f.sequence(spec.get("devices"),
-                                                                                        "spec.devices"))]))
+def slice_reader(terms: TermReader) -> Callable[..., None]:
+    """The ResourceSlice reader; `terms` reads one NodeSelectorTerm (objects.py's)."""
+
+    def read(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _uid: str, out: k8s.ClusterObjects) -> None:
+        spec = f.mapping(doc.get("spec"), "spec")
+        pool = f.mapping(spec.get("pool"), "spec.pool")
+        node_name, all_nodes, selector, given = _node_selection(f, spec, "spec", terms)
+        per_device = f.boolean(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection", False)
+        if given + per_device != 1:
+            f.fail("spec", "expected exactly one of nodeName, nodeSelector, allNodes: true and "
+                           "perDeviceNodeSelection: true (sharedCounters are not modelled)")
+        out.resource_slices.append(k8s_dra.ResourceSlice(
+            name=name, driver=f.string(spec.get("driver"), "spec.driver", required=True),
+            pool=f.string(pool.get("name"), "spec.pool.name", required=True),
+            pool_generation=f.integer(pool.get("generation"), "spec.pool.generation", default=0, minimum=0,
+                                      bits=64),
+            pool_slice_count=f.integer(pool.get("resourceSliceCount"), "spec.pool.resourceSliceCount", default=1,
+                                       minimum=1, bits=64),
+            node_name=node_name, all_nodes=all_nodes, node_selector=selector, per_device_node_selection=per_device,
+            devices=[_device(f, d, f"spec.devices[{i}]", terms, per_device)
+                     for i, d in enumerate(f.sequence(spec.get("devices"), "spec.devices"))]))
+
+    return read
+
+
+def _exactly(f: Fields, doc: Mapping[str, Any], field: str) -> tuple[str, str, int, list[str], dict[str, Quantity]]:
+    """deviceClassName, allocationMode, count, selectors and capacity requests of an `exactly` request or a
+    subrequest."""
+    mode = f.choice(doc.get("allocationMode"), f"{field}.allocationMode", set(k8s_dra.ALLOCATION_MODES),
+                    default="ExactCount")
+    count = f.integer(doc.get("count"), f"{field}.count", minimum=0, bits=64)
+    capacity = f.mapping(doc.get("capacity"), f"{field}.capacity")
+    return (f.string(doc.get("deviceClassName"), f"{field}.deviceClassName", required=True), mode, count or 1,
+            _selectors(f, doc.get("selectors"), f"{field}.selectors"),
+            _quantities(f, capacity.get("requests"), f"{field}.capacity.requests"))
 
 
 def _request(f: Fields, value: Any, field: str) -> k8s_dra.DeviceRequest:
     doc = f.mapping(value, field)
     name = f.string(doc.get("name"), f"{field}.name", required=True)
-    if doc.get("exactly") is None:
-        f.fail(f"{field}.exactly", "missing (firstAvailable sub-requests are not modelled)")
-    exactly = f.mapping(doc["exactly"], f"{field}.exactly")
-    mode = f.choice(exactly.get("allocationMode"), f"{field}.exactly.allocationMode", set(k8s_dra.ALLOCATION_MODES),
-                    default="ExactCount")
-    count = f.integer(exactly.get("count"), f"{field}.exactly.count", minimum=0, bits=64)
-    return k8s_dra.DeviceRequest(
-        name, f.string(exactly.get("deviceClassName"), f"{field}.exactly.deviceClassName", required=True), mode,
-        count or 1, _selectors(f, exactly.get("selectors"), f"{field}.exactly.selectors"))
+    if (doc.get("exactly") is None) == (doc.get("firstAvailable") is None):
+        f.fail(field, "expected exactly one of exactly and firstAvailable")
+    if doc.get("exactly") is not None:
+        return k8s_dra.DeviceRequest(name, *_exactly(f, f.mapping(doc["exactly"], f"{field}.exactly"),
+                                                     f"{field}.exactly"))
+    subrequests: list[k8s_dra.DeviceSubRequest] = []
+    for i, item in enumerate(f.sequence(doc["firstAvailable"], f"{field}.firstAvailable")):
+        path = f"{field}.firstAvailable[{i}]"
+        sub = f.mapping(item, path)
+        sub_name = f.string(sub.get("name"), f"{path}.name", required=True)
+        if any(s.name == sub_name for s in subrequests):
+            f.fail(f"{path}.name", f"duplicate subrequest name {describe(sub_name)}")
+        subrequests.append(k8s_dra.DeviceSubRequest(sub_name, *_exactly(f, sub, path)))
+    if not 1 <= len(subrequests) <= k8s_dra.FIRST_AVAILABLE_MAX:
+        f.fail(f"{field}.firstAvailable", f"expected 1 to {k8s_dra.FIRST_AVAILABLE_MAX} subrequests, "
+                                          f"got {len(subrequests)}")
+    return k8s_dra.DeviceRequest(name, "", first_available=subrequests)
 
 
-def _allocation(f: Fields, value: Any, terms: Callable[[Fields, Any, str], Any]) -> k8s_dra.ClaimAllocation | None:
+def _constraints(f: Fields, value: Any, requests: list[k8s_dra.DeviceRequest]) -> list[k8s_dra.DeviceConstraint]:
+    """spec.devices.constraints: each names requests of the claim (`<request>` or `<request>/<subrequest>`;
+    none: all of them) and exactly one fully qualified attribute (`<domain>/<name>`) to match or keep distinct."""
+    known = {r.name for r in requests} | {f"{r.name}/{s.name}" for r in requests for s in r.first_available}
+    items = f.sequence(value, "spec.devices.constraints")
+    if len(items) > k8s_dra.CONSTRAINTS_MAX:
+        f.fail("spec.devices.constraints", f"expected at most {k8s_dra.CONSTRAINTS_MAX}, got {len(items)}")
+    out = []
+    for i, item in enumerate(items):
+        field = f"spec.devices.constraints[{i}]"
+        doc = f.mapping(item, field)
+        names = [f.string(r, f"{field}.requests[{j}]", required=True)
+                 for j, r in enumerate(f.sequence(doc.get("requests"), f"{field}.requests"))]
+        for j, request in enumerate(names):
+            if request not in known:
+                f.fail(f"{field}.requests[{j}]", f"names no request of the claim: {describe(request)}")
+        attributes = {}
+        for key in ("matchAttribute", "distinctAttribute"):
+            attribute = f.string(doc.get(key), f"{field}.{key}")
+            if attribute and ("/" not in attribute or not all(attribute.split("/", 1))):
+                f.fail(f"{field}.{key}", f"expected a fully qualified name <domain>/<name>, got {describe(attribute)}")
+            attributes[key] = attribute
+        if bool(attributes["matchAttribute"]) == bool(attributes["distinctAttribute"]):
+            f.fail(field, "expected exactly one of matchAttribute and distinctAttribute")
+        out.append(k8s_dra.DeviceConstraint(names, attributes["matchAttribute"], attributes["distinctAttribute"]))
+    return out
+
+
+def _allocation(f: Fields, value: Any, terms: TermReader) -> k8s_dra.ClaimAllocation | None:
     if value is None:
         return None
     doc = f.mapping(value, "status.allocation")
@@ -167,8 +296,10 @@ def _allocation(f: Fields, value: Any, terms: Callable[[Fields, Any, str], Any])
     for i, item in enumerate(f.sequence(devices.get("results"), "status.allocation.devices.results")):
         field = f"status.allocation.devices.results[{i}]"
         result = f.mapping(item, field)
-        results.append(k8s_dra.AllocatedDevice(*(f.string(result.get(k), f"{field}.{k}", required=True)
-                                                 for k in ("request", "driver", "pool", "device"))))
+        results.append(k8s_dra.AllocatedDevice(
+            *(f.string(result.get(k), f"{field}.{k}", required=True) for k in ("request", "driver", "pool", "device")),
+            f.string(result.get("shareID"), f"{field}.shareID"),
+            _quantities(f, result.get("consumedCapacity"), f"{field}.consumedCapacity")))
     node_selector = None
     if doc.get("nodeSelector") is not None:
         field = "status.allocation.nodeSelector"
@@ -179,7 +310,7 @@ def _allocation(f: Fields, value: Any, terms: Callable[[Fields, Any, str], Any])
     return k8s_dra.ClaimAllocation(results, node_selector)
 
 
-def claim_reader(terms: Callable[[Fields, Any, str], Any]) -> Callable[..., None]:
+def claim_reader(terms: TermReader) -> Callable[..., None]:
     """The ResourceClaim reader; `terms` reads one NodeSelectorTerm (objects.py's)."""
 
     def read(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, out: k8s.ClusterObjects) -> None:
@@ -193,7 +324,8 @@ def claim_reader(terms: Callable[[Fields, Any, str], Any]) -> Callable[..., None
                              required=True)
                     for i, r in enumerate(f.sequence(status.get("reservedFor"), "status.reservedFor"))]
         out.resource_claims.append(k8s_dra.ResourceClaim(
-            name, ns, uid, requests, _allocation(f, status.get("allocation"), terms), reserved,
+            name, ns, uid, requests, _constraints(f, devices.get("constraints"), requests),
+            _allocation(f, status.get("allocation"), terms), reserved,
             f.timestamp(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
             controller_uid=controller_uid(f, meta)))
 

@@ -14,6 +14,20 @@ def dra_warnings(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     _pod_claims(objects, warnings)
     _missing_classes(objects, warnings)
     _selectors(objects, warnings)
+    _capacity_quotas(objects, warnings)
+
+
+def _capacity_quotas(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
+    """Claims' capacity requests steer the allocator, but capacity's consumable-capacity quotas
+    (`<dimension>.deviceclass/<class>`) and the queues' capacity dimensions do not count them."""
+    asking = sorted({claim.key for claim in objects.resource_claims for r in claim.requests
+                     if r.capacity_requests or any(sub.capacity_requests for sub in r.first_available)})
+    quotas = sorted({f"Queue {q.name}: {name}" for q in objects.queues
+                     for name in (*q.capability, *q.deserved, *q.guarantee) if ".deviceclass/" in name})
+    if asking and quotas:
+        claims = listing([f"ResourceClaim {k}" for k in asking])
+        warnings.append(f"{listing(quotas)} and the capacity requests of {claims}: consumable-capacity quotas are "
+                        "not modelled (capacity counts devices only)")
 
 
 def _pod_claims(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
@@ -36,8 +50,9 @@ def _missing_classes(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     users: dict[str, list[str]] = defaultdict(list)
     for claim in objects.resource_claims:
         for request in claim.requests:
-            if request.device_class_name not in classes and claim.allocation is None:
-                users[request.device_class_name].append(f"ResourceClaim {claim.key}")
+            for name in [sub.device_class_name for sub in request.first_available] or [request.device_class_name]:
+                if name not in classes and claim.allocation is None:
+                    users[name].append(f"ResourceClaim {claim.key}")
     if not users or not objects.device_classes and not objects.resource_slices:
         return  # no DRA inventory at all: the claims only count against queue quotas
     for name, names in users.items():
@@ -47,8 +62,11 @@ def _missing_classes(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
 
 def _selectors(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     found = [(f"DeviceClass {c.name}", "spec.selectors", c.selectors) for c in objects.device_classes]
-    found += [(f"ResourceClaim {claim.key}", f"spec.devices.requests[{i}].exactly.selectors", r.selectors)
-              for claim in objects.resource_claims for i, r in enumerate(claim.requests)]
+    for claim in objects.resource_claims:
+        for i, r in enumerate(claim.requests):
+            found.append((f"ResourceClaim {claim.key}", f"spec.devices.requests[{i}].exactly.selectors", r.selectors))
+            found += [(f"ResourceClaim {claim.key}", f"spec.devices.requests[{i}].firstAvailable[{j}].selectors",
+                       sub.selectors) for j, sub in enumerate(r.first_available)]
     for owner, field, selectors in found:
         for index, expression in enumerate(selectors):
             try:

@@ -1064,7 +1064,7 @@ _READERS: dict[str, Callable[[Fields, Mapping[str, Any], str, str, str, k8s.Clus
     "CSINode": _read_csi_node,
     "VolumeAttachment": _read_volume_attachment,
     "DeviceClass": dra_objects.read_device_class,
-    "ResourceSlice": dra_objects.read_resource_slice,
+    "ResourceSlice": dra_objects.slice_reader(_selector_term),
     "ResourceClaim": dra_objects.claim_reader(_selector_term),
     "Numatopology": numa_objects.read_numatopology,
     "ConfigMap": device_config.read_config_map,

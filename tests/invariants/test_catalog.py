@@ -400,6 +400,8 @@ DEDICATED = {
     "device.within-capacity": "test_devices.py",
     "device.assigned-exists": "test_devices.py",
     "topology.nomination-within-hypernode": "test_nomination_rule.py",
+    "dra.devices-not-oversubscribed": "test_dra.py",
+    "dra.match-attribute-held": "test_dra.py",
 }
 
 

@@ -11,17 +11,24 @@ import pytest
 import schedcheck
 from schedcheck.reference.api.unschedule_info import StatusCode
 from schedcheck.reference.cache.dra_claims import release_claims
+from schedcheck.reference.api.unschedule_info import ScoringError
+from schedcheck.reference.k8s import Node, NodeSelectorRequirement, NodeSelectorTerm
 from schedcheck.reference.k8s_dra import (
     AllocatedDevice,
+    CapacityPolicy,
     ClaimAllocation,
     Device,
     DeviceClass,
+    DeviceConstraint,
     DeviceRequest,
+    DeviceSubRequest,
     ResourceClaim,
     ResourceSlice,
+    SemVer,
 )
 from schedcheck.reference.plugins import capacity_dra
-from schedcheck.reference.plugins.dra_allocator import AllocationError, Allocator, gather_pools
+from schedcheck.reference.plugins import dynamic_resources as dra
+from schedcheck.reference.plugins.dra_allocator import AllocationError, Allocator, NodeFailure, gather_pools
 from schedcheck.reference.quantity import Quantity
 from schedcheck.reference.scheduler import Scheduler
 from schedcheck.reference.util import dra_cel
@@ -30,6 +37,7 @@ from schedcheck.scenario.loader import load_scenario
 CORPUS = Path(schedcheck.__file__).resolve().parent / "corpus"
 DRIVER = "gpu.example.com"
 GPU_CLASS = DeviceClass(DRIVER, [f"device.driver == '{DRIVER}'"])
+NODES = {name: Node(name, f"uid-{name}", labels={"zone": zone}) for name, zone in (("n1", "a"), ("n2", "b"))}
 
 
 def device(name: str, **attributes) -> Device:
@@ -86,10 +94,10 @@ def test_allocator_takes_free_matching_devices_on_the_node_and_pins_them() -> No
     slices = [node_slice("n1", device("gpu-0", model="a100"), device("gpu-1", model="t4")), node_slice("n2")]
     allocator = Allocator({DRIVER: GPU_CLASS}, slices, in_use=set())
     claim = gpu_claim(selectors=[f'device.attributes["{DRIVER}"].model == "t4"'])
-    (result,) = allocator.allocate("n1", [claim])
+    (result,) = allocator.allocate(NODES["n1"], [claim])
     assert [d.device for d in result.devices] == ["gpu-1"]
     assert result.node_selector[0].match_fields[0].values == ["n1"]
-    assert allocator.allocate("n2", [claim]) is None
+    assert allocator.allocate(NODES["n2"], [claim]) is None
 
 
 def test_allocator_backtracks_and_skips_devices_in_use() -> None:
@@ -97,37 +105,249 @@ def test_allocator_backtracks_and_skips_devices_in_use() -> None:
     any_gpu, only_t4 = gpu_claim("any"), gpu_claim("t4", selectors=[f'"model" in device.attributes["{DRIVER}"] && '
                                                                      f'device.attributes["{DRIVER}"].model == "t4"'])
     allocator = Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-2")})
-    first, second = allocator.allocate("n1", [any_gpu, only_t4])
+    first, second = allocator.allocate(NODES["n1"], [any_gpu, only_t4])
     assert [d.device for d in first.devices] == ["gpu-1"] and [d.device for d in second.devices] == ["gpu-0"]
-    assert Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-0")}).allocate("n1", [only_t4]) is None
+    busy = Allocator({DRIVER: GPU_CLASS}, slices, in_use={(DRIVER, "n1", "gpu-0")})
+    assert busy.allocate(NODES["n1"], [only_t4]) is None
 
 
 def test_allocator_all_mode_and_incomplete_pools() -> None:
     complete = [node_slice("n1", device("gpu-0"), device("gpu-1"))]
-    (result,) = Allocator({DRIVER: GPU_CLASS}, complete, set()).allocate("n1", [gpu_claim(mode="All")])
+    (result,) = Allocator({DRIVER: GPU_CLASS}, complete, set()).allocate(NODES["n1"], [gpu_claim(mode="All")])
     assert len(result.devices) == 2
-    assert Allocator({DRIVER: GPU_CLASS}, complete, {(DRIVER, "n1", "gpu-0")}).allocate("n1", [gpu_claim(mode="All")]) \
-        is None
+    busy = Allocator({DRIVER: GPU_CLASS}, complete, {(DRIVER, "n1", "gpu-0")})
+    assert busy.allocate(NODES["n1"], [gpu_claim(mode="All")]) is None
     partial = [node_slice("n1", device("gpu-0"), count=2)]
-    assert gather_pools(partial, "n1")[0].incomplete
-    assert Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate("n1", [gpu_claim()]) is None
+    assert gather_pools(partial, NODES["n1"])[0].incomplete
+    assert Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate(NODES["n1"], [gpu_claim()]) is None
     with pytest.raises(AllocationError, match="asks for all devices, but resource pool gpu.example.com/n1 is currently"):
-        Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate("n1", [gpu_claim(mode="All")])
+        Allocator({DRIVER: GPU_CLASS}, partial, set()).allocate(NODES["n1"], [gpu_claim(mode="All")])
 
 
 def test_allocator_uses_only_the_newest_pool_generation() -> None:
     slices = [node_slice("n1", device("old"), generation=1), node_slice("n1", device("new"), generation=2)]
-    (result,) = Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate("n1", [gpu_claim()])
+    (result,) = Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate(NODES["n1"], [gpu_claim()])
     assert [d.device for d in result.devices] == ["new"]
 
 
 def test_allocator_errors_name_the_selector() -> None:
     broken = DeviceClass(DRIVER, ['device.attributes["some-driver"].healthy'])
     with pytest.raises(AllocationError, match=r"class gpu.example.com: selector #0: CEL runtime error: no such key"):
-        Allocator({DRIVER: broken}, [node_slice("n1", device("gpu-0"))], set()).allocate("n1", [gpu_claim()])
+        Allocator({DRIVER: broken}, [node_slice("n1", device("gpu-0"))], set()).allocate(NODES["n1"], [gpu_claim()])
     odd = DeviceClass(DRIVER, ["device.driver.startsWith('gpu')"])
     with pytest.raises(AllocationError, match="CEL expression not modelled by schedcheck"):
-        Allocator({DRIVER: odd}, [node_slice("n1", device("gpu-0"))], set()).allocate("n1", [gpu_claim()])
+        Allocator({DRIVER: odd}, [node_slice("n1", device("gpu-0"))], set()).allocate(NODES["n1"], [gpu_claim()])
+
+
+def numa_claim(*requests: DeviceRequest, constraints: list[DeviceConstraint]) -> ResourceClaim:
+    return ResourceClaim("c1", "ns", "uid-c1", list(requests), constraints)
+
+
+def test_match_attribute_keeps_the_constrained_devices_on_one_value_and_type() -> None:
+    slices = [node_slice("n1", device("gpu-0", numa=0), device("gpu-1", numa=1), device("gpu-2", numa=1),
+                         device("gpu-3"))]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    pair = DeviceRequest("gpu", DRIVER, count=2)
+    (result,) = allocator.allocate(NODES["n1"], [numa_claim(pair, constraints=[
+        DeviceConstraint(match_attribute=f"{DRIVER}/numa")])])
+    assert [d.device for d in result.devices] == ["gpu-1", "gpu-2"]  # gpu-0 has no partner; backtracked
+    # a constraint naming another request leaves this one free; one naming it binds all of its devices
+    other = DeviceConstraint(requests=["nic"], match_attribute=f"{DRIVER}/numa")
+    (free,) = allocator.allocate(NODES["n1"], [numa_claim(pair, DeviceRequest("nic", DRIVER), constraints=[other])])
+    assert [d.device for d in free.devices] == ["gpu-0", "gpu-1", "gpu-2"]
+    # an attribute of another domain is not the driver's unqualified one; a device without it never matches
+    assert allocator.allocate(NODES["n1"], [numa_claim(pair, constraints=[
+        DeviceConstraint(match_attribute="other.io/numa")])]) is None
+    # a string and a version with the same text do not match
+    mixed = [node_slice("n1", device("a", v="1.0.0"), device("b", v=SemVer("1.0.0")))]
+    assert Allocator({DRIVER: GPU_CLASS}, mixed, set()).allocate(NODES["n1"], [numa_claim(pair, constraints=[
+        DeviceConstraint(match_attribute=f"{DRIVER}/v")])]) is None
+
+
+def test_distinct_attribute_compares_requests_not_the_devices_of_one_request() -> None:
+    slices = [node_slice("n1", device("nic-0", root="a"), device("nic-1", root="a"), device("nic-2", root="b"),
+                         device("nic-3", root="a"))]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    distinct = [DeviceConstraint(distinct_attribute=f"{DRIVER}/root")]
+    (result,) = allocator.allocate(NODES["n1"], [numa_claim(DeviceRequest("a", DRIVER), DeviceRequest("b", DRIVER),
+                                                            constraints=distinct)])
+    assert [d.device for d in result.devices] == ["nic-0", "nic-2"]
+    # upstream keeps one value per request, the last added: a, a is refused, but a, b, a passes
+    (quirk,) = allocator.allocate(NODES["n1"], [numa_claim(DeviceRequest("a", DRIVER, count=3),
+                                                           constraints=distinct)])
+    assert [d.device for d in quirk.devices] == ["nic-0", "nic-2", "nic-3"]
+
+
+def test_all_devices_that_break_a_constraint_are_an_error() -> None:
+    slices = [node_slice("n1", device("nic-0", root="a"), device("nic-1", root="b"))]
+    with pytest.raises(AllocationError, match="request a: cannot add device gpu.example.com/n1/nic-1 because a claim "
+                                              "constraint would not be satisfied"):
+        Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate(NODES["n1"], [numa_claim(
+            DeviceRequest("a", DRIVER, "All"), constraints=[DeviceConstraint(match_attribute=f"{DRIVER}/root")])])
+
+
+def test_first_available_takes_the_first_subrequest_that_fits_and_names_it() -> None:
+    slices = [node_slice("n1", device("gpu-0", model="t4"), device("gpu-1", model="a100"))]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    model = f'device.attributes["{DRIVER}"].model == '
+    request = DeviceRequest("gpu", "", first_available=[
+        DeviceSubRequest("two-a100", DRIVER, count=2, selectors=[model + '"a100"']),
+        DeviceSubRequest("one-t4", DRIVER, selectors=[model + '"t4"']),
+        DeviceSubRequest("any", DRIVER)])
+    (result,) = allocator.allocate(NODES["n1"], [numa_claim(request, constraints=[])])
+    assert [(d.request, d.device) for d in result.devices] == [("gpu/one-t4", "gpu-0")]
+    # a constraint naming a subrequest applies to it only
+    both = DeviceRequest("gpu", "", first_available=[DeviceSubRequest("two", DRIVER, count=2)])
+    constraint = DeviceConstraint(requests=["gpu/two"], match_attribute=f"{DRIVER}/model")
+    assert allocator.allocate(NODES["n1"], [numa_claim(both, constraints=[constraint])]) is None
+    # a missing class of a subrequest is named by the subrequest's own name
+    missing = DeviceRequest("gpu", "", first_available=[DeviceSubRequest("x", "nope")])
+    with pytest.raises(AllocationError, match="request x: could not retrieve device class nope"):
+        allocator.allocate(NODES["n1"], [numa_claim(missing, constraints=[])])
+
+
+def test_the_results_cap_passes_over_a_subrequest_that_would_overflow() -> None:
+    slices = [node_slice("n1", *[device(f"gpu-{i}") for i in range(40)])]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    listed = DeviceRequest("a", "", first_available=[DeviceSubRequest("big", DRIVER, count=20),
+                                                     DeviceSubRequest("small", DRIVER, count=10)])
+    (result,) = allocator.allocate(NODES["n1"], [numa_claim(listed, DeviceRequest("b", DRIVER, count=20),
+                                                            constraints=[])])
+    assert {d.request for d in result.devices} == {"a/small", "b"} and len(result.devices) == 30
+    with pytest.raises(AllocationError, match="number of requested devices 33 exceeds the claim limit of 32"):
+        allocator.allocate(NODES["n1"], [numa_claim(DeviceRequest("b", DRIVER, count=33), constraints=[])])
+
+
+def zoned(name: str, **fields) -> ResourceSlice:
+    return ResourceSlice(name, DRIVER, name, 1, 1, devices=[device(f"{name}-0")], **fields)
+
+
+def test_slices_reach_nodes_by_name_selector_all_nodes_or_per_device() -> None:
+    zone_b = [NodeSelectorTerm([NodeSelectorRequirement("zone", "In", ["b"])])]
+    per_device = ResourceSlice("pd", DRIVER, "pd", 1, 1, per_device_node_selection=True, devices=[
+        Device("on-n1", node_name="n1"), Device("in-b", node_selector=zone_b), Device("anywhere", all_nodes=True)])
+    slices = [zoned("sel", node_selector=zone_b), zoned("all", all_nodes=True), per_device]
+    assert [p.name for p in gather_pools(slices, NODES["n1"])] == ["all", "pd"]
+    assert [p.name for p in gather_pools(slices, NODES["n2"])] == ["all", "pd", "sel"]
+    allocator = Allocator({DRIVER: GPU_CLASS}, slices, set())
+    # n1 reaches on-n1 and anywhere of the per-device slice, and all-0
+    (on_n1,) = allocator.allocate(NODES["n1"], [gpu_claim(count=3)])
+    assert [d.device for d in on_n1.devices] == ["all-0", "on-n1", "anywhere"]
+    assert on_n1.node_selector[0].match_fields[0].values == ["n1"]
+    assert allocator.allocate(NODES["n1"], [gpu_claim(count=4)]) is None
+    # n2: in-b and sel-0 carry zone b; their selectors merge into one term, an all-nodes device adds nothing
+    (on_n2,) = allocator.allocate(NODES["n2"], [gpu_claim(count=4)])
+    assert [d.device for d in on_n2.devices] == ["all-0", "in-b", "anywhere", "sel-0"]
+    assert on_n2.node_selector == zone_b
+    (everywhere,) = allocator.allocate(NODES["n2"], [gpu_claim()])
+    assert everywhere.node_selector is None
+
+
+def test_a_node_selector_upstream_cannot_parse_is_an_error_not_a_miss() -> None:
+    bad_field = [NodeSelectorTerm(match_fields=[NodeSelectorRequirement("metadata.uid", "In", ["x"])])]
+    with pytest.raises(AllocationError, match="failed to perform node selection for slice sel: failed to parse node "
+                                              "selector: term 0: unsupported matchFields requirement metadata.uid"):
+        Allocator({DRIVER: GPU_CLASS}, [zoned("sel", node_selector=bad_field)], set()).allocate(NODES["n1"],
+                                                                                               [gpu_claim()])
+    bad_label = [NodeSelectorTerm([NodeSelectorRequirement("zone", "Gt", ["b"])])]
+    per_device = ResourceSlice("pd", DRIVER, "pd", 1, 1, per_device_node_selection=True,
+                               devices=[Device("d0", node_selector=bad_label)])
+    with pytest.raises(AllocationError, match="node selection for device d0 in slice pd: .*invalid matchExpressions"):
+        Allocator({DRIVER: GPU_CLASS}, [per_device], set()).allocate(NODES["n1"], [gpu_claim()])
+
+
+def test_a_pool_repeating_a_device_name_fails_the_node() -> None:
+    slices = [node_slice("n1", device("gpu-0"), pool="p", count=2),
+              ResourceSlice("n1-p-b", DRIVER, "p", 1, 2, node_name="n1", devices=[device("gpu-0")])]
+    assert gather_pools(slices, NODES["n1"])[0].invalid
+    with pytest.raises(NodeFailure, match="invalid resource pools were encountered"):
+        Allocator({DRIVER: GPU_CLASS}, slices, set()).allocate(NODES["n1"], [gpu_claim()])
+
+
+def test_score_prefers_earlier_subrequests_and_fails_on_a_claim_without_a_result() -> None:
+    listed = DeviceRequest("gpu", "", first_available=[DeviceSubRequest("a", DRIVER), DeviceSubRequest("b", DRIVER)])
+    claim = numa_claim(listed, constraints=[])
+    state = dra.DRAState([claim], node_allocations={
+        "n1": [ClaimAllocation([AllocatedDevice("gpu/a", DRIVER, "n1", "x")])],
+        "n2": [ClaimAllocation([AllocatedDevice("gpu/b", DRIVER, "n2", "x")])]})
+    assert (dra.score(state, "n1"), dra.score(state, "n2"), dra.score(state, "n3")) == (8, 7, 0)
+    assert dra.scores(state, ["n1", "n2", "n3"]) == {"n1": 100.0, "n2": 87.0, "n3": 0.0}
+    allocated = ResourceClaim("done", "ns", "uid-done", [DeviceRequest("gpu", DRIVER)],
+                              allocation=ClaimAllocation([AllocatedDevice("gpu", DRIVER, "n1", "y")]))
+    mixed = dra.DRAState([allocated, claim], node_allocations=state.node_allocations)
+    with pytest.raises(ScoringError, match="number of allocations 1 is smaller than number of claims"):
+        dra.score(mixed, "n1")
+    assert dra.scores(dra.DRAState([allocated]), ["n1"]) == {}
+
+
+def gib(n: float) -> Quantity:
+    return Quantity.parse(f"{int(n * 1024)}Mi")
+
+
+def shared_nic(policy: CapacityPolicy | None = None, multi: bool = True) -> ResourceSlice:
+    nic = Device("nic-0", capacity={"bw": gib(10)}, capacity_policies={"bw": policy} if policy else {},
+                 allow_multiple_allocations=multi)
+    return node_slice("n1", nic)
+
+
+def bw_claim(name: str, amount: float | None) -> ResourceClaim:
+    requests = {"bw": gib(amount)} if amount is not None else {}
+    return ResourceClaim(name, "ns", f"uid-{name}", [DeviceRequest("nic", DRIVER, capacity_requests=requests)])
+
+
+def test_a_device_allowing_multiple_allocations_is_shared_up_to_its_capacity() -> None:
+    allocator = Allocator({DRIVER: GPU_CLASS}, [shared_nic()], set())
+    first, second = allocator.allocate(NODES["n1"], [bw_claim("a", 6), bw_claim("b", 4)])
+    assert [(d.device, d.share_id, d.consumed_capacity) for d in first.devices + second.devices] == [
+        ("nic-0", "share-1", {"bw": gib(6)}), ("nic-0", "share-2", {"bw": gib(4)})]
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 6), bw_claim("b", 5)]) is None
+    # no amount asked: the whole capacity; a capacity the device lacks: skipped
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", None), bw_claim("b", 1)]) is None
+    odd = ResourceClaim("c", "ns", "uid-c", [DeviceRequest("nic", DRIVER, capacity_requests={"iops": gib(1)})])
+    assert allocator.allocate(NODES["n1"], [odd]) is None
+    # shares already allocated or in flight count (GatherAllocatedState)
+    busy = Allocator({DRIVER: GPU_CLASS}, [shared_nic()], set(), {(DRIVER, "n1", "nic-0"): {"bw": gib(7)}})
+    assert busy.allocate(NODES["n1"], [bw_claim("a", 3)]) is not None
+    assert busy.allocate(NODES["n1"], [bw_claim("a", 4)]) is None
+
+
+def test_a_device_without_multiple_allocations_is_taken_whole_but_still_checks_the_amount() -> None:
+    allocator = Allocator({DRIVER: GPU_CLASS}, [shared_nic(multi=False)], set())
+    (whole,) = allocator.allocate(NODES["n1"], [bw_claim("a", 2)])
+    assert (whole.devices[0].share_id, whole.devices[0].consumed_capacity) == ("", {})
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 2), bw_claim("b", 2)]) is None
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 11)]) is None
+
+
+def test_request_policies_round_up_and_refuse() -> None:
+    ranged = CapacityPolicy(default=gib(1), valid_min=gib(2), valid_max=gib(8), valid_step=gib(2))
+    allocator = Allocator({DRIVER: GPU_CLASS}, [shared_nic(ranged)], set())
+    rounded = allocator.allocate(NODES["n1"], [bw_claim("a", 3), bw_claim("b", 0.5), bw_claim("c", None)])
+    assert [r.devices[0].consumed_capacity["bw"] for r in rounded] == [gib(4), gib(2), gib(1)]
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 9)]) is None  # rounds to 10: beyond max
+    assert allocator.allocate(NODES["n1"], [bw_claim("a", 4), bw_claim("b", 4), bw_claim("c", 3)]) is None
+    values = CapacityPolicy(valid_values=[gib(1), gib(5)])
+    listed = Allocator({DRIVER: GPU_CLASS}, [shared_nic(values)], set())
+    (five,) = listed.allocate(NODES["n1"], [bw_claim("a", 2)])
+    assert five.devices[0].consumed_capacity == {"bw": gib(5)}
+    assert listed.allocate(NODES["n1"], [bw_claim("a", 6)]) is None  # above every valid value
+    assert listed.allocate(NODES["n1"], [bw_claim("a", None)]) is None  # the whole 10Gi is not a valid value
+
+
+def test_the_tracker_counts_shares_by_capacity_and_dedicated_devices_whole() -> None:
+    from schedcheck.reference.cache.dra_claims import ClaimTracker
+    from schedcheck.reference.k8s import ClusterObjects
+
+    world = ClusterObjects()
+    held = bw_claim("held", 3)
+    held.allocation = ClaimAllocation([AllocatedDevice("nic", DRIVER, "n1", "nic-0", "s1", {"bw": gib(3)}),
+                                       AllocatedDevice("nic", DRIVER, "n1", "gpu-0")])
+    world.resource_claims.append(held)
+    tracker = ClaimTracker(world)
+    tracker.pending["ns/other"] = ClaimAllocation([AllocatedDevice("nic", DRIVER, "n1", "nic-0", "s2",
+                                                                   {"bw": gib(2)})])
+    used, consumed = tracker.allocated_state()
+    assert used == {(DRIVER, "n1", "gpu-0")} and consumed == {(DRIVER, "n1", "nic-0"): {"bw": gib(5)}}
 
 
 # -- the filter, reserve and prebind through a scheduler run --------------------------------------------------

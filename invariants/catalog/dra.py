@@ -1,0 +1,112 @@
+"""Dynamic resource allocation: the devices the scheduler allocates to ResourceClaims (the claim tracker in
+the cache, reference_impl/cache/dra_claims.py). Both rules judge the allocations in flight (made by the
+DynamicResources Reserve of this run and not yet written by PreBind), so a scenario's own claim statuses
+are never blamed alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+
+from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, invariant
+from schedcheck.invariants.violation import Violation
+from schedcheck.reference.k8s_dra import AllocatedDevice, ClaimAllocation, Device, ResourceClaim
+
+DeviceID = tuple[str, str, str]
+
+
+def _devices(ctx: CheckContext) -> dict[DeviceID, Device]:
+    return {(s.driver, s.pool, d.name): d for s in ctx.ssn.cache.dra.slices for d in s.devices}
+
+
+def _holders(ctx: CheckContext) -> dict[DeviceID, list[tuple[str, AllocatedDevice, bool]]]:
+    """device -> (claim key, result, in flight) for every allocation in the claims' status or in flight."""
+    tracker = ctx.ssn.cache.dra
+    allocations: list[tuple[str, ClaimAllocation, bool]] = [
+        (claim.key, claim.allocation, False) for claim in tracker.world.resource_claims
+        if claim.allocation is not None]
+    allocations += [(key, allocation, True) for key, allocation in tracker.pending.items()]
+    out: dict[DeviceID, list[tuple[str, AllocatedDevice, bool]]] = {}
+    for key, allocation, in_flight in allocations:
+        for result in allocation.devices:
+            out.setdefault(result.device_id, []).append((key, result, in_flight))
+    return out
+
+
+@invariant("dra.devices-not-oversubscribed", "no device is allocated to two claims (or twice) unless every holder has "
+           "a share of it (consumable capacity, allowMultipleAllocations), and its shares consume no more than each "
+           "of its capacities; judged where an allocation in flight is among the holders", "node",
+           "k8s v1.36.1 dynamicresources.go (GatherAllocatedState); k8s.io/dynamic-resource-allocation "
+           "structured/internal/incubating (deviceInUse, CmpRequestOverCapacity)",
+           (OPERATION, ACTION, CLOSE), state_only=True)
+def dra_devices_not_oversubscribed(ctx: CheckContext) -> Iterator[Violation]:
+    if not ctx.ssn.cache.dra.pending:
+        return  # nothing in flight: nothing of this run's to judge
+    devices = None
+    for device_id, holders in _holders(ctx).items():
+        if not any(in_flight for _, _, in_flight in holders):
+            continue
+        name = "/".join(device_id)
+        claims = sorted({key for key, _, _ in holders})
+        whole = [key for key, result, _ in holders if not result.share_id]
+        if len(holders) > 1 and whole:
+            yield Violation("", f"device {name} is held by {len(holders)} allocations ({', '.join(claims)}), "
+                                f"{len(whole)} of them whole", [f"device {name}", *(f"claim {k}" for k in claims)],
+                            "one holder, or shares only", f"{len(holders)} holders")
+            continue
+        if devices is None:
+            devices = _devices(ctx)
+        device = devices.get(device_id)
+        if device is None:
+            continue
+        for dimension, value in device.capacity.items():
+            total = sum((r.consumed_capacity[dimension].as_fraction() for _, r, _ in holders
+                         if dimension in r.consumed_capacity), Fraction(0))
+            if total > value.as_fraction():
+                yield Violation("", f"device {name}: its shares ({', '.join(claims)}) consume {float(total):g} of "
+                                    f"{dimension}, beyond its capacity {value}",
+                                [f"device {name}", *(f"claim {k}" for k in claims)], str(value), f"{float(total):g}")
+
+
+def _match_violation(claim: ResourceClaim, allocation: ClaimAllocation, devices: dict[DeviceID, Device]
+                     ) -> Iterator[tuple[str, list[str]]]:
+    """(attribute, the distinct values found) for each matchAttribute constraint the devices break."""
+    from schedcheck.reference.plugins.dra_allocator import lookup_attribute
+
+    for constraint in claim.constraints:
+        if not constraint.match_attribute:
+            continue
+        values = set()
+        for result in allocation.devices:
+            base = result.request.partition("/")[0]
+            if constraint.requests and base not in constraint.requests and result.request not in constraint.requests:
+                continue
+            device = devices.get(result.device_id)
+            if device is None:
+                continue
+            value = lookup_attribute(device, result.driver, constraint.match_attribute)
+            values.add((type(value).__name__, repr(value) if value is not None else "(none)"))
+        if len(values) > 1 or ("NoneType", "(none)") in values:
+            yield constraint.match_attribute, sorted(v for _, v in values)
+
+
+@invariant("dra.match-attribute-held", "every claim allocation in flight gives the devices of the requests a "
+           "matchAttribute constraint names one type and one value of that attribute (and never a device without "
+           "it)", "node",
+           "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (matchAttributeConstraint; "
+           "allocateDevice adds every device to its claim's constraints)",
+           (OPERATION, ACTION, CLOSE), state_only=True)
+def dra_match_attribute_held(ctx: CheckContext) -> Iterator[Violation]:
+    tracker = ctx.ssn.cache.dra
+    if not tracker.pending:
+        return
+    devices = _devices(ctx)
+    for key, allocation in tracker.pending.items():
+        claim = tracker.claims.get(key)
+        if claim is None:
+            continue
+        for attribute, values in _match_violation(claim, allocation, devices):
+            yield Violation("", f"claim {key}: the devices of its matchAttribute {attribute} constraint carry "
+                                f"{', '.join(values)}", [f"claim {key}"], f"one value of {attribute}",
+                            ", ".join(values))
