@@ -52,11 +52,15 @@ value are not read. `decode` reproduces this for the response shapes upstream ha
 
 from __future__ import annotations
 
+import copy
+import datetime
 import json
 import math
 import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
+from schedcheck.reference.plugins.extender_schema import STRUCTS
 
 if TYPE_CHECKING:
     from schedcheck.reference.api.job_info import JobInfo
@@ -145,13 +149,6 @@ def _resource_list(resources: dict[str, Any]) -> dict[str, str]:
     return {name: str(resources[name]) for name in sorted(resources)}
 
 
-def _omit_empty(fields: dict[str, Any]) -> dict[str, Any]:
-    """Kubernetes' omitempty: leave out "", 0, false, empty maps and lists, and nil."""
-    return {key: value for key, value in fields.items()
-            if value is not None and value != "" and value is not False and value != {} and value != []
-            and not (isinstance(value, int) and not isinstance(value, bool) and value == 0)}
-
-
 def render_resource(resource: Resource | None) -> dict[str, Any] | None:
     if resource is None:
         return None
@@ -159,30 +156,184 @@ def render_resource(resource: Resource | None) -> dict[str, Any] | None:
             "ScalarResources": _sorted_map(resource.scalars), "MaxTaskNum": int(resource.max_task_num)}
 
 
-def _container(container: Container) -> dict[str, Any]:
-    requests = _resource_list(container.requests)
-    return _omit_empty({"name": container.name, "image": container.image,
-                        "resources": {"requests": requests} if requests else {}})
+# ---------------------------------------------------------------- Kubernetes objects, whole
+
+_NESTED = re.compile(r"^((?:\*|\[\]|map\[string\])*)(.*)$")
+
+
+def _go_time(value: Any) -> str | None:
+    """metav1.Time's MarshalJSON: RFC 3339 in UTC to the second, null for the zero time."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime.datetime):
+        moment = value
+    elif isinstance(value, datetime.date):
+        moment = datetime.datetime(value.year, value.month, value.day)
+    else:
+        try:
+            moment = datetime.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            return str(value)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return moment.replace(microsecond=0).isoformat() + "Z"
+
+
+def _go_quantity(value: Any) -> str:
+    from schedcheck.reference.quantity import Quantity
+
+    if value is None:
+        return "0"
+    try:
+        return str(Quantity.parse(value))
+    except (ValueError, TypeError, ArithmeticError):
+        return str(value)
+
+
+def _empty(go_type: str, value: Any) -> bool:
+    """encoding/json's omitempty: false, 0, "", a nil pointer and an empty slice or map; never a struct."""
+    if go_type.startswith("*"):
+        return value is None
+    if go_type.startswith("[]") or go_type.startswith("map["):
+        return not value
+    if go_type in ("string", "bool") or go_type.startswith(("int", "uint", "float")):
+        return not value
+    return False
+
+
+def _zero(go_type: str, value: Any) -> bool:
+    """omitzero: the type's zero value (a struct all of whose fields are zero, the zero time)."""
+    if go_type == "Time":
+        return value is None
+    return _empty(go_type, value)
+
+
+def render_go(go_type: str, value: Any) -> Any:
+    """A scenario value rendered as Go writes the typed field after decoding it (extender_schema's layout):
+    struct fields in declaration order with their omitempty / omitzero, map keys sorted, quantities in
+    canonical form, times in RFC 3339 UTC; an absent value as the Go zero value."""
+    prefix, base = _NESTED.match(go_type).groups()
+    if prefix.startswith("*"):
+        return None if value is None else render_go(go_type[1:], value)
+    if prefix.startswith("[]"):
+        if value is None:
+            return None
+        return [render_go(go_type[2:], item) for item in (value if isinstance(value, list) else [value])]
+    if prefix.startswith("map[string]"):
+        if value is None:
+            return None
+        inner = go_type[len("map[string]"):]
+        items = value if isinstance(value, dict) else {}
+        return {str(key): render_go(inner, items[key]) for key in sorted(items, key=str)}
+    layout = STRUCTS.get(base)
+    if layout is not None:
+        return _render_struct(layout, value if isinstance(value, dict) else {})
+    if base == "string":
+        return "" if value is None else (value if isinstance(value, str) else str(value))
+    if base == "bool":
+        return value is True
+    if base.startswith(("int", "uint")):
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    if base.startswith("float"):
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    if base == "Quantity":
+        return _go_quantity(value)
+    if base == "Time":
+        return _go_time(value)
+    if base == "IntOrString":
+        return value if isinstance(value, (int, str)) and not isinstance(value, bool) else 0
+    return value  # Raw: RawExtension, FieldsV1 and the like, as given
+
+
+def _render_struct(layout: tuple[tuple[str, str, str], ...], value: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, go_type, flags in layout:
+        if "i" in flags:
+            if go_type != "metav1.TypeMeta":  # TypeMeta: informer objects carry none
+                out.update(render_go(go_type, value))
+            continue
+        rendered = render_go(go_type, value.get(name))
+        if ("e" in flags and _empty(go_type, rendered)) or ("z" in flags and _zero(go_type, rendered)):
+            continue
+        out[name] = rendered
+    return out
+
+
+def _raw(obj: Any) -> dict[str, Any]:
+    """A copy of the scenario's document for `obj` (an empty one when the object was built in code), with
+    its metadata, spec and status as dicts, ready for the reference's own values to be laid over it."""
+    raw = getattr(obj, "raw", None)
+    doc = copy.deepcopy(raw.doc) if raw is not None else {}
+    for part in ("metadata", "spec", "status"):
+        if not isinstance(doc.get(part), dict):
+            doc[part] = {}
+    return doc
+
+
+def _set(target: dict[str, Any], key: str, value: Any) -> None:
+    """Lay the reference's value over the document's (None or empty: the field as absent)."""
+    if value is None or value == {} or value == [] or value == "":
+        target.pop(key, None)
+    else:
+        target[key] = value
+
+
+def _containers(raw: Any, containers: list[Container]) -> list[dict[str, Any]]:
+    """The document's containers with the requests the reference holds (limits folded in, as the API
+    server defaults them)."""
+    given = raw if isinstance(raw, list) else []
+    out = []
+    for index, container in enumerate(containers):
+        item = dict(given[index]) if index < len(given) and isinstance(given[index], dict) else {}
+        item["name"] = container.name
+        resources = dict(item.get("resources") or {}) if isinstance(item.get("resources"), dict) else {}
+        _set(resources, "requests", _resource_list(container.requests))
+        _set(item, "resources", resources)
+        out.append(item)
+    return out
+
+
+def _conditions(raw: Any, conditions: list[Any]) -> list[dict[str, Any]]:
+    """The reference's pod conditions, each with the document's other fields for the same type."""
+    given = {item.get("type"): item for item in raw if isinstance(item, dict)} if isinstance(raw, list) else {}
+    out = []
+    for condition in conditions:
+        item = dict(given.get(condition.type) or {})
+        item.update({"type": condition.type, "status": condition.status})
+        for key, value in (("reason", condition.reason), ("message", condition.message),
+                           ("lastTransitionTime", condition.last_transition_time)):
+            _set(item, key, value)
+        out.append(item)
+    return out
 
 
 def render_pod(pod: Pod | None) -> dict[str, Any] | None:
+    """The Pod whole: the scenario's document with the reference's values for what the session holds
+    (identity, labels, annotations, requests, node name, scheduler name, priority, phase, conditions,
+    nominated node, start time), then Go's layout of v1.Pod."""
     if pod is None:
         return None
-    metadata = _omit_empty({"name": pod.name, "namespace": pod.namespace, "uid": pod.uid,
-                            "labels": _sorted_map(pod.labels), "annotations": _sorted_map(pod.annotations)})
-    spec = _omit_empty({
-        "initContainers": [_container(c) for c in pod.init_containers],
-        "containers": [_container(c) for c in pod.containers],
-        "nodeSelector": _sorted_map(pod.node_selector),
-        "nodeName": pod.node_name,
-        "schedulerName": pod.scheduler_name,
-        "priorityClassName": pod.priority_class_name,
-    })
-    if "containers" not in spec:  # containers has no omitempty: an empty list is null
-        spec["containers"] = None
+    doc = _raw(pod)
+    metadata, spec, status = doc["metadata"], doc["spec"], doc["status"]
+    metadata.update({"name": pod.name, "namespace": pod.namespace, "uid": pod.uid})
+    _set(metadata, "labels", pod.labels)
+    _set(metadata, "annotations", pod.annotations)
+    spec["containers"] = _containers(spec.get("containers"), pod.containers) or None
+    _set(spec, "initContainers", _containers(spec.get("initContainers"), pod.init_containers))
+    _set(spec, "nodeName", pod.node_name)
+    _set(spec, "nodeSelector", pod.node_selector)
+    _set(spec, "schedulerName", pod.scheduler_name)
+    _set(spec, "priorityClassName", pod.priority_class_name)
+    _set(spec, "preemptionPolicy", pod.preemption_policy)
     if pod.priority is not None:  # a pointer: present whenever set, even 0
         spec["priority"] = pod.priority
-    return {"metadata": metadata, "spec": spec, "status": _omit_empty({"phase": pod.phase})}
+    else:
+        spec.pop("priority", None)
+    _set(status, "phase", pod.phase)
+    _set(status, "nominatedNodeName", pod.nominated_node_name)
+    _set(status, "startTime", pod.start_time or status.get("startTime"))
+    _set(status, "conditions", _conditions(status.get("conditions"), pod.conditions))
+    return render_go("v1.Pod", doc)
 
 
 def render_task(task: TaskInfo | None) -> dict[str, Any] | None:
@@ -195,7 +346,11 @@ def render_task(task: TaskInfo | None) -> dict[str, Any] | None:
         "NodeName": task.node_name, "EvictionOccurred": bool(task.eviction_occurred),
         "JobAllocatedHyperNode": task.job_allocated_hyper_node, "Status": int(task.status),
         "Priority": int(task.priority), "Preemptable": bool(task.preemptable), "BestEffort": bool(task.best_effort),
+        "HasRestartableInitContainer": any(c.restart_policy == "Always" for c in task.pod.init_containers)
+        if task.pod is not None else False,
         "SchGated": bool(task.sch_gated), "RevocableZone": task.revocable_zone, "Pod": render_pod(task.pod),
+        "PodAnnotations": _sorted_map(task.pod_annotations) if task.pod_annotations is not None
+        else (_sorted_map(task.pod.annotations) if task.pod is not None and task.pod.annotations else None),
     }
 
 
@@ -207,14 +362,24 @@ def _tasks(tasks: dict[str, TaskInfo], by_pod_key: bool = False) -> dict[str, An
 
 
 def render_k8s_node(node: Node | None) -> dict[str, Any] | None:
+    """The Node whole: the scenario's document with the reference's name, labels, annotations,
+    unschedulable, taints, capacity and allocatable (each standing in for the other when one is absent, as
+    the adapter and a kubelet have both), then Go's layout of v1.Node. Not the uid the reference invents
+    when the scenario gives none."""
     if node is None:
         return None
-    metadata = _omit_empty({"name": node.name, "labels": _sorted_map(node.labels),
-                            "annotations": _sorted_map(node.annotations)})
-    taints = [_omit_empty({"key": t.key, "value": t.value, "effect": t.effect}) for t in node.taints]
-    spec = _omit_empty({"unschedulable": node.unschedulable, "taints": taints})
-    status = _omit_empty({"capacity": _resource_list(node.capacity), "allocatable": _resource_list(node.allocatable)})
-    return {"metadata": metadata, "spec": spec, "status": status}
+    doc = _raw(node)
+    metadata, spec, status = doc["metadata"], doc["spec"], doc["status"]
+    metadata["name"] = node.name
+    _set(metadata, "labels", node.labels)
+    _set(metadata, "annotations", node.annotations)
+    _set(spec, "unschedulable", node.unschedulable or None)
+    taints = {(t.get("key"), t.get("effect")): t for t in spec.get("taints") or [] if isinstance(t, dict)}
+    _set(spec, "taints", [{**taints.get((t.key, t.effect), {}), "key": t.key, "value": t.value, "effect": t.effect}
+                          for t in node.taints])
+    _set(status, "capacity", _resource_list(node.capacity))
+    _set(status, "allocatable", _resource_list(node.allocatable))
+    return render_go("v1.Node", doc)
 
 
 def render_node(node: NodeInfo | None) -> dict[str, Any] | None:
@@ -229,50 +394,72 @@ def render_node(node: NodeInfo | None) -> dict[str, Any] | None:
 
 
 def render_pod_group(pod_group: PodGroup | None) -> dict[str, Any] | None:
+    """The PodGroup whole: the scenario's document with the reference's identity, labels, annotations,
+    minMember, minTaskMember, queue, priorityClassName, minResources and phase, then Go's layout of
+    v1beta1.PodGroup."""
     if pod_group is None:
         return None
-    metadata = _omit_empty({"name": pod_group.name, "namespace": pod_group.namespace, "uid": pod_group.uid,
-                            "labels": _sorted_map(pod_group.labels),
-                            "annotations": _sorted_map(pod_group.annotations)})
-    spec = _omit_empty({"minMember": pod_group.min_member, "minTaskMember": _sorted_map(pod_group.min_task_member),
-                        "queue": pod_group.queue, "priorityClassName": pod_group.priority_class_name,
-                        "minResources": _resource_list(pod_group.min_resources or {})})
-    return {"metadata": metadata, "spec": spec, "status": _omit_empty({"phase": pod_group.phase})}
+    doc = _raw(pod_group)
+    metadata, spec, status = doc["metadata"], doc["spec"], doc["status"]
+    metadata.update({"name": pod_group.name, "namespace": pod_group.namespace, "uid": pod_group.uid})
+    _set(metadata, "labels", pod_group.labels)
+    _set(metadata, "annotations", pod_group.annotations)
+    _set(spec, "minMember", pod_group.min_member or None)
+    _set(spec, "minTaskMember", pod_group.min_task_member)
+    _set(spec, "queue", pod_group.queue)
+    _set(spec, "priorityClassName", pod_group.priority_class_name)
+    _set(spec, "minResources", _resource_list(pod_group.min_resources) if pod_group.min_resources else None)
+    _set(status, "phase", pod_group.phase)
+    # api.PodGroup embeds the PodGroup (its fields inline) and adds Version, always v1beta1 from the cache
+    return {**render_go("vc.PodGroup", doc), "Version": "v1beta1"}
 
 
 def render_job(job: JobInfo | None) -> dict[str, Any] | None:
     if job is None:
         return None
     return {
-        "UID": job.uid, "Name": job.name, "Namespace": job.namespace, "Queue": job.queue,
+        "UID": job.uid, "PgUID": job.pod_group.uid if job.pod_group is not None else "", "Name": job.name, "Namespace": job.namespace, "Queue": job.queue,
         "Priority": int(job.priority), "MinAvailable": int(job.min_available),
         "AllocatedHyperNode": job.allocated_hyper_node, "Tasks": _tasks(job.tasks),
         "TaskMinAvailable": _sorted_map(job.task_min_available),
         "TaskMinAvailableTotal": int(job.task_min_available_total),
         "Allocated": render_resource(job.allocated), "TotalRequest": render_resource(job.total_request),
+        "CreationTimestamp": _go_time(job.pod_group.creation_timestamp) if job.pod_group is not None else None,
         "PodGroup": render_pod_group(job.pod_group), "Preemptable": bool(job.preemptable),
     }
 
 
 def render_k8s_queue(queue: Queue | None) -> dict[str, Any] | None:
+    """The Queue whole: the scenario's document with the reference's name, annotations, weight,
+    capability, reclaimable, guarantee, deserved, parent, priority and state, then Go's layout of
+    v1beta1.Queue. Not the uid the reference invents when the scenario gives none."""
     if queue is None:
         return None
-    metadata = _omit_empty({"name": queue.name, "annotations": _sorted_map(queue.annotations)})
-    spec: dict[str, Any] = {"weight": int(queue.weight)}  # weight has no omitempty
-    spec.update(_omit_empty({"capability": _resource_list(queue.capability)}))
-    if queue.reclaimable is not None:
-        spec["reclaimable"] = queue.reclaimable
-    guarantee = _resource_list(queue.guarantee)
-    spec["guarantee"] = {"resource": guarantee} if guarantee else {}
-    spec.update(_omit_empty({"deserved": _resource_list(queue.deserved), "parent": queue.parent,
-                             "priority": queue.priority}))
-    return {"metadata": metadata, "spec": spec, "status": _omit_empty({"state": queue.state})}
+    doc = _raw(queue)
+    metadata, spec, status = doc["metadata"], doc["spec"], doc["status"]
+    metadata["name"] = queue.name
+    metadata["uid"] = queue.uid
+    _set(metadata, "annotations", queue.annotations)
+    spec["weight"] = int(queue.weight)
+    _set(spec, "capability", _resource_list(queue.capability))
+    _set(spec, "reclaimable", queue.reclaimable)
+    guarantee = dict(spec.get("guarantee") or {}) if isinstance(spec.get("guarantee"), dict) else {}
+    _set(guarantee, "resource", _resource_list(queue.guarantee))
+    spec["guarantee"] = guarantee
+    _set(spec, "deserved", _resource_list(queue.deserved))
+    _set(spec, "parent", queue.parent)
+    _set(spec, "priority", queue.priority or None)
+    _set(status, "state", queue.state)
+    return render_go("vc.Queue", doc)
 
 
 def render_queue(queue: QueueInfo | None) -> dict[str, Any] | None:
     if queue is None:
         return None
-    return {"UID": queue.uid, "Name": queue.name, "Weight": int(queue.weight), "Queue": render_k8s_queue(queue.queue)}
+    annotations = queue.queue.annotations if queue.queue is not None else {}
+    return {"UID": queue.uid, "Name": queue.name, "Weight": int(queue.weight),
+            "Weights": annotations.get("volcano.sh/hierarchy-weights", ""),
+            "Hierarchy": annotations.get("volcano.sh/hierarchy", ""), "Queue": render_k8s_queue(queue.queue)}
 
 
 # ---------------------------------------------------------------- decoding (json.Decoder.Decode)

@@ -339,3 +339,24 @@ def test_plugin_builder_is_registered():
     from schedcheck.reference.framework.plugin import get_plugin_builder
 
     assert get_plugin_builder("extender") is ExtenderPlugin
+
+
+def test_objects_render_whole_in_go_order_with_omitempty():
+    from schedcheck.reference import k8s
+    from schedcheck.reference.plugins.extender_json import render_go, render_pod
+
+    doc = {"metadata": {"name": "p", "creationTimestamp": "2024-01-02T04:04:05+01:00"},
+           "spec": {"tolerations": [{"key": "k", "operator": "Exists"}], "containers": [{"name": "c"}],
+                    "overhead": {"cpu": "1000m"}, "hostNetwork": False, "priority": 0},
+           "status": {"phase": "Pending"}}
+    rendered = render_go("v1.Pod", doc)
+    assert list(rendered) == ["metadata", "spec", "status"]
+    assert rendered["metadata"] == {"name": "p", "creationTimestamp": "2024-01-02T03:04:05Z"}
+    spec = rendered["spec"]  # declaration order; hostNetwork false omitted; priority a pointer: kept at 0
+    assert list(spec) == ["containers", "tolerations", "priority", "overhead"]
+    assert spec["overhead"] == {"cpu": "1"} and spec["containers"] == [{"name": "c", "resources": {}}]
+    assert render_go("v1.Node", None)["status"]["daemonEndpoints"] == {"kubeletEndpoint": {"Port": 0}}
+    pod = k8s.Pod("p", "default", "default-p", labels={"a": "b"}, raw=k8s.RawDocument(doc))
+    body = render_pod(pod)  # the reference's values laid over the document, which stays as it was
+    assert body["metadata"]["labels"] == {"a": "b"} and body["spec"]["tolerations"] == [{"key": "k", "operator": "Exists"}]
+    assert "priority" not in body["spec"] and doc["spec"]["priority"] == 0
