@@ -4,7 +4,8 @@ the same scenarios, request by request, value by value.
     SCHEDCHECK_VOLCANO_SRC=/tmp/volcano-master python examples/compare_extender_bodies.py tests/scenarios/extender-*.yaml
 
 Each scenario's extenderServer command (examples/extender_server.py) gets `--bodies FILE`, once for the
-reference's run and once for upstream's; the two files' requests are paired in order per path and every
+reference's run and once for upstream's; the two files' requests are paired per path by what they are
+about (task, node, job, queue; evictees sorted by UID: upstream's call order varies) and every
 differing JSON path is printed, except TypeMeta (kind, apiVersion: the adapter decodes the scenario's
 documents, which carry them; informer objects do not). Two kinds of difference are only counted: the
 scheduler-side fields extender_json.py does not render (named), and timestamps, which the adapter moves by
@@ -55,13 +56,33 @@ def _walk(a: Any, b: Any, path: str, out: list[str]) -> None:
         out.append(f"{path}: reference {json.dumps(a)[:160]} upstream {json.dumps(b)[:160]}")
 
 
+def _identity(body: Any) -> str:
+    """What a request is about (its task, node, job or queue by UID or Name): requests are paired by it,
+    since upstream's order of calls (predicates over nodes in parallel) and of evictees (map iteration) varies."""
+    if not isinstance(body, dict):
+        return ""
+    names = []
+    for key in sorted(body):
+        value = body[key]
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, dict):
+                names.append(f"{key}={item.get('UID') or item.get('Name')}")
+    return ",".join(sorted(names))
+
+
+def _normalise(body: Any) -> Any:
+    if isinstance(body, dict) and isinstance(body.get("evictees"), list):
+        body = {**body, "evictees": sorted(body["evictees"], key=lambda task: str((task or {}).get("UID")))}
+    return body
+
+
 def _requests(path: Path) -> dict[str, list[Any]]:
     by_path: dict[str, list[Any]] = defaultdict(list)
     if path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():
             item = json.loads(line)
-            by_path[item["path"]].append(json.loads(item["body"] or "null"))
-    return by_path
+            by_path[item["path"]].append(_normalise(json.loads(item["body"] or "null")))
+    return {path: sorted(bodies, key=_identity) for path, bodies in by_path.items()}
 
 
 def compare(scenario: Path, command: list[str]) -> list[str]:
