@@ -54,9 +54,12 @@ sorted, nil maps and pointers as null, omitempty and omitzero as Go applies them
   reference has neither), NodeList (null: upstream never sets it).
 - Nowhere: TypeMeta (kind, apiVersion; informer objects have none, the Go adapter's objects do).
 
-What the session changes in an object and the reference does not keep is rendered as the scenario gave it:
-a PodGroup's status counts and its conditions, a Queue's status counts and allocated, a node's conditions
-(upstream's cache writes these at session close; a multi-cycle scenario's later bodies can differ there).
+What a session changes in an object: a PodGroup's conditions are the reference's (a condition the scenario
+gave keeps its lastTransitionTime; one a session wrote has none, and its transitionID is the reference's
+session id where upstream's is a random UUID); a PodGroup's status counts (running, succeeded, failed), a
+Queue's status counts and allocated and a node's conditions are rendered as the scenario gave them (upstream's
+session close rewrites them: a multi-cycle scenario's later bodies differ there), and a topology-decision
+annotation as the scenario wrote it (upstream's bind re-encodes it).
 
 Checked against upstream with examples/compare_extender_bodies.py (the Go adapter and the reference run the
 same scenarios against examples/extender_server.py --bodies; the bodies are compared request by request,
@@ -451,6 +454,23 @@ def render_node(node: NodeInfo | None) -> dict[str, Any] | None:
     }
 
 
+def _pod_group_conditions(raw: Any, conditions: list[Any]) -> list[dict[str, Any]]:
+    """The reference's PodGroup conditions (a session's close writes them); a condition the scenario gave, unchanged
+    (same type and transition id), keeps its other fields (lastTransitionTime); one the reference wrote has none."""
+    given = {(item.get("type"), item.get("transitionID")): item for item in raw if isinstance(item, dict)} \
+        if isinstance(raw, list) else {}
+    out = []
+    for condition in conditions:
+        item = dict(given.get((condition.type, condition.transition_id or None)) or
+                    given.get((condition.type, condition.transition_id)) or {})
+        item.update({"type": condition.type, "status": condition.status})
+        for key, value in (("transitionID", condition.transition_id), ("reason", condition.reason),
+                           ("message", condition.message)):
+            _set(item, key, value)
+        out.append(item)
+    return out
+
+
 def render_pod_group(pod_group: PodGroup | None) -> dict[str, Any] | None:
     """The PodGroup whole: the scenario's document with the reference's identity, labels, annotations,
     minMember, minTaskMember, queue, priorityClassName, minResources and phase, then Go's layout of
@@ -468,6 +488,7 @@ def render_pod_group(pod_group: PodGroup | None) -> dict[str, Any] | None:
     _set(spec, "priorityClassName", pod_group.priority_class_name)
     _set(spec, "minResources", _resource_list(pod_group.min_resources) if pod_group.min_resources else None)
     _set(status, "phase", pod_group.phase)
+    _set(status, "conditions", _pod_group_conditions(status.get("conditions"), pod_group.conditions))
     # api.PodGroup embeds the PodGroup (its fields inline) and adds Version, always v1beta1 from the cache
     return {**render_go("vc.PodGroup", doc), "Version": "v1beta1"}
 
