@@ -1,7 +1,8 @@
 """Compare the extender request bodies the reference and upstream's scheduler (the Go adapter) send for
 the same scenarios, request by request, value by value.
 
-    SCHEDCHECK_VOLCANO_SRC=/tmp/volcano-master python examples/compare_extender_bodies.py tests/scenarios/extender-*.yaml
+    SCHEDCHECK_VOLCANO_SRC=/tmp/volcano-master python examples/compare_extender_bodies.py \
+        tests/scenarios/extender-*.yaml
 
 Each scenario's extenderServer command (examples/extender_server.py) gets `--bodies FILE`, once for the
 reference's run and once for upstream's; the two files' requests are paired per path by what they are

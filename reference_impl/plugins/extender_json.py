@@ -496,7 +496,8 @@ def render_pod_group(pod_group: PodGroup | None) -> dict[str, Any] | None:
 def _network_topology(topology: Any) -> dict[str, Any] | None:
     if topology is None:
         return None
-    return render_go("vc.NetworkTopologySpec", {"mode": topology.mode, "highestTierAllowed": topology.highest_tier_allowed,
+    return render_go("vc.NetworkTopologySpec", {"mode": topology.mode,
+                                                "highestTierAllowed": topology.highest_tier_allowed,
                                                 "highestTierName": topology.highest_tier_name})
 
 

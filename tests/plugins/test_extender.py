@@ -358,7 +358,8 @@ def test_objects_render_whole_in_go_order_with_omitempty():
     assert render_go("v1.Node", None)["status"]["daemonEndpoints"] == {"kubeletEndpoint": {"Port": 0}}
     pod = k8s.Pod("p", "default", "default-p", labels={"a": "b"}, raw=k8s.RawDocument(doc))
     body = render_pod(pod)  # the reference's values laid over the document, which stays as it was
-    assert body["metadata"]["labels"] == {"a": "b"} and body["spec"]["tolerations"] == [{"key": "k", "operator": "Exists"}]
+    assert body["metadata"]["labels"] == {"a": "b"}
+    assert body["spec"]["tolerations"] == [{"key": "k", "operator": "Exists"}]
     assert "priority" not in body["spec"] and doc["spec"]["priority"] == 0
 
 
@@ -377,8 +378,9 @@ def test_scheduler_side_fields_read_the_annotations_as_upstream_does():
     assert wire._revocable_zone(group) == "" and wire._waiting_time(None) is None
     index = {TaskStatus(2): {}, TaskStatus(16): {}, TaskStatus(128): {}}
     assert list(wire._status_index(index)) == ["128", "16", "2"]  # int keys written as strings, sorted so
-    pod = k8s.Pod("p", "default", "u", annotations={"volcano.sh/numa-topology-policy": "single-numa-node",
-                                                    "volcano.sh/topology-decision": '{"numa": {"1": {"cpu": "2000m"}}}'})
+    pod = k8s.Pod("p", "default", "u", annotations={
+        "volcano.sh/numa-topology-policy": "single-numa-node",
+        "volcano.sh/topology-decision": '{"numa": {"1": {"cpu": "2000m"}}}'})
     assert wire._numa_info(pod) == {"Policy": "single-numa-node", "ResMap": {"1": {"cpu": "2"}}}
     pod.annotations["volcano.sh/topology-decision"] = "{}"  # decodes, without resources: a nil map
     assert wire._numa_info(pod)["ResMap"] is None
