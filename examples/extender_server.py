@@ -23,7 +23,9 @@ It answers POSTs on these paths, reading only fields the schedcheck reference re
   follows it, as a GET without a body after 301-303 (the path then answers as to an empty request).
 - any other path (onSessionOpen, onSessionClose, jobEnqueued, ...): 200 with `{}`.
 
-With --log, every request's path is appended to the file, one per line.
+With --log, every request's path is appended to the file, one per line; with --bodies, every request is
+appended to that file as one JSON line {"path": ..., "body": the body's text} (what
+examples/compare_extender_bodies.py compares between the reference and upstream).
 """
 
 from __future__ import annotations
@@ -87,12 +89,16 @@ HANDLERS = {"/predicate": predicate, "/prioritize": prioritize, "/preemptable": 
 
 class Handler(BaseHTTPRequestHandler):
     log_path: str | None = None
+    bodies_path: str | None = None
 
     def do_POST(self) -> None:  # noqa: N802 - the http.server naming
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.log_path:
             with open(self.log_path, "a", encoding="utf-8") as log:
                 log.write(f"{self.command} {self.path}\n" if self.command != "POST" else self.path + "\n")
+        if self.bodies_path:
+            with open(self.bodies_path, "a", encoding="utf-8") as log:
+                log.write(json.dumps({"path": self.path, "body": body.decode("utf-8", "replace")}) + "\n")
         path, compress = self.path, False
         if path == "/broken":
             self.send_error(500, "broken on purpose")
@@ -128,8 +134,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--log", help="append every request's path to this file")
+    parser.add_argument("--bodies", help="append every request's path and body to this file, one JSON line each")
     args = parser.parse_args()
     Handler.log_path = args.log
+    Handler.bodies_path = args.bodies
     HTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
 
 

@@ -147,6 +147,27 @@ class Container:
     limits: ResourceList = field(default_factory=dict)  # resources.limits (the QoS class for numa-aware; shared devices)
 
 
+
+class RawDocument:
+    """The object as the scenario gave it (a parsed YAML/JSON tree), kept for the extender's request bodies,
+    which render every field (plugins/extender_json.py). Shared, never copied or modified: a session's
+    deep copy of the object keeps the same document."""
+
+    __slots__ = ("doc",)
+
+    def __init__(self, doc: dict) -> None:
+        self.doc = doc
+
+    def __deepcopy__(self, memo: dict) -> RawDocument:
+        return self
+
+    def __copy__(self) -> RawDocument:
+        return self
+
+    def __repr__(self) -> str:
+        return "RawDocument(...)"
+
+
 @dataclass(frozen=True)
 class ContainerImage:
     """One entry of a node's status.images: the names it goes by and its size."""
@@ -167,6 +188,7 @@ class Node:
     ready: bool = True  # the Ready condition, as read; the scheduler ignores it (upstream setNodeState)
     creation_timestamp: str = ""
     images: list[ContainerImage] = field(default_factory=list)  # status.images (ImageLocality)
+    raw: RawDocument | None = field(default=None, repr=False, compare=False)  # the scenario's document
 
 
 @dataclass
@@ -263,6 +285,7 @@ class Pod:
     qos_class: str = ""  # status.qosClass; "" lets GetPodQOS compute it (numa-aware)
     # metadata.ownerReferences' controller entry: PodTopologySpread's system default selector reads it
     controller_ref: ControllerReference | None = None
+    raw: RawDocument | None = field(default=None, repr=False, compare=False)  # the scenario's document
 
     @property
     def key(self) -> str:
@@ -317,6 +340,7 @@ class PodGroup:
     conditions: list[PodGroupCondition] = field(default_factory=list)
     network_topology: NetworkTopology | None = None
     sub_group_policy: list[SubGroupPolicy] = field(default_factory=list)
+    raw: RawDocument | None = field(default=None, repr=False, compare=False)  # the scenario's document
 
     @property
     def key(self) -> str:
@@ -355,6 +379,7 @@ class Queue:
     state: str = "Open"  # status.state: Open | Closed | Closing | Unknown
     affinity: QueueAffinity | None = None  # spec.affinity
     status_allocated: ResourceList = field(default_factory=dict)  # written at session close (queue_status.py)
+    raw: RawDocument | None = field(default=None, repr=False, compare=False)  # the scenario's document
 
 
 @dataclass

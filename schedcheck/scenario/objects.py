@@ -19,6 +19,7 @@ from schedcheck.scenario import device_config, dra_objects, in_tree_volumes, num
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.references import listing, reference_warnings
+from schedcheck.scenario.tree_copy import copy_document
 
 _API_VERSIONS = {
     "Node": "v1",
@@ -358,6 +359,7 @@ def _read_node(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, uid: str,
     out.nodes.append(
         k8s.Node(
             name=name,
+            raw=k8s.RawDocument(copy_document(doc)),
             uid=uid,
             **meta,
             unschedulable=f.boolean(spec.get("unschedulable"), "spec.unschedulable", False),
@@ -591,6 +593,7 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
     volumes, inline_volumes = _pod_volumes(f, spec)
     pod = k8s.Pod(
         name=name,
+        raw=k8s.RawDocument(copy_document(doc)),
         namespace=ns,
         uid=uid,
         **_meta(f, doc),
@@ -692,6 +695,7 @@ def _read_pod_group(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: 
     out.pod_groups.append(
         k8s.PodGroup(
             name=name,
+            raw=k8s.RawDocument(copy_document(doc)),
             namespace=ns,
             uid=uid,
             **_meta(f, doc),
@@ -778,6 +782,7 @@ def _read_queue(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, uid: str
     out.queues.append(
         k8s.Queue(
             name=name,
+            raw=k8s.RawDocument(copy_document(doc)),
             uid=uid,
             **meta,
             weight=weight or 1,  # upstream's admission webhook turns 0 into 1

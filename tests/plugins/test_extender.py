@@ -339,3 +339,48 @@ def test_plugin_builder_is_registered():
     from schedcheck.reference.framework.plugin import get_plugin_builder
 
     assert get_plugin_builder("extender") is ExtenderPlugin
+
+
+def test_objects_render_whole_in_go_order_with_omitempty():
+    from schedcheck.reference import k8s
+    from schedcheck.reference.plugins.extender_json import render_go, render_pod
+
+    doc = {"metadata": {"name": "p", "creationTimestamp": "2024-01-02T04:04:05+01:00"},
+           "spec": {"tolerations": [{"key": "k", "operator": "Exists"}], "containers": [{"name": "c"}],
+                    "overhead": {"cpu": "1000m"}, "hostNetwork": False, "priority": 0},
+           "status": {"phase": "Pending"}}
+    rendered = render_go("v1.Pod", doc)
+    assert list(rendered) == ["metadata", "spec", "status"]
+    assert rendered["metadata"] == {"name": "p", "creationTimestamp": "2024-01-02T03:04:05Z"}
+    spec = rendered["spec"]  # declaration order; hostNetwork false omitted; priority a pointer: kept at 0
+    assert list(spec) == ["containers", "tolerations", "priority", "overhead"]
+    assert spec["overhead"] == {"cpu": "1"} and spec["containers"] == [{"name": "c", "resources": {}}]
+    assert render_go("v1.Node", None)["status"]["daemonEndpoints"] == {"kubeletEndpoint": {"Port": 0}}
+    pod = k8s.Pod("p", "default", "default-p", labels={"a": "b"}, raw=k8s.RawDocument(doc))
+    body = render_pod(pod)  # the reference's values laid over the document, which stays as it was
+    assert body["metadata"]["labels"] == {"a": "b"}
+    assert body["spec"]["tolerations"] == [{"key": "k", "operator": "Exists"}]
+    assert "priority" not in body["spec"] and doc["spec"]["priority"] == 0
+
+
+def test_scheduler_side_fields_read_the_annotations_as_upstream_does():
+    from schedcheck.reference import k8s
+    from schedcheck.reference.api.types import TaskStatus
+    from schedcheck.reference.plugins import extender_json as wire
+
+    group = k8s.PodGroup("g", "default", "podgroup-default-g", annotations={
+        "volcano.sh/sla-waiting-time": "-1s", "sla-waiting-time": "1m30s", "volcano.sh/preemptable": "true",
+        "volcano.sh/jdb-max-unavailable": "20%"})
+    assert wire._waiting_time(group) == 90_000_000_000  # the first key does not parse as positive: the second
+    assert wire._revocable_zone(group) == "*"
+    assert wire._budget(group) == {"MinAvailable": "", "MaxUnavailable": "20%"}
+    group.annotations["volcano.sh/revocable-zone"] = "rz1"  # only "*" counts
+    assert wire._revocable_zone(group) == "" and wire._waiting_time(None) is None
+    index = {TaskStatus(2): {}, TaskStatus(16): {}, TaskStatus(128): {}}
+    assert list(wire._status_index(index)) == ["128", "16", "2"]  # int keys written as strings, sorted so
+    pod = k8s.Pod("p", "default", "u", annotations={
+        "volcano.sh/numa-topology-policy": "single-numa-node",
+        "volcano.sh/topology-decision": '{"numa": {"1": {"cpu": "2000m"}}}'})
+    assert wire._numa_info(pod) == {"Policy": "single-numa-node", "ResMap": {"1": {"cpu": "2"}}}
+    pod.annotations["volcano.sh/topology-decision"] = "{}"  # decodes, without resources: a nil map
+    assert wire._numa_info(pod)["ResMap"] is None
