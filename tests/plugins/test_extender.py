@@ -71,6 +71,9 @@ def extender(recorder: Recorder) -> Iterator[str]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    # closing the server waits for its handlers: one still answering a client that gave up (a timeout)
+    # writes while SIGPIPE is still ignored, not after the fixture has restored it (which kills the worker)
+    server.daemon_threads = False
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -43,6 +43,9 @@ def server(answer: Answer, seen: list[tuple[str, str, bytes, dict[str, str]]]) -
             pass
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    # closing the server waits for its handlers: one still answering a client that gave up (a timeout)
+    # writes while SIGPIPE is still ignored, not after the fixture has restored it (which kills the worker)
+    srv.daemon_threads = False
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     try:
