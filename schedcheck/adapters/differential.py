@@ -78,13 +78,26 @@ def run_upstream(command: list[str], path: Path, seed: int = 0) -> dict[str, Any
         return _run_adapter(command, resolved, seed)
 
 
+class UpstreamPanic(RuntimeError):
+    """Upstream's scheduler panicked (the Go runtime's "panic: ..." line is the message)."""
+
+
 def _run_adapter(command: list[str], path: Path, seed: int) -> dict[str, Any]:
     env = {**os.environ, "SCHEDCHECK_PROTOCOL": "1", "SCHEDCHECK_SEED": str(seed)}
     done = subprocess.run([*command, str(path)], capture_output=True, text=True, env=env, timeout=600)
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+        panic = next((line for line in lines if line.startswith("panic: ")), None)
+        if panic is not None:
+            raise UpstreamPanic(panic[len("panic: "):].strip())
         raise RuntimeError(lines[-1])
     return json.loads(done.stdout)
+
+
+def _asserted(ref: dict[str, Any]) -> dict[str, Any] | None:
+    """The reference's record of an upstream assertion (where upstream panics), if its run raised one."""
+    return next((f for f in [*ref.get("violations", []), *ref.get("findings", [])] if f.get("id") == "upstream.assert"),
+                None)
 
 
 def differences(ref: dict[str, Any], up: dict[str, Any]) -> dict[str, Any]:
@@ -124,9 +137,18 @@ def differential(files: list[Path], command: list[str], seed: int = 0) -> dict[s
     rows = []
     for path in files:
         row: dict[str, Any] = {"scenario": str(path)}
+        ref = None
         try:
             ref = run_reference(path, seed)
             up = run_upstream(command, path, seed)
+        except UpstreamPanic as panic:
+            asserted = _asserted(ref or {})
+            if asserted is not None:  # both stop at the same place: the reference predicted the panic
+                known = f" (known finding {asserted['known']})" if asserted.get("known") else ""
+                row.update(verdict="agree", differences={},
+                           detail=f"upstream panics ({panic}); the reference raises upstream.assert{known}")
+            else:
+                row.update(verdict="error", error=f"upstream panics: {panic}")
         except Exception as err:  # noqa: BLE001 - a scenario that cannot run is reported, not fatal
             row.update(verdict="error", error=f"{type(err).__name__}: {err}")
         else:

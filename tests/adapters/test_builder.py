@@ -174,3 +174,29 @@ def test_a_checkout_without_staging_or_apis_version_is_refused(tmp_path, monkeyp
 def test_an_exported_tree_names_its_commit(tmp_path):
     src = _checkout(tmp_path, OLD_GO_MOD, {volcano.COMMIT_FILE: "0123456789abcdef\n"})
     assert volcano.source_commit(src) == "0123456789abcdef"
+
+
+def _panicking_adapter(tmp_path, message: str) -> list[str]:
+    """An adapter that dies as a Go program does on a panic: the message, then goroutine traces."""
+    exe = tmp_path / "panics"
+    exe.write_text(f"#!/bin/sh\necho 'panic: {message}' >&2\necho '' >&2\necho 'goroutine 1 [running]:' >&2\n"
+                   "echo '\tschedcheck.dev/adapters/volcano/main.go:49 +0x378' >&2\nexit 2\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    return [str(exe)]
+
+
+def test_an_upstream_panic_the_reference_predicts_agrees_and_any_other_is_an_error_with_its_message(tmp_path):
+    from pathlib import Path
+
+    from schedcheck.adapters.differential import differential
+
+    found = Path(__file__).resolve().parents[1] / "generators" / "found"
+    asserting = found / "upstream-assert-task-topology-re-placed-task.yaml"
+    plain = Path(__file__).resolve().parents[1] / "scenarios" / "volumes-bound-pv-pins-the-pod.yaml"
+    command = _panicking_adapter(tmp_path, "resource is not sufficient to do operation")
+    rows = {Path(r["scenario"]).name: r for r in differential([asserting, plain], command)["results"]}
+    assert rows[asserting.name]["verdict"] == "agree"
+    assert "upstream panics (resource is not sufficient" in rows[asserting.name]["detail"]
+    assert "upstream.assert" in rows[asserting.name]["detail"]
+    assert rows[plain.name]["verdict"] == "error"
+    assert rows[plain.name]["error"] == "upstream panics: resource is not sufficient to do operation"
