@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from schedcheck.reference.api.job_info import JobInfo
+from collections import Counter
+
+from schedcheck.reference.api.job_info import JobInfo, task_scheduling_reason
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus, allocated_status
 from schedcheck.reference.framework.framework import (
@@ -129,7 +131,11 @@ def job_fit_error(job: JobInfo) -> str:
     histogram = {status.name: len(bucket) for status, bucket in job.task_status_index.items()}
     histogram["minAvailable"] = job.min_available
     parts = sorted(f"{n} {name}" for name, n in histogram.items())
-    message = f"{'Ready' if job.is_ready() else 'NotReady'}, {', '.join(parts)}"
+    message = f"{'pod group is ready' if job.is_ready() else 'pod group is not ready'}, {', '.join(parts)}"
+    pending: Counter[str] = Counter(task_scheduling_reason(job.tasks[uid])[0]
+                                    for uid in job.task_status_index.get(TaskStatus.Pending, {}) if uid in job.tasks)
+    if pending:  # the pending tasks' histogram of scheduling reasons
+        message += "; Pending: " + ", ".join(sorted(f"{n} {reason}" for reason, n in pending.items()))
     if job.job_fit_errors:
         return f"{message}. Origin reason is: {job.job_fit_errors}"
     for task in job.tasks.values():
