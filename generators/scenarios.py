@@ -51,6 +51,7 @@ from schedcheck.generators.task_topologies import job_roles, task_topology_annot
 from schedcheck.generators.numa import apply_numa
 from schedcheck.generators.dra import apply_dra
 from schedcheck.generators.volumes import apply_volumes
+from schedcheck.generators.pod_level_resources import apply_pod_level_resources
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
 from schedcheck.generators.topology import hyper_node_trees, network_topologies, sub_group_policies
@@ -273,6 +274,7 @@ def scenarios(
     # volumes and DRA after every other draw, so that the samples drawn before they existed stay put
     doc["objects"].extend(apply_volumes(draw, node_docs, job_docs))
     doc["objects"].extend(apply_dra(draw, node_docs, job_docs))
+    apply_pod_level_resources(draw, job_docs)  # pod-level resources last of all, for the same reason
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)
