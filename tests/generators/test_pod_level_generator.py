@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,8 +43,12 @@ def test_drawn_pod_level_resources_are_accepted_without_warnings(data):
         assert (pod.resources is None) == ("resources" not in doc["spec"])
 
 
-def test_generated_scenarios_sometimes_carry_pod_level_resources_and_load_cleanly():
-    docs = sample_documents(scenarios(), count=300, seed=3)
+def test_scenarios_draw_pod_level_resources_last_and_the_documents_load_cleanly(monkeypatch):
+    from schedcheck.generators import scenarios as module
+
+    monkeypatch.setattr(module, "apply_pod_level_resources",
+                        functools.partial(apply_pod_level_resources, percent=100))
+    docs = sample_documents(scenarios(), count=40, seed=3)
     with_pod_level = [d for d in docs if any(o["kind"] == "Pod" and "resources" in o["spec"] for o in d["objects"])]
     assert with_pod_level, "no sample drew pod-level resources"
     for doc in with_pod_level:
