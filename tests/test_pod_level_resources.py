@@ -237,3 +237,11 @@ def test_request_from_pod_passes_the_faithful_reference_and_catches_a_task_that_
         return original(type(pod)(**{**pod.__dict__, "resources": None}))
     monkeypatch.setattr(task_info, "get_pod_resource_request", ignores_pod_level)
     assert "task.request-from-pod" in _violations(path)
+
+
+def test_the_minimiser_lowers_pod_level_quantities_too():
+    from schedcheck.minimize.passes.quantities import _resource_maps
+
+    doc = _doc({"requests": {"cpu": "3"}, "limits": {"cpu": "4", "memory": "1Gi"}})
+    assert ("request", ("objects", 0, "spec", "resources", "requests")) in _resource_maps(doc)
+    assert ("request", ("objects", 0, "spec", "resources", "limits")) in _resource_maps(doc)
