@@ -52,6 +52,7 @@ from schedcheck.generators.task_topologies import job_roles, task_topology_annot
 from schedcheck.generators.numa import apply_numa
 from schedcheck.generators.dra import apply_dra
 from schedcheck.generators.volumes import apply_volumes
+from schedcheck.generators.pod_level_resources import apply_pod_level_resources
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
 from schedcheck.generators.topology import hyper_node_trees, network_topologies, sub_group_policies
@@ -284,6 +285,7 @@ def scenarios(
                 pods = [d for d in job_docs if d["kind"] == "Pod" and d["metadata"]["namespace"] == namespace
                         and d["metadata"].get("labels", {}).get("app") == app]
                 doc["objects"].append(draw(default_spread_selector(namespace, app, pods)))
+    apply_pod_level_resources(draw, job_docs)  # pod-level resources last of all, for the same reason
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

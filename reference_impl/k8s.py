@@ -168,6 +168,15 @@ class RawDocument:
         return "RawDocument(...)"
 
 
+@dataclass
+class PodResources:
+    """spec.resources of a pod (pod-level resources, API defaults applied): requests and limits; the pod's
+    `resources` is None when the spec has none (the QoS class tells an empty one from a missing one)."""
+
+    requests: ResourceList = field(default_factory=dict)
+    limits: ResourceList = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class ContainerImage:
     """One entry of a node's status.images: the names it goes by and its size."""
@@ -262,6 +271,7 @@ class Pod:
     containers: list[Container] = field(default_factory=list)
     init_containers: list[Container] = field(default_factory=list)
     overhead: ResourceList = field(default_factory=dict)
+    resources: PodResources | None = None  # spec.resources (pod-level requests and limits)
     priority: int | None = None
     priority_class_name: str = ""
     preemption_policy: str = ""  # "" | PreemptLowerPriority | Never

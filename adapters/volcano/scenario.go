@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"sigs.k8s.io/yaml"
 
 	vcbeta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
@@ -453,7 +454,7 @@ func nested(obj map[string]any, keys ...string) (any, bool) {
 }
 
 // defaultPod applies the API defaults the scheduler reads: a container's
-// request defaults to its limit; phase Pending; the scheduler name.
+// request defaults to its limit; the pod-level defaults; phase Pending; the scheduler name.
 func defaultPod(p *v1.Pod) {
 	if p.Spec.SchedulerName == "" {
 		p.Spec.SchedulerName = defaultSchedulerName
@@ -476,8 +477,54 @@ func defaultPod(p *v1.Pod) {
 	}
 	fill(p.Spec.Containers)
 	fill(p.Spec.InitContainers)
+	defaultPodLevelResources(p)
 	for i := range p.Spec.Volumes {
 		defaultAzureDisk(p.Spec.Volumes[i].AzureDisk)
+	}
+}
+
+// defaultPodLevelResources applies the API server's pod-level defaults (PodLevelResources on, as in
+// k8s v1.36.1), after the containers' requests are defaulted from their limits, as the reference's reader
+// does: with any pod-level request or limit, a hugepages size the containers limit and the pod level neither
+// requests nor limits is limited at the containers' aggregate; then, with pod-level limits, cpu and memory
+// not requested at the pod level are requested at the containers' aggregate request (when they have one),
+// and every supported resource still not requested is requested at its limit.
+func defaultPodLevelResources(p *v1.Pod) {
+	r := p.Spec.Resources
+	if r == nil {
+		return
+	}
+	if len(r.Requests)+len(r.Limits) > 0 {
+		for name, q := range resourcehelper.AggregateContainerLimits(p, resourcehelper.PodResourcesOptions{}) {
+			if !strings.HasPrefix(string(name), v1.ResourceHugePagesPrefix) {
+				continue
+			}
+			if _, ok := r.Requests[name]; ok {
+				continue
+			}
+			if _, ok := r.Limits[name]; !ok {
+				if r.Limits == nil {
+					r.Limits = v1.ResourceList{}
+				}
+				r.Limits[name] = q.DeepCopy()
+			}
+		}
+	}
+	if len(r.Limits) == 0 {
+		return
+	}
+	if r.Requests == nil {
+		r.Requests = v1.ResourceList{}
+	}
+	for name, q := range resourcehelper.AggregateContainerRequests(p, resourcehelper.PodResourcesOptions{}) {
+		if _, ok := r.Requests[name]; !ok && (name == v1.ResourceCPU || name == v1.ResourceMemory) {
+			r.Requests[name] = q.DeepCopy()
+		}
+	}
+	for name, q := range r.Limits {
+		if _, ok := r.Requests[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+			r.Requests[name] = q.DeepCopy()
+		}
 	}
 }
 

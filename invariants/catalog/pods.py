@@ -1,7 +1,7 @@
 """What the scheduler reads off each pod, restated from Kubernetes and upstream's helpers: the task status
 (getTaskStatus) and the resource request (resource helpers' PodRequests: containers summed, init
-containers maxed in with the sidecars started before them, overhead added). Judged once per session, on
-the tasks as the session opened."""
+containers maxed in with the sidecars started before them, pod-level requests of cpu, memory and hugepages
+in their place, overhead added). Judged once per session, on the tasks as the session opened."""
 
 from __future__ import annotations
 
@@ -52,6 +52,10 @@ def restated_request(pod: Pod) -> dict[str, Fraction]:
             init_peak[name] = max(init_peak.get(name, Fraction(0)), value)
     for name, value in init_peak.items():
         total[name] = max(total.get(name, Fraction(0)), value)
+    if pod.resources is not None:  # pod-level requests (PodLevelResources on) stand for the containers'
+        for name, quantity in pod.resources.requests.items():
+            if name in ("cpu", "memory") or name.startswith("hugepages-"):
+                total[name] = quantity.as_fraction()
     _add(total, pod.overhead)
     return total
 
@@ -101,8 +105,10 @@ def task_status_from_pod(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("task.request-from-pod", "every task's cpu and memory request is its pod's: containers summed, init "
-           "containers maxed in with the sidecars started before them, overhead added", "job",
-           "k8s resource helpers PodRequests; pkg/scheduler/api/pod_info.go GetPodResourceRequest; "
+           "containers maxed in with the sidecars started before them, pod-level requests in their place, "
+           "overhead added", "job",
+           "k8s resource helpers PodRequests; pkg/scheduler/api/pod_info.go GetPodResourceRequest, "
+           "amendResourceAccordingToPodFeatures; "
            "volcano-semantics §2.3", (ACTION,))
 def task_request_from_pod(ctx: CheckContext) -> Iterator[Violation]:
     view = _first_action(ctx, "task.request-from-pod")
@@ -116,7 +122,7 @@ def task_request_from_pod(ctx: CheckContext) -> Iterator[Violation]:
         if wrong:
             yield Violation("", f"task {key} requests {', '.join(f'{n} {found[n]:g}' for n in wrong)}, but its "
                                 f"pod asks for {', '.join(f'{n} {expected[n]:g}' for n in wrong)} (containers, init "
-                                f"containers and sidecars, overhead)", [f"task {key}"],
+                                f"containers and sidecars, pod level, overhead)", [f"task {key}"],
                             {n: expected[n] for n in wrong}, {n: found[n] for n in wrong})
 
 

@@ -14,6 +14,11 @@ from schedcheck.reference.k8s import (
     TASK_SPEC_KEY,
     Pod,
 )
+from schedcheck.reference.util.pod_resources import (
+    is_supported_pod_level_resource,
+    pod_level_limits_set,
+    pod_level_requests_set,
+)
 from schedcheck.reference.util.timestamps import parse_timestamp
 
 REVOCABLE_ZONE_ANNOTATION = "volcano.sh/revocable-zone"
@@ -52,15 +57,18 @@ def get_task_status(pod: Pod) -> TaskStatus:
     return TaskStatus.Unknown
 
 
-def get_pod_resource_request(pod: Pod) -> Resource:
-    """Regular containers summed, init containers (with sidecars) maxed in, pods=1, overhead added."""
+def _aggregate_containers(pod: Pod, limits: bool) -> Resource:
+    """Regular containers summed; each init container plus the sidecars before it, maxed in; sidecars summed."""
+    def own(container) -> Resource:
+        return Resource.from_resource_list(container.limits if limits else container.requests)
+
     result = Resource()
     for container in pod.containers:
-        result.add(Resource.from_resource_list(container.requests))
+        result.add(own(container))
     restartable = Resource()
     init_max = Resource()
     for container in pod.init_containers:
-        request = Resource.from_resource_list(container.requests)
+        request = own(container)
         if container.restart_policy == "Always":
             result.add(request)
             restartable.add(request)
@@ -69,11 +77,64 @@ def get_pod_resource_request(pod: Pod) -> Resource:
             candidate = Resource().add(request).add(restartable)
         init_max.set_max_resource(candidate)
     result.set_max_resource(init_max)
-    result.add_scalar(PODS, 1)
-    if result.scalars is None:
-        result.scalars = {}
+    return result
+
+
+def _replace_by_pod_level(resource: Resource, pod_level: dict) -> None:
+    """The supported resources the pod level names take its values (upstream's amend functions)."""
+    given = Resource.from_resource_list(pod_level)
+    for name in pod_level:
+        if not is_supported_pod_level_resource(name):
+            continue
+        if name == "cpu":
+            resource.milli_cpu = given.milli_cpu
+        elif name == "memory":
+            resource.memory = given.memory
+        else:
+            resource.scalars[name] = (given.scalars or {}).get(name, 0.0)
+
+
+def amend_resource_according_to_pod_features(resource: Resource, pod: Pod) -> None:
+    """amendResourceAccordingToPodFeatures: pod-level requests (PodLevelResources on) in place of the
+    containers' for cpu, memory and hugepages, then overhead added."""
+    if resource.scalars is None:
+        resource.scalars = {}
+    if pod_level_requests_set(pod):
+        _replace_by_pod_level(resource, pod.resources.requests)
     if pod.overhead:
-        result.add(Resource.from_resource_list(pod.overhead))
+        resource.add(Resource.from_resource_list(pod.overhead))
+
+
+def amend_resource_limit_according_to_pod_features(resource: Resource, pod: Pod) -> None:
+    """amendResourceLimitAccordingToPodFeatures: pod-level limits in place of the containers'; overhead added
+    only to a dimension whose limit is not zero."""
+    if resource.scalars is None:
+        resource.scalars = {}
+    if pod_level_limits_set(pod):
+        _replace_by_pod_level(resource, pod.resources.limits)
+    if pod.overhead:
+        overhead = Resource.from_resource_list(pod.overhead)
+        if resource.milli_cpu != 0:
+            resource.milli_cpu += overhead.milli_cpu
+        if resource.memory != 0:
+            resource.memory += overhead.memory
+        for name, quantity in (overhead.scalars or {}).items():
+            if resource.scalars.get(name, 0) != 0:
+                resource.scalars[name] += quantity
+
+
+def get_pod_resource_request(pod: Pod) -> Resource:
+    """GetPodResourceRequest: containers aggregated, pods=1, then pod-level requests and overhead."""
+    result = _aggregate_containers(pod, limits=False)
+    result.add_scalar(PODS, 1)
+    amend_resource_according_to_pod_features(result, pod)
+    return result
+
+
+def get_pod_resource_limit(pod: Pod) -> Resource:
+    """GetPodResourceLimit: container limits aggregated, then pod-level limits and overhead (usage's estimator)."""
+    result = _aggregate_containers(pod, limits=True)
+    amend_resource_limit_according_to_pod_features(result, pod)
     return result
 
 

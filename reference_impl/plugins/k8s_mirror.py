@@ -10,8 +10,9 @@ A mirror node keeps only what these plugins read: the pod count and the
 k8s-computed request sums (requested, non-zero requested, nvidia.com/gpu).
 
 The helpers re-implement, for k8s v1.36.1 / apimachinery v0.36.1:
-- pod requests (component-helpers resource.PodRequests and the scheduler's
-  PodInfo.CalculateResource, including the 100m / 200Mi non-missing defaults);
+- pod requests (component-helpers resource.PodRequests, pod-level resources included, see
+  util/pod_resources.py; the scheduler's PodInfo.CalculateResource and the resource-allocation
+  scorers' calculatePodResourceRequest, with the 100m / 200Mi non-missing defaults);
 - node selector terms (component-helpers scheduling/corev1/nodeaffinity,
   apimachinery labels.NewRequirement / Requirement.Matches, fields selectors);
 - toleration matching (k8s.io/api core/v1 Toleration.ToleratesTaint with the
@@ -25,7 +26,8 @@ import re
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from schedcheck.reference.k8s import Container, Node, NodeSelectorTerm, Pod, PreferredSchedulingTerm, Taint, Toleration
+from schedcheck.reference.k8s import Node, NodeSelectorTerm, Pod, PreferredSchedulingTerm, Taint, Toleration
+from schedcheck.reference.util.pod_resources import pod_level_requests_set, pod_requests
 
 if TYPE_CHECKING:
     from schedcheck.reference.api.node_info import NodeInfo
@@ -42,59 +44,30 @@ _SESSION_ATTR = "_k8s_mirror"
 
 
 class PodRequests:
-    """A pod's requests as the k8s scheduler counts them (cpu in milli, memory in bytes, gpu in units)."""
+    """A pod's requests as the k8s scheduler counts them (cpu in milli, memory in bytes, gpu in units).
 
-    __slots__ = ("cpu", "memory", "gpu", "non0_cpu", "non0_memory")
+    non0_*: PodInfo.CalculateResource's non-zero requests, what a node's NonZeroRequested holds for the pod;
+    score_non0_*: the resource-allocation scorers' own count of the incoming pod (calculatePodResourceRequest,
+    the 100m / 200Mi defaults for every missing container request). They differ only for a pod with pod-level
+    requests: CalculateResource then fills in a default only for a resource the pod's total leaves out."""
 
-    def __init__(self, cpu: int, memory: int, gpu: int, non0_cpu: int, non0_memory: int) -> None:
+    __slots__ = ("cpu", "memory", "gpu", "non0_cpu", "non0_memory", "score_non0_cpu", "score_non0_memory")
+
+    def __init__(self, cpu: int, memory: int, gpu: int, non0_cpu: int, non0_memory: int,
+                 score_non0_cpu: int | None = None, score_non0_memory: int | None = None) -> None:
         self.cpu = cpu
         self.memory = memory
         self.gpu = gpu
         self.non0_cpu = non0_cpu
         self.non0_memory = non0_memory
-
-
-def _container_requests(container: Container, non_missing: bool) -> dict[str, Fraction]:
-    requests = {name: q.as_fraction() for name, q in container.requests.items()}
-    if non_missing:
-        for name, default in _NON_MISSING.items():
-            if name not in container.requests:  # missing, not zero: an explicit 0 stays 0
-                requests[name] = default
-    return requests
-
-
-def _add_into(total: dict[str, Fraction], extra: dict[str, Fraction]) -> None:
-    for name, value in extra.items():
-        total[name] = total.get(name, 0) + value
-
-
-def _max_into(total: dict[str, Fraction], other: dict[str, Fraction]) -> None:
-    for name, value in other.items():
-        if name not in total or value > total[name]:
-            total[name] = value
+        self.score_non0_cpu = non0_cpu if score_non0_cpu is None else score_non0_cpu
+        self.score_non0_memory = non0_memory if score_non0_memory is None else score_non0_memory
 
 
 def aggregate_pod_requests(pod: Pod, non_missing: bool) -> dict[str, Fraction]:
-    """resource.PodRequests: containers summed, sidecars added, init containers maxed in, overhead added."""
-    requests: dict[str, Fraction] = {}
-    for container in pod.containers:
-        _add_into(requests, _container_requests(container, non_missing))
-    restartable: dict[str, Fraction] = {}
-    init_max: dict[str, Fraction] = {}
-    for container in pod.init_containers:
-        own = _container_requests(container, non_missing)
-        if container.restart_policy == "Always":
-            _add_into(requests, own)
-            _add_into(restartable, own)
-            use = restartable
-        else:
-            use = dict(own)
-            _add_into(use, restartable)
-        _max_into(init_max, use)
-    _max_into(requests, init_max)
-    if pod.overhead:
-        _add_into(requests, {name: q.as_fraction() for name, q in pod.overhead.items()})
-    return requests
+    """resource.PodRequests (pod-level requests in place of the containers', overhead added), with the
+    100m / 200Mi defaults for every missing container request when `non_missing`."""
+    return pod_requests(pod, _NON_MISSING if non_missing else None)
 
 
 def _value(q: Fraction | int) -> int:
@@ -107,14 +80,22 @@ def _milli(q: Fraction | int) -> int:
 
 
 def compute_pod_requests(pod: Pod) -> PodRequests:
-    actual = aggregate_pod_requests(pod, non_missing=False)
-    non0 = aggregate_pod_requests(pod, non_missing=True)
+    actual = pod_requests(pod)
+    if pod_level_requests_set(pod):
+        # getNonMissingContainerRequests: a default only where neither the pod level nor a container asks
+        defaults = {name: value for name, value in _NON_MISSING.items() if name not in actual}
+        non0 = pod_requests(pod, defaults) if defaults else actual
+        scored = pod_requests(pod, _NON_MISSING)
+    else:
+        non0 = scored = pod_requests(pod, _NON_MISSING)
     return PodRequests(
         cpu=_milli(actual.get("cpu", 0)),
         memory=_value(actual.get("memory", 0)),
         gpu=_value(actual.get(GPU, 0)),
         non0_cpu=_milli(non0.get("cpu", 0)),
         non0_memory=_value(non0.get("memory", 0)),
+        score_non0_cpu=_milli(scored.get("cpu", 0)),
+        score_non0_memory=_value(scored.get("memory", 0)),
     )
 
 

@@ -194,7 +194,7 @@ class NodeOrderPlugin(Plugin):
         req = self.mirror.pod_requests(pod)
         ts = _TaskScoring()
         ts.cpu, ts.memory, ts.gpu = req.cpu, req.memory, req.gpu
-        ts.non0_cpu, ts.non0_memory = req.non0_cpu, req.non0_memory
+        ts.non0_cpu, ts.non0_memory = req.score_non0_cpu, req.score_non0_memory  # calculatePodResourceRequest
         ts.best_effort = req.cpu == 0 and req.memory == 0 and req.gpu == 0
         ts.preferred = None  # PreScore skips pods without preferred terms
         if pod.node_affinity is not None and pod.node_affinity.preferred:

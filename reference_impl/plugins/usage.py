@@ -32,9 +32,9 @@ Plugin behaviour:
   missing or lower. The risk factor is `risk_factor` once the node's weighted composite load
   reaches `risk_threshold`, else 1.
 
-Reference limits: container limits are not part of the scenario format, so every limit is missing
-(effective limit = request, burst = 0). Pod status.startTime is not in the format either; a
-Running pod without it counts as just started, as upstream treats a nil start time. The metrics
+Limits are GetPodResourceLimit's: the containers' limits aggregated (summed, init containers maxed in),
+pod-level limits in their place, overhead added to a non-zero limit. Pod status.startTime is not in the
+format; a Running pod without it counts as just started, as upstream treats a nil start time. The metrics
 interval comes from the scheduler conf's `metrics.interval` upstream, which the reference does not
 read: it is always the 30 s default.
 """
@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedcheck.reference.api.node_info import NodeInfo
-from schedcheck.reference.api.task_info import TaskInfo, get_pod_resource_request
+from schedcheck.reference.api.task_info import TaskInfo, get_pod_resource_limit, get_pod_resource_request
 from schedcheck.reference.api.types import TaskStatus
 from schedcheck.reference.api.unschedule_info import FitError, Status, StatusCode
 from schedcheck.reference.framework.arguments import Arguments, as_arguments
@@ -332,8 +332,10 @@ class UsagePlugin(Plugin):
         if task.best_effort:
             return max(config.be_cpu, 0.0) * risk, max(config.be_memory, 0.0) * risk
         request = get_pod_resource_request(task.pod)
-        cpu = estimate_pod_resource(request.milli_cpu, 0.0, config.request_ratio, config.burst_ratio, risk)
-        mem = estimate_pod_resource(request.memory, 0.0, config.request_ratio, config.burst_ratio, risk)
+        limit = get_pod_resource_limit(task.pod)
+        cpu = estimate_pod_resource(request.milli_cpu, limit.milli_cpu, config.request_ratio, config.burst_ratio,
+                                    risk)
+        mem = estimate_pod_resource(request.memory, limit.memory, config.request_ratio, config.burst_ratio, risk)
         return cpu, mem
 
     def _add_estimate(self, node: NodeInfo, task: TaskInfo) -> None:

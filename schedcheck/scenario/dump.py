@@ -123,6 +123,9 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
         spec["nodeName"] = pod.node_name
     if pod.overhead:
         spec["overhead"] = _quantities(pod.overhead)
+    if pod.resources is not None:  # pod-level resources, as read (defaults applied: reading them again is a no-op)
+        spec["resources"] = {part: _quantities(listed) for part, listed in
+                             (("requests", pod.resources.requests), ("limits", pod.resources.limits)) if listed}
     if pod.priority is not None:
         spec["priority"] = pod.priority
     if pod.priority_class_name:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from schedcheck.reference import k8s
-from schedcheck.scenario import device_config, dra_objects, in_tree_volumes, numa_objects, workload_objects
+from schedcheck.scenario import device_config, dra_objects, in_tree_volumes, numa_objects, pod_resources, workload_objects
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.references import listing, reference_warnings
@@ -108,6 +108,7 @@ _SCHEMAS: dict[str, Schema] = {
             "containers": [_CONTAINER],
             "initContainers": [{**_CONTAINER, "restartPolicy": LEAF}],
             "overhead": LEAF,
+            "resources": pod_resources.SCHEMA,
             "priority": LEAF,
             "priorityClassName": LEAF,
             "preemptionPolicy": LEAF,
@@ -591,6 +592,10 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
             )
         )
     volumes, inline_volumes = _pod_volumes(f, spec)
+    containers = [_container(f, c, f"spec.containers[{i}]", init=False)
+                  for i, c in enumerate(f.sequence(spec.get("containers"), "spec.containers"))]
+    init_containers = [_container(f, c, f"spec.initContainers[{i}]", init=True)
+                       for i, c in enumerate(f.sequence(spec.get("initContainers"), "spec.initContainers"))]
     pod = k8s.Pod(
         name=name,
         raw=k8s.RawDocument(copy_document(doc)),
@@ -599,15 +604,10 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
         **_meta(f, doc),
         deletion_timestamp=f.timestamp(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
         node_name=f.string(spec.get("nodeName"), "spec.nodeName"),
-        containers=[
-            _container(f, c, f"spec.containers[{i}]", init=False)
-            for i, c in enumerate(f.sequence(spec.get("containers"), "spec.containers"))
-        ],
-        init_containers=[
-            _container(f, c, f"spec.initContainers[{i}]", init=True)
-            for i, c in enumerate(f.sequence(spec.get("initContainers"), "spec.initContainers"))
-        ],
+        containers=containers,
+        init_containers=init_containers,
         overhead=f.resources(spec.get("overhead"), "spec.overhead"),
+        resources=pod_resources.read_pod_resources(f, spec, containers, init_containers),
         priority=f.integer(spec.get("priority"), "spec.priority"),
         priority_class_name=f.string(spec.get("priorityClassName"), "spec.priorityClassName"),
         preemption_policy=f.choice(

@@ -39,6 +39,9 @@ def _resource_maps(doc: Doc) -> list[tuple[str, tuple[Any, ...]]]:
                             maps.append(("request", base + ("spec", section, i, "resources", key)))
             if d.sub(spec, "overhead"):
                 maps.append(("request", base + ("spec", "overhead")))
+            for key in ("requests", "limits"):  # pod-level resources
+                if isinstance(d.sub(d.sub(spec, "resources"), key), dict) and d.sub(d.sub(spec, "resources"), key):
+                    maps.append(("request", base + ("spec", "resources", key)))
         elif kind == "Node":
             for key in ("allocatable", "capacity"):
                 if d.sub(status, key):
