@@ -52,6 +52,35 @@ class CapacityPolicy:
     valid_step: Quantity | None = None
 
 
+@dataclass(frozen=True)
+class DeviceTaint:
+    """A ResourceSlice device's taint (DeviceTaints, beta and on at k8s 1.36): NoSchedule and NoExecute keep
+    the device from every request that does not tolerate it; None (and any other effect) keeps it from none."""
+
+    key: str
+    value: str = ""
+    effect: str = "NoSchedule"
+
+
+@dataclass(frozen=True)
+class DeviceToleration:
+    """A request's toleration of device taints (resourceclaim.ToleratesTaint)."""
+
+    key: str = ""
+    operator: str = "Equal"  # Equal | Exists
+    value: str = ""
+    effect: str = ""  # "": every effect
+
+    def tolerates(self, taint: DeviceTaint) -> bool:
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        return self.operator in ("", "Equal") and self.value == taint.value
+
+
 @dataclass
 class Device:
     name: str
@@ -63,6 +92,7 @@ class Device:
     node_name: str = ""
     all_nodes: bool = False
     node_selector: list[NodeSelectorTerm] | None = None
+    taints: list[DeviceTaint] = field(default_factory=list)
 
 
 @dataclass
@@ -90,6 +120,7 @@ class DeviceSubRequest:
     count: int = 1
     selectors: list[str] = field(default_factory=list)  # CEL expressions, ANDed
     capacity_requests: dict[str, Quantity] = field(default_factory=dict)  # capacity.requests
+    tolerations: list[DeviceToleration] = field(default_factory=list)
 
 
 @dataclass
@@ -103,6 +134,7 @@ class DeviceRequest:
     count: int = 1
     selectors: list[str] = field(default_factory=list)  # CEL expressions, ANDed
     capacity_requests: dict[str, Quantity] = field(default_factory=dict)  # capacity.requests
+    tolerations: list[DeviceToleration] = field(default_factory=list)
     first_available: list[DeviceSubRequest] = field(default_factory=list)
 
 

@@ -71,6 +71,12 @@ def test_a_claim_without_count_asks_for_one_device() -> None:
     ({"count": "two"}, "spec.devices.requests[0].exactly.count", "expected an integer"),
     ({"allocationMode": "Some"}, "spec.devices.requests[0].exactly.allocationMode", "expected one of All, ExactCount"),
     ({"deviceClassName": None}, "spec.devices.requests[0].exactly.deviceClassName", "missing"),
+    ({"tolerations": [{"key": "k", "operator": "Exists", "value": "v"}]},
+     "spec.devices.requests[0].exactly.tolerations[0].value", "must be empty"),
+    ({"tolerations": [{"operator": "Equal", "value": "v"}]},
+     "spec.devices.requests[0].exactly.tolerations[0].operator", "must be Exists"),
+    ({"tolerations": [{"key": "k", "effect": "Sometimes"}]},
+     "spec.devices.requests[0].exactly.tolerations[0].effect", "expected one of"),
 ])
 def test_a_malformed_claim_names_file_object_and_field(request_fields: dict, field: str, reason: str) -> None:
     with pytest.raises(ScenarioError) as info:
@@ -243,9 +249,9 @@ def test_warnings_name_missing_claims_and_classes_and_unmodelled_selectors() -> 
 
 def test_unknown_dra_fields_are_warned_by_name() -> None:
     doc = claim()
-    doc["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [{"operator": "Exists"}]
+    doc["spec"]["devices"]["requests"][0]["exactly"]["adminAccess"] = True
     scenario = scenario_from_document(wrap(DEVICE_CLASS, doc), "s.yaml")
-    assert any("ignored fields of ResourceClaim" in w and "spec.devices.requests[].exactly.tolerations" in w
+    assert any("ignored fields of ResourceClaim" in w and "spec.devices.requests[].exactly.adminAccess" in w
                for w in scenario.warnings), scenario.warnings
 
 
@@ -322,3 +328,41 @@ def test_consumable_capacity_quotas_are_warned_about_when_claims_ask_for_capacit
     asking = scenario_from_document(wrap(DEVICE_CLASS, queue, claim(capacity={"requests": {"bw": "1Gi"}})), "s.yaml")
     assert [w for w in asking.warnings if "consumable-capacity quotas are not modelled" in w
             and "Queue q1: bw.deviceclass/gpu.example.com" in w and "ResourceClaim ns/c1" in w]
+
+
+def test_device_taints_and_request_tolerations_are_read_and_a_bad_taint_names_its_field() -> None:
+    import copy
+
+    tainted = copy.deepcopy(SLICE)
+    tainted["spec"]["devices"][0]["taints"] = [{"key": "example.com/maintenance", "value": "true",
+                                                "effect": "NoExecute", "timeAdded": "2026-01-01T00:00:00Z"}]
+    tolerant = claim(tolerations=[{"key": "example.com/maintenance", "operator": "Exists", "effect": "NoExecute",
+                                   "tolerationSeconds": 60}])
+    scenario = scenario_from_document(wrap(DEVICE_CLASS, tainted, tolerant), "s.yaml")
+    (taint,) = scenario.objects.resource_slices[0].devices[0].taints
+    (toleration,) = scenario.objects.resource_claims[0].requests[0].tolerations
+    assert (taint.key, taint.value, taint.effect) == ("example.com/maintenance", "true", "NoExecute")
+    assert toleration.tolerates(taint) and not any("taints" in w or "tolerations" in w for w in scenario.warnings)
+    tainted["spec"]["devices"][0]["taints"] = [{"key": "k", "effect": "NoWay"}]
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document(wrap(tainted), "s.yaml")
+    assert info.value.field == "spec.devices[0].taints[0].effect" and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("toleration,taint,tolerated", [
+    (dict(key="k", operator="Exists"), dict(key="k", value="v", effect="NoSchedule"), True),
+    (dict(key="k", value="v"), dict(key="k", value="v", effect="NoExecute"), True),
+    (dict(key="k", value="w"), dict(key="k", value="v", effect="NoSchedule"), False),
+    (dict(key="k", operator="Exists", effect="NoSchedule"), dict(key="k", effect="NoExecute"), False),
+    (dict(operator="Exists"), dict(key="any", effect="NoExecute"), True),
+    (dict(key="other", operator="Exists"), dict(key="k", effect="NoSchedule"), False),
+])
+def test_a_toleration_tolerates_as_kubernetes_does(toleration: dict, taint: dict, tolerated: bool) -> None:
+    from schedcheck.reference.k8s_dra import DeviceTaint, DeviceToleration
+    from schedcheck.reference.plugins.dra_allocator import taint_prevents_allocation
+    from schedcheck.reference.k8s_dra import Device
+
+    assert DeviceToleration(**toleration).tolerates(DeviceTaint(**taint)) is tolerated
+    device = Device("d", taints=[DeviceTaint(**taint)])
+    assert taint_prevents_allocation(device, [DeviceToleration(**toleration)]) is (not tolerated)
+    assert not taint_prevents_allocation(Device("d", taints=[DeviceTaint("k", effect="None")]), [])

@@ -110,3 +110,45 @@ def dra_match_attribute_held(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"claim {key}: the devices of its matchAttribute {attribute} constraint carry "
                                 f"{', '.join(values)}", [f"claim {key}"], f"one value of {attribute}",
                             ", ".join(values))
+
+
+def _request_tolerations(claim: ResourceClaim, request_name: str) -> list | None:
+    """The tolerations of the request (or `<request>/<subrequest>`) a result names; None when not found."""
+    base, _, sub = request_name.partition("/")
+    for request in claim.requests:
+        if request.name != base:
+            continue
+        if not sub:
+            return request.tolerations
+        return next((s.tolerations for s in request.first_available if s.name == sub), None)
+    return None
+
+
+@invariant("dra.taints-tolerated", "no device tainted NoSchedule or NoExecute is allocated to a request that does "
+           "not tolerate every such taint of it (DeviceTaints); judged on the allocations in flight", "node",
+           "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (taintPreventsAllocation), "
+           "resourceclaim/devicetoleration.go (ToleratesTaint)",
+           (OPERATION, ACTION, CLOSE), state_only=True)
+def dra_taints_tolerated(ctx: CheckContext) -> Iterator[Violation]:
+    tracker = ctx.ssn.cache.dra
+    if not tracker.pending:
+        return
+    devices = None
+    for key, allocation in tracker.pending.items():
+        claim = tracker.claims.get(key)
+        if claim is None:
+            continue
+        for result in allocation.devices:
+            if devices is None:
+                devices = _devices(ctx)
+            device = devices.get(result.device_id)
+            tolerations = _request_tolerations(claim, result.request)
+            if device is None or tolerations is None:
+                continue
+            for taint in device.taints:
+                if taint.effect in ("NoSchedule", "NoExecute") and not any(t.tolerates(taint) for t in tolerations):
+                    name = "/".join(result.device_id)
+                    yield Violation("", f"claim {key}: request {result.request} got device {name}, tainted "
+                                        f"{taint.key}={taint.value}:{taint.effect}, without tolerating it",
+                                    [f"claim {key}", f"device {name}"], "no untolerated NoSchedule/NoExecute taint",
+                                    f"{taint.key}={taint.value}:{taint.effect}")

@@ -69,6 +69,7 @@ from schedcheck.reference.k8s_dra import (
     Device,
     DeviceClass,
     DeviceConstraint,
+    DeviceToleration,
     ResourceClaim,
     ResourceSlice,
 )
@@ -277,6 +278,7 @@ class _Request:
     count: int
     selectors: list[str]
     capacity_requests: dict[str, Quantity]
+    tolerations: list[DeviceToleration]
     all_devices: list[tuple[ResourceSlice, Device]] | None = None  # allocationMode All
 
     @property
@@ -361,13 +363,14 @@ class _Search:
             for request in claim.requests:
                 if request.first_available:
                     alternatives = [self._request(index, claim, sub.name, request.name, sub.device_class_name,
-                                                  sub.allocation_mode, sub.count, sub.selectors, sub.capacity_requests)
+                                                  sub.allocation_mode, sub.count, sub.selectors, sub.capacity_requests,
+                                                  sub.tolerations)
                                     for sub in request.first_available]
                     least += min(item.count for item in alternatives)
                 else:
                     alternatives = [self._request(index, claim, request.name, "", request.device_class_name,
                                                   request.allocation_mode, request.count, request.selectors,
-                                                  request.capacity_requests)]
+                                                  request.capacity_requests, request.tolerations)]
                     least += alternatives[0].count
                 slots.append(_Slot(alternatives, bool(request.first_available)))
             if least > RESULTS_MAX_SIZE:
@@ -386,13 +389,14 @@ class _Search:
         return [_result(devices, self.node.name) for devices in self.results]
 
     def _request(self, index: int, claim: ResourceClaim, name: str, parent: str, class_name: str, mode: str,
-                 count: int, selectors: list[str], capacity: dict[str, Quantity]) -> _Request:
+                 count: int, selectors: list[str], capacity: dict[str, Quantity],
+                 tolerations: list[DeviceToleration]) -> _Request:
         device_class = self.allocator.classes.get(class_name)
         if device_class is None:
             # upstream names a subrequest by its own name here
             raise AllocationError(f"claim {claim.key}, request {name}: could not retrieve device class "
                                   f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found')
-        item = _Request(index, name, parent, device_class, mode, count, selectors, capacity)
+        item = _Request(index, name, parent, device_class, mode, count, selectors, capacity, tolerations)
         if mode == "All":
             item.all_devices = []
             for pool in self.pools:
@@ -484,6 +488,8 @@ class _Search:
         device_id = (slice_.driver, slice_.pool, device.name)
         if self._in_use(device_id):
             return None
+        if taint_prevents_allocation(device, item.tolerations):  # DeviceTaints, on at 1.36
+            return None
         request, subrequest = item.base
         constraints = self.constraints[item.claim]
         for index, constraint in enumerate(constraints):
@@ -543,6 +549,13 @@ class _Search:
             if total > value.as_fraction():
                 return False
         return True
+
+
+def taint_prevents_allocation(device: Device, tolerations: list[DeviceToleration]) -> bool:
+    """A NoSchedule or NoExecute taint of the device that none of the request's tolerations tolerates (other
+    effects, None included, keep nothing away)."""
+    return any(taint.effect in ("NoSchedule", "NoExecute") and not any(t.tolerates(taint) for t in tolerations)
+               for taint in device.taints)
 
 
 def consumed_amount(requested: Quantity | None, value: Quantity, policy: CapacityPolicy | None) -> Quantity:

@@ -22,7 +22,8 @@ _REQUIREMENT = dict.fromkeys(["key", "operator", "values"])
 _NODE_SELECTOR = {"nodeSelectorTerms": [{"matchExpressions": [_REQUIREMENT], "matchFields": [_REQUIREMENT]}]}
 # Fields named here are read, or carry nothing the modelled allocation consults (config, driver data).
 _EXACTLY = {**dict.fromkeys(["deviceClassName", "allocationMode", "count"]), "selectors": [_SELECTOR],
-            "capacity": {"requests": LEAF}}
+            "capacity": {"requests": LEAF},
+            "tolerations": [dict.fromkeys(["key", "operator", "value", "effect", "tolerationSeconds"])]}
 SCHEMAS: dict[str, Any] = {
     "DeviceClass": {"metadata": _META, "spec": {"selectors": [_SELECTOR], "config": LEAF}},
     "ResourceSlice": {"metadata": _META, "spec": {
@@ -31,7 +32,8 @@ SCHEMAS: dict[str, Any] = {
         "pool": dict.fromkeys(["name", "generation", "resourceSliceCount"]),
         "devices": [{**dict.fromkeys(["name", "attributes", "capacity", "nodeName", "allNodes",
                                       "allowMultipleAllocations"]),
-                     "nodeSelector": _NODE_SELECTOR}]}},
+                     "nodeSelector": _NODE_SELECTOR,
+                     "taints": [dict.fromkeys(["key", "value", "effect", "timeAdded"])]}]}},
     "ResourceClaim": {"metadata": _META, "spec": {"devices": {
         "requests": [{"name": LEAF, "exactly": _EXACTLY, "firstAvailable": [{"name": LEAF, **_EXACTLY}]}],
         "constraints": [dict.fromkeys(["requests", "matchAttribute", "distinctAttribute"])],
@@ -197,7 +199,40 @@ def _device(f: Fields, value: Any, field: str, terms: TermReader, per_device: bo
         {key: _attribute(f, item, f"{field}.attributes.{key}")
          for key, item in f.mapping(doc.get("attributes"), f"{field}.attributes").items()},
         capacity, policies, f.boolean(doc.get("allowMultipleAllocations"), f"{field}.allowMultipleAllocations", False),
-        node_name, all_nodes, selector)
+        node_name, all_nodes, selector, _taints(f, doc.get("taints"), f"{field}.taints"))
+
+
+TAINT_EFFECTS = {"NoSchedule", "NoExecute", "None"}
+
+
+def _taints(f: Fields, value: Any, field: str) -> list[k8s_dra.DeviceTaint]:
+    """A device's taints (DeviceTaints): a key and an effect the API accepts (None keeps no request away)."""
+    taints = []
+    for i, item in enumerate(f.sequence(value, field)):
+        doc = f.mapping(item, f"{field}[{i}]")
+        taints.append(k8s_dra.DeviceTaint(
+            f.string(doc.get("key"), f"{field}[{i}].key", required=True),
+            f.string(doc.get("value"), f"{field}[{i}].value"),
+            f.choice(doc.get("effect"), f"{field}[{i}].effect", TAINT_EFFECTS)))
+    return taints
+
+
+def _tolerations(f: Fields, value: Any, field: str) -> list[k8s_dra.DeviceToleration]:
+    """A request's tolerations: Exists takes no value; an empty key needs Exists (API validation)."""
+    tolerations = []
+    for i, item in enumerate(f.sequence(value, field)):
+        path = f"{field}[{i}]"
+        doc = f.mapping(item, path)
+        operator = f.choice(doc.get("operator"), f"{path}.operator", {"Equal", "Exists"}, default="Equal")
+        key, value_ = f.string(doc.get("key"), f"{path}.key"), f.string(doc.get("value"), f"{path}.value")
+        if operator == "Exists" and value_:
+            f.fail(f"{path}.value", "must be empty when the operator is Exists")
+        if not key and operator != "Exists":
+            f.fail(f"{path}.operator", "must be Exists when the key is empty")
+        effect = f.choice(doc.get("effect"), f"{path}.effect", TAINT_EFFECTS | {""}, default="")
+        f.integer(doc.get("tolerationSeconds"), f"{path}.tolerationSeconds", bits=64)
+        tolerations.append(k8s_dra.DeviceToleration(key, operator, value_, effect))
+    return tolerations
 
 
 def slice_reader(terms: TermReader) -> Callable[..., None]:
@@ -225,16 +260,18 @@ def slice_reader(terms: TermReader) -> Callable[..., None]:
     return read
 
 
-def _exactly(f: Fields, doc: Mapping[str, Any], field: str) -> tuple[str, str, int, list[str], dict[str, Quantity]]:
-    """deviceClassName, allocationMode, count, selectors and capacity requests of an `exactly` request or a
-    subrequest."""
+def _exactly(f: Fields, doc: Mapping[str, Any], field: str
+             ) -> tuple[str, str, int, list[str], dict[str, Quantity], list[k8s_dra.DeviceToleration]]:
+    """deviceClassName, allocationMode, count, selectors, capacity requests and tolerations of an `exactly`
+    request or a subrequest."""
     mode = f.choice(doc.get("allocationMode"), f"{field}.allocationMode", set(k8s_dra.ALLOCATION_MODES),
                     default="ExactCount")
     count = f.integer(doc.get("count"), f"{field}.count", minimum=0, bits=64)
     capacity = f.mapping(doc.get("capacity"), f"{field}.capacity")
     return (f.string(doc.get("deviceClassName"), f"{field}.deviceClassName", required=True), mode, count or 1,
             _selectors(f, doc.get("selectors"), f"{field}.selectors"),
-            _quantities(f, capacity.get("requests"), f"{field}.capacity.requests"))
+            _quantities(f, capacity.get("requests"), f"{field}.capacity.requests"),
+            _tolerations(f, doc.get("tolerations"), f"{field}.tolerations"))
 
 
 def _request(f: Fields, value: Any, field: str) -> k8s_dra.DeviceRequest:

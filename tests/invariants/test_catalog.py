@@ -402,6 +402,7 @@ DEDICATED = {
     "topology.nomination-within-hypernode": "test_nomination_rule.py",
     "dra.devices-not-oversubscribed": "test_dra.py",
     "dra.match-attribute-held": "test_dra.py",
+    "dra.taints-tolerated": "test_dra.py",
 }
 
 

@@ -14,7 +14,7 @@ from schedcheck.scenario.loader import load_scenario
 
 HERE = Path(__file__).resolve().parents[1] / "scenarios"
 SCENARIOS = sorted(p.name for p in HERE.glob("dra-*.yaml"))
-RULES = ["dra.devices-not-oversubscribed", "dra.match-attribute-held"]
+RULES = ["dra.devices-not-oversubscribed", "dra.match-attribute-held", "dra.taints-tolerated"]
 
 
 def _violations(rules: list[str], name: str) -> list[str]:
@@ -45,3 +45,22 @@ def test_match_attribute_fires_on_devices_of_two_values(monkeypatch: pytest.Monk
     # n1's gpu-0 (numa 0) and gpu-1 (numa 1) are let through as a pair
     monkeypatch.setattr(dra_allocator._MatchAttribute, "add", lambda self, *args: True)
     assert "dra.match-attribute-held" in _violations(RULES[1:], "dra-constraint-match-attribute.yaml")
+
+
+def test_taints_fire_on_a_tainted_device_handed_to_a_request_without_its_toleration(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # n1's gpu-0 is tainted NoSchedule: an allocator that ignores taints gives it to plain-gpu
+    # (n2's slice left out, so that plain-gpu has only n1's device to take)
+    from schedcheck.scenario.loader import load_scenario_text
+
+    text = (HERE / "dra-device-taints-keep-untolerating-claims-away.yaml").read_text(encoding="utf-8")
+    text = text.replace("nodeName: n2\n", "nodeName: gone\n")
+    assert _violations_of(["dra.taints-tolerated"], load_scenario_text(text, "variant.yaml")) == []
+    monkeypatch.setattr(dra_allocator, "taint_prevents_allocation", lambda device, tolerations: False)
+    assert "dra.taints-tolerated" in _violations_of(["dra.taints-tolerated"], load_scenario_text(text, "variant.yaml"))
+
+
+def _violations_of(rules: list[str], scenario) -> list[str]:
+    engine = InvariantEngine(only=rules)
+    run_scenario(scenario, engine=engine)
+    return [v.invariant for v in engine.violations]
