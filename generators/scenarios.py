@@ -38,6 +38,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from schedcheck.generators.confs import PLUGIN_ARGUMENTS, conf_features, scheduler_confs
+from schedcheck.generators.queue_gates import apply_queue_gates
 from schedcheck.generators.swarm import PLAIN, swarms
 from schedcheck.generators.jobs import filler_job, job_drafts, place_jobs, system_pods
 from schedcheck.generators.ledger import NodeLedger
@@ -273,6 +274,7 @@ def scenarios(
     # volumes and DRA after every other draw, so that the samples drawn before they existed stay put
     doc["objects"].extend(apply_volumes(draw, node_docs, job_docs))
     doc["objects"].extend(apply_dra(draw, node_docs, job_docs))
+    apply_queue_gates(draw, doc, job_docs)  # Volcano's queue-allocation gate: last, for the same reason
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

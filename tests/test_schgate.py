@@ -195,3 +195,30 @@ def test_the_invariant_catches_a_removal_with_the_feature_gate_off(monkeypatch):
     violations, _ = _violations(OFF)
     assert violations and {v.invariant for v in violations} == {RULE}
     assert "SchedulingGatesQueueAdmission is off" in violations[0].message
+
+
+# -- generator coverage ------------------------------------------------------------------------------
+
+def test_generated_documents_sometimes_switch_the_gate_on_with_opted_in_gated_pods_that_run_clean():
+    from schedcheck.generators.scenarios import profile_scenarios, sample_documents
+    from schedcheck.scenario.loader import scenario_from_document
+
+    docs = [doc for seed in (4, 6, 7) for doc in sample_documents(profile_scenarios("ci"), 300, seed)]
+    on = [d for d in docs if (d.get("schedulerOptions") or {}).get("featureGates") == {
+        SCHEDULING_GATES_QUEUE_ADMISSION: True}]
+    opted_in = [d for d in on if any(
+        o["kind"] == "Pod" and o["metadata"].get("annotations", {}).get(QUEUE_ALLOCATION_GATE) == "true"
+        and {"name": QUEUE_ALLOCATION_GATE} in o["spec"].get("schedulingGates", []) for o in d["objects"])]
+    assert 20 <= len(on) <= 300 and len(opted_in) >= 10  # rarely drawn, and then mostly with opted-in pods
+    removals = 0
+    for doc in opted_in:
+        scenario = scenario_from_document(doc, "generated.yaml")
+        assert not [w for w in scenario.warnings if "featureGates" in w or "schedulingGates" in w]
+        assert run_scenario(scenario).violations == []
+        scheduler = Scheduler(scenario.objects, scenario.conf, server_options=scenario.options, now=scenario.now)
+        for index in range(scenario.cycles):
+            if index:
+                scheduler.advance()
+            scheduler.run_once()
+        removals += len(scheduler.cache.log.gate_removals)
+    assert removals > 0
