@@ -1,6 +1,6 @@
 """Volcano's queue-allocation scheduling gate behind SchedulingGatesQueueAdmission: the feature gate read
 from schedulerOptions.featureGates, the gate's removal between sessions, capacity's reservation, and the
-invariant task.gate-removal-admitted."""
+generators' coverage (the rule task.gate-removal-admitted: tests/invariants/test_gate_removal.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.reference.api.task_info import QUEUE_ALLOCATION_GATE, TaskInfo
 from schedcheck.reference.features import SCHEDULING_GATES_QUEUE_ADMISSION
 from schedcheck.reference.gate.schedulinggate import SchGateManager
@@ -18,7 +17,6 @@ from schedcheck.runner import run_scenario
 from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.loader import load_scenario, load_scenario_text
 
-RULE = "task.gate-removal-admitted"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 ADMITTED = SCENARIOS / "schgate-admitted-gate-removed-next-session.yaml"
 FULL = SCENARIOS / "schgate-queue-full-gate-stays.yaml"
@@ -150,51 +148,6 @@ def test_the_manager_refuses_a_pod_with_another_gate():
     assert not manager.enqueue(task("other", [OTHER_GATE]))
     assert manager.enqueue(task("one", [QUEUE_ALLOCATION_GATE]))
     assert asked == ["default/one"]
-
-
-# -- the invariant -----------------------------------------------------------------------------------
-
-def _violations(path: Path) -> tuple[list, InvariantEngine]:
-    engine = InvariantEngine(only=[RULE])
-    run_scenario(load_scenario(path), engine=engine)
-    return engine.violations, engine
-
-
-@pytest.mark.parametrize("path", [ADMITTED, FULL, SECOND, OFF], ids=lambda p: p.stem)
-def test_the_invariant_passes_on_the_faithful_reference(path):
-    violations, engine = _violations(path)
-    assert violations == []
-    assert engine.checks[RULE] > 0
-
-
-def test_the_invariant_catches_a_removal_for_a_pod_that_did_not_opt_in(monkeypatch, tmp_path):
-    from schedcheck.reference.actions import allocate
-
-    monkeypatch.setattr(allocate, "has_queue_allocation_gate_annotation", lambda pod: True)
-    text = ADMITTED.read_text().replace(', scheduling.volcano.sh/queue-allocation-gate: "true"}', "}")
-    path = tmp_path / "no-opt-in.yaml"
-    path.write_text(text)
-    violations, _ = _violations(path)
-    assert [v.invariant for v in violations] == [RULE]
-    assert "default/g-0" in violations[0].message and "has not opted in" in violations[0].message
-
-
-def test_the_invariant_catches_a_removal_with_the_feature_gate_off(monkeypatch):
-    from schedcheck.reference.framework import framework
-
-    original = framework.open_session
-
-    def open_with_manager(cache, *args, **kwargs):
-        ssn = original(cache, *args, **kwargs)
-        ssn.sch_gate_manager = SchGateManager(cache)  # the bug: a manager although the gate is off
-        return ssn
-
-    import schedcheck.reference.scheduler as scheduler_module
-
-    monkeypatch.setattr(scheduler_module, "open_session", open_with_manager)
-    violations, _ = _violations(OFF)
-    assert violations and {v.invariant for v in violations} == {RULE}
-    assert "SchedulingGatesQueueAdmission is off" in violations[0].message
 
 
 # -- generator coverage ------------------------------------------------------------------------------
