@@ -38,6 +38,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from schedcheck.generators.confs import PLUGIN_ARGUMENTS, conf_features, scheduler_confs
+from schedcheck.generators.queue_gates import apply_queue_gates
 from schedcheck.generators.swarm import PLAIN, swarms
 from schedcheck.generators.jobs import filler_job, job_drafts, place_jobs, system_pods
 from schedcheck.generators.ledger import NodeLedger
@@ -286,6 +287,7 @@ def scenarios(
                         and d["metadata"].get("labels", {}).get("app") == app]
                 doc["objects"].append(draw(default_spread_selector(namespace, app, pods)))
     apply_pod_level_resources(draw, job_docs)  # pod-level resources last of all, for the same reason
+    apply_queue_gates(draw, doc, job_docs)  # Volcano's queue-allocation gate: last, for the same reason
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

@@ -161,7 +161,11 @@ def _queue_constraints(ssn, job, pending, x, placed, track) -> None:
     if queue is None:
         return
     if queue.queue.state != "Open":
-        track(f"queue {queue.name}: state {queue.queue.state}, not Open", placed == 0)
+        # Allocatable refuses a closed queue, but backfill places BestEffort tasks without asking it
+        asking = [v for (tk, _), v in x.items() for t in pending if tk == t.key and not t.resreq.is_empty()]
+        if asking:
+            track(f"queue {queue.name}: state {queue.queue.state}, not Open",
+                  z3.Sum([z3.If(v, 1, 0) for v in asking]) == 0)
     dims = sorted({d for t in pending for d in dims_of(t.resreq) if d != "pods"})
     requested = {d: z3.Sum([z3.If(v, _q(t.resreq.get(d)), 0) for t in pending for (tk, _), v in x.items()
                             if tk == t.key] + [_q(0)]) for d in dims}

@@ -38,6 +38,7 @@ func applyOptions(given map[string]any) {
 					opts.IgnoredCSIProvisioners = append(opts.IgnoredCSIProvisioners, s)
 				}
 			}
+		case "featureGates": // --feature-gates: set once per run (schgate.go)
 		default:
 			fmt.Fprintf(os.Stderr, "warning: schedulerOptions.%s is not passed to upstream\n", key)
 		}

@@ -115,6 +115,7 @@ func Run(sc *Scenario) (*Result, error) {
 		clock = sc.World.latestCreation()
 	}
 	resolvePriorities(&sc.World)
+	applyFeatureGates(sc.Options["featureGates"])
 	for cycle := 0; cycle < sc.Cycles; cycle++ {
 		out, err := runCycle(sc, cycle, clock, actions, tiers, configurations, res)
 		if err != nil {
@@ -142,6 +143,7 @@ type cycleOutcome struct {
 	groups    map[string]*api.JobInfo // ns/name -> the job as the session's close left it
 	nominated map[string]string       // ns/name -> the nominated node the session's close wrote
 	waiting   map[string]string       // ns/name -> node: binds waiting in PreBind for the PV controller
+	ungated   []string                // ns/name: pods whose queue-allocation gate the gate manager patched away
 }
 
 func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Action, tiers []conf.Tier,
@@ -185,6 +187,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	timing.OpenSeconds = time.Since(start).Seconds()
 	adapterStart := time.Now()
 	res.sessions[string(ssn.UID)] = true
+	schGates := startSchGate(ssn)
 	sc.World.syncVolumeCaches(c)
 	tracer := &tracer{cycle: cycle, last: map[string]TraceEntry{}}
 	ssn.AddEventHandler(tracer.handler())
@@ -266,13 +269,14 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 		}
 		time.Sleep(time.Millisecond)
 	}
+	ungated := schGates.wait()
 	timing.WaitSeconds = time.Since(closeEnd).Seconds()
 	res.Timings.Sessions = append(res.Timings.Sessions, timing)
 	sc.World.readVolumes(c)
 	sc.World.readDRA(c)
 	sc.World.readNuma(c)
 	out := &cycleOutcome{binds: binder.snapshot(), evicted: evictor.snapshot(), groups: map[string]*api.JobInfo{},
-		nominated: status.snapshot(), waiting: waiting}
+		nominated: status.snapshot(), waiting: waiting, ungated: ungated}
 	for _, job := range jobs {
 		out.groups[job.Namespace+"/"+job.Name] = job
 	}
@@ -567,6 +571,7 @@ func (w *World) advance(out *cycleOutcome, clock time.Time) map[string]string {
 		}
 	}
 	w.Pods = kept
+	w.removeSchGates(out.ungated)
 	for _, pg := range w.PodGroups {
 		job := out.groups[pg.Namespace+"/"+pg.Name]
 		if job == nil || job.PodGroup == nil {

@@ -12,6 +12,9 @@ from typing import Any
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.registry import ACTION, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.task_info import QUEUE_ALLOCATION_GATE
+from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.features import SCHEDULING_GATES_QUEUE_ADMISSION
 from schedcheck.reference.k8s import Pod
 
 POD_VIEW = "pod_view_at_open"
@@ -145,3 +148,68 @@ def task_gated_not_placed(ctx: CheckContext) -> Iterator[Violation]:
         yield Violation("", f"{ctx.action} did {op.op} task {task.key} on node {op.node}, but its pod is still "
                             f"gated ({gates}): a gated pod is not scheduled until every gate is removed",
                         [f"task {task.key}", f"node {op.node}"], "no placement while gated", op.op)
+
+
+GATE_REMOVALS_SEEN = "gate_removals_seen"
+
+
+@invariant("task.gate-removal-admitted", "Volcano's queue-allocation gate is removed only with the feature gate "
+           "SchedulingGatesQueueAdmission on, by allocate, from a pending pod that opted in (annotation \"true\") "
+           "and is held by that gate alone, whose queue is open and (capacity) whose request fits realCapability "
+           "of the queue and every ancestor on the dimensions it requests", "job",
+           "pkg/scheduler/actions/allocate/allocate.go allocateResourcesForTasks (Allocatable, then Enqueue); "
+           "gate/schedulinggate.go Enqueue (HasOnlyVolcanoSchedulingGate); api/helpers.go; capacity.go "
+           "queueAllocatableWithReserved", (ACTION,))
+def task_gate_removal_admitted(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    records = ssn.cache.log.gate_removals
+    start = ctx.session_state.get(GATE_REMOVALS_SEEN, len([r for r in records if r.cycle < ssn.cycle]))
+    ctx.session_state[GATE_REMOVALS_SEEN] = len(records)
+    fresh = [r for r in records[start:] if r.cycle == ssn.cycle]
+    if not fresh:
+        return
+    tasks = {task.key: (job, task) for job in ssn.jobs.values() for task in job.tasks.values()}
+    enabled = ssn.cache.server_options.feature_enabled(SCHEDULING_GATES_QUEUE_ADMISSION)
+    capacity = ssn.plugins.get("capacity")
+    for record in fresh:
+        job, task = tasks.get(record.task, (None, None))
+        if job is None or task is None:
+            continue
+        wrong = []
+        if not enabled:
+            wrong.append("the feature gate SchedulingGatesQueueAdmission is off")
+        if ctx.action != "allocate":
+            wrong.append(f"{ctx.action} asked for it (only allocate does)")
+        if task.pod.annotations.get(QUEUE_ALLOCATION_GATE) != "true":
+            wrong.append(f"the pod has not opted in (annotation {QUEUE_ALLOCATION_GATE}: \"true\")")
+        if task.pod.scheduling_gates != [QUEUE_ALLOCATION_GATE]:
+            wrong.append(f"its gates are [{', '.join(task.pod.scheduling_gates)}], not Volcano's alone")
+        if task.pod.node_name or task.status != TaskStatus.Pending:
+            wrong.append(f"the task is {task.status.name}, not pending")
+        queue = ssn.queues.get(job.queue)
+        if queue is None or queue.queue.state != "Open":
+            wrong.append(f"queue {job.queue} is not open")
+        elif capacity is not None and getattr(capacity, "ready", False):
+            wrong.extend(_past_real_capability(capacity, job.queue, task))
+        for reason in wrong:
+            yield Violation("", f"allocate asked to remove the queue-allocation gate of {task.key}, but {reason}",
+                            [f"task {task.key}", f"queue {job.queue}"], "an admitted, opted-in pod", reason)
+
+
+def _past_real_capability(capacity: Any, queue_id: str, task: Any) -> list[str]:
+    """The request alone against realCapability of the queue and its ancestors (what capacity's check,
+    allocated + reservations + request, can never pass below)."""
+    attrs = capacity.queue_attrs
+    leaf = attrs.get(queue_id)
+    if leaf is None:
+        return []
+    out = []
+    for level in (queue_id, *getattr(leaf, "ancestors", ())):
+        attr = attrs.get(level)
+        if attr is None:
+            continue
+        fits, over = task.resreq.less_equal_with_dimension_and_resources_name(attr.real_capability, task.resreq)
+        if not fits:
+            out.append(f"its request <{task.resreq}> exceeds queue {attr.name}'s realCapability "
+                       f"<{attr.real_capability}> ({', '.join(over) if over else 'a requested dimension'})")
+    return out

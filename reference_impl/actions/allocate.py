@@ -48,7 +48,7 @@ from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.sub_job_info import SubJobInfo
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.resource_info import Zero
-from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.task_info import TaskInfo, has_queue_allocation_gate_annotation
 from schedcheck.reference.api.types import TaskStatus
 from schedcheck.reference.api.unschedule_info import (
     FitError,
@@ -464,6 +464,12 @@ class Allocate(Action):
             task = tasks.pop()
             if not ssn.allocatable(queue, task):
                 continue
+            # SchedulingGatesQueueAdmission: the queue has room for an opted-in gated task, so its gate is
+            # removed (asynchronously: the task still waits this session); the manager refuses a pod with
+            # another gate besides Volcano's
+            if ssn.sch_gate_manager is not None and task.sch_gated and \
+                    has_queue_allocation_gate_annotation(task.pod):
+                ssn.sch_gate_manager.enqueue(task)
             if task.sch_gated:
                 continue
             if job.task_has_fit_errors(task, sub.uid):

@@ -28,6 +28,16 @@ _TRUE = {"1", "t", "T", "TRUE", "true", "True"}
 _FALSE = {"0", "f", "F", "FALSE", "false", "False"}
 
 
+def has_only_volcano_scheduling_gate(pod: Pod) -> bool:
+    """HasOnlyVolcanoSchedulingGate: the pod's one scheduling gate is Volcano's queue-allocation gate."""
+    return len(pod.scheduling_gates) == 1 and pod.scheduling_gates[0] == QUEUE_ALLOCATION_GATE
+
+
+def has_queue_allocation_gate_annotation(pod: Pod) -> bool:
+    """HasQueueAllocationGateAnnotation: the pod opted in (the gate's name as annotation, exactly "true")."""
+    return pod.annotations.get(QUEUE_ALLOCATION_GATE) == "true"
+
+
 def parse_go_bool(value: str) -> bool | None:
     """strconv.ParseBool: None when the text is not a Go boolean."""
     if value in _TRUE:

@@ -53,6 +53,7 @@ from schedcheck.reference.cache.log import (
     BindRecord,
     CacheLog,
     EvictRecord,
+    GateRemovalRecord,
     ReleaseRecord,
 )
 from schedcheck.reference.cache.volumes import (
@@ -403,6 +404,12 @@ class SchedulerCache:
             if outcome is not None:
                 return outcome
         return None
+
+    def remove_volcano_sch_gate(self, task: TaskInfo) -> None:
+        """The gate manager's request (gate.SchGateManager): the world patches the gate away between sessions."""
+        self.cluster.gate_removals.add(task.key)
+        job = self.jobs.get(task.job)
+        self.log.gate_removals.append(GateRemovalRecord(self.cycle, task.key, job.queue if job is not None else ""))
 
     def evict(self, task: TaskInfo, reason: str) -> None:
         job, cached = self._find(task)

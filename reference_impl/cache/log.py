@@ -44,8 +44,19 @@ class BindOutcome:
 
 
 @dataclass
+class GateRemovalRecord:
+    """A removal of Volcano's queue-allocation gate the session asked for (SchGateManager.Enqueue); the
+    world applies it between sessions. `queue` is the task's job's queue."""
+
+    cycle: int
+    task: str  # ns/pod
+    queue: str
+
+
+@dataclass
 class CacheLog:
     binds: list[BindRecord] = field(default_factory=list)
     evictions: list[EvictRecord] = field(default_factory=list)
     releases: list[ReleaseRecord] = field(default_factory=list)
     bind_outcomes: list[BindOutcome] = field(default_factory=list)
+    gate_removals: list[GateRemovalRecord] = field(default_factory=list)

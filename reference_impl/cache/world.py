@@ -16,6 +16,7 @@ from schedcheck.reference.cache.dra_claims import release_claims
 from schedcheck.reference.cache.ephemeral_controller import create_ephemeral_claims
 from schedcheck.reference.cache.pv_controller import sync_claims
 from schedcheck.reference.cache.volumes import VolumeWait
+from schedcheck.reference.api.task_info import QUEUE_ALLOCATION_GATE
 from schedcheck.reference.k8s import ClusterObjects, Pod, PodCondition
 from schedcheck.reference.plugins.volume_helpers import fully_bound
 from schedcheck.reference.util.timestamps import format_timestamp
@@ -34,6 +35,7 @@ class World:
         self.bound_elsewhere: dict[str, str] = {}  # pod key -> node another scheduler binds it to
         self.volume_waits: dict[str, VolumeWait] = {}  # pod key -> a bind waiting for its claims to be bound
         self.bind_annotations: dict[str, dict[str, str]] = {}  # pod key -> annotations its Binding carries
+        self.gate_removals: set[str] = set()  # pod keys whose Volcano queue-allocation gate is patched away
 
     def advance(self, cycle: int, persistent: bool, log: CacheLog) -> None:
         """Let the world move on: binds complete, evictions progress, terminated pods disappear.
@@ -70,11 +72,20 @@ class World:
                     self._bind(pod, self.bound_this_cycle[key], cycle, persistent, log)
                 kept.append(pod)
         self.objects.pods = kept
+        self._remove_sch_gates()
         release_claims(self.objects)  # the resourceclaim controller
         self.bound_this_cycle.clear()
         self.bind_annotations.clear()
         self.evicted_this_cycle.clear()
         self.clock += SCHEDULE_PERIOD_SECONDS
+
+    def _remove_sch_gates(self) -> None:
+        """The gate manager's patches (cache.RemoveVolcanoSchGate: a strategic-merge patch deleting the gate
+        of that name, other gates kept); a pod gone by now is a NotFound upstream logs."""
+        for pod in self.objects.pods:
+            if pod.key in self.gate_removals:
+                pod.scheduling_gates = [gate for gate in pod.scheduling_gates if gate != QUEUE_ALLOCATION_GATE]
+        self.gate_removals.clear()
 
     def _release_volume_waits(self, log: CacheLog) -> None:
         """A bind waiting in PreBind goes to the binder once every claim it waits for is bound."""

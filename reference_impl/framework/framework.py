@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING
 
 from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.types import TaskStatus, completed_status
+from schedcheck.reference.features import SCHEDULING_GATES_QUEUE_ADMISSION
 from schedcheck.reference.framework.conf import SchedulerConf
 from schedcheck.reference.framework.plugin import get_plugin_builder
 from schedcheck.reference.framework.session import Session, SessionObserverHooks
 from schedcheck.reference.framework.topology import open_topology
+from schedcheck.reference.gate.schedulinggate import SchGateManager
 from schedcheck.reference.k8s import PodGroupCondition
 from schedcheck.reference.framework.queue_status import update_queue_status
 
@@ -29,6 +31,8 @@ def open_session(
 ) -> Session:
     """Snapshot the cache, then build every configured plugin and let it register."""
     ssn = Session(cache, conf, cycle, seed)
+    if cache.server_options.feature_enabled(SCHEDULING_GATES_QUEUE_ADMISSION):
+        ssn.sch_gate_manager = SchGateManager(cache)  # the scheduler's, handed to every session
     if hooks is not None:
         ssn.hooks = hooks
     snapshot = cache.snapshot()

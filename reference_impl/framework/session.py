@@ -35,6 +35,7 @@ from schedcheck.reference.util.priority_queue import PriorityQueue
 if TYPE_CHECKING:
     from schedcheck.reference.cache.cache import SchedulerCache
     from schedcheck.reference.framework.plugin import Plugin
+    from schedcheck.reference.gate.schedulinggate import SchGateManager
 
 PERMIT = 1
 ABSTAIN = 0
@@ -195,6 +196,8 @@ class Session:
         # Per-task scratch state shared by a task's extension points (upstream's k8s CycleState).
         self.cycle_states: dict[str, dict[str, Any]] = {}
         self._tiered_cache: dict[str, list[list[Callable[..., Any]]]] = {}
+        # The scheduling-gate manager (gate/schedulinggate.py); None with SchedulingGatesQueueAdmission off.
+        self.sch_gate_manager: SchGateManager | None = None
 
     def new_statement_id(self) -> int:
         self._statement_ids += 1

@@ -28,9 +28,11 @@ queue not below deserved itself may still reclaim if an ancestor within N levels
 
 DRA device-class quotas (`capacity.DynamicResourceAllocationEnable`, on by default as the k8s feature gate):
 capacity_dra.py, checked in Allocatable, SimulateAllocatable and JobEnqueueable for the queue and, with the
-hierarchy, each ancestor. Left out: DRAConsumableCapacityEnable's capacity dimensions. The SchedulingGatesQueueAdmission reservation cache is implemented but, like
-upstream's feature gate, off unless `SCHEDULING_GATES_QUEUE_ADMISSION` is set. Metrics are not
-reported.
+hierarchy, each ancestor. Left out: DRAConsumableCapacityEnable's capacity dimensions. With the feature gate SchedulingGatesQueueAdmission on
+(`schedulerOptions.featureGates`), the queue-gate reservation cache: a pending task that opted in
+(annotation `scheduling.volcano.sh/queue-allocation-gate: "true"`) and has lost its gate, or that
+Allocatable has just admitted, counts against its queue's room until it is allocated (rebuilt at
+every session open, dropped on allocate, restored on deallocate). Metrics are not reported.
 """
 
 from __future__ import annotations
@@ -51,8 +53,9 @@ from schedcheck.reference.api.resource_info import (
     intersection,
     res_max,
 )
-from schedcheck.reference.api.task_info import QUEUE_ALLOCATION_GATE, TaskInfo
+from schedcheck.reference.api.task_info import TaskInfo, has_queue_allocation_gate_annotation
 from schedcheck.reference.api.types import EvictionContext, EvictionKind, TaskStatus, allocated_status
+from schedcheck.reference.features import SCHEDULING_GATES_QUEUE_ADMISSION
 from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
@@ -82,7 +85,6 @@ PLUGIN_NAME = "capacity"
 STATE_KEY = PLUGIN_NAME
 ROOT_QUEUE = "root"
 ANCESTOR_RECLAIM_LEVEL = "ancestorReclaimLevel"
-SCHEDULING_GATES_QUEUE_ADMISSION = False  # upstream feature gate, default off
 
 
 class CapacityQueueAttr(QueueAttr):
@@ -151,10 +153,6 @@ def shares_dimension_with(reclaimee: TaskInfo, reclaimer: TaskInfo) -> bool:
     return any(name != PODS for name in intersection(reclaimee.resreq, reclaimer.init_resreq))
 
 
-def has_queue_allocation_gate_annotation(task: TaskInfo) -> bool:
-    return task.pod.annotations.get(QUEUE_ALLOCATION_GATE) == "true"
-
-
 class CapacityPlugin(Plugin):
     name = PLUGIN_NAME
 
@@ -163,7 +161,8 @@ class CapacityPlugin(Plugin):
         self.total_resource = Resource()
         self.total_guarantee = Resource()
         self._queue_opts: dict[str, CapacityQueueAttr] = {}
-        self.reserved_tasks: dict[str, dict[str, TaskInfo]] = {}
+        self.reserved_tasks: dict[str, dict[str, TaskInfo]] = {}  # queue -> opted-in tasks holding room
+        self.gate_admission = False  # the feature gate SchedulingGatesQueueAdmission, read at session open
         self.hierarchy = False
         self.ready = True
         self.ancestor_reclaim_level = 0  # argument ancestorReclaimLevel, parsed at session open
@@ -180,7 +179,8 @@ class CapacityPlugin(Plugin):
         self.ssn = ssn
         self.ancestor_reclaim_level = max(0, as_arguments(self.arguments).get_int(ANCESTOR_RECLAIM_LEVEL, 0))
         self.total_resource.add(ssn.total_resource)
-        if SCHEDULING_GATES_QUEUE_ADMISSION:
+        self.gate_admission = ssn.cache.server_options.feature_enabled(SCHEDULING_GATES_QUEUE_ADMISSION)
+        if self.gate_admission:
             self._build_reserved_cache(ssn)
         self.hierarchy = hierarchy_enabled(ssn, self.name)
         if self.hierarchy:
@@ -407,7 +407,7 @@ class CapacityPlugin(Plugin):
         if self.hierarchy and not self.is_leaf(queue.uid):
             return False
         ok = all(self._queue_allocatable(self._queue_opts[qid], task) for qid in self._branch(queue.uid))
-        if ok and SCHEDULING_GATES_QUEUE_ADMISSION and has_queue_allocation_gate_annotation(task):
+        if ok and self.gate_admission and has_queue_allocation_gate_annotation(task.pod):
             self.reserved_tasks.setdefault(queue.uid, {})[task.uid] = task
         return ok
 
@@ -653,7 +653,7 @@ class CapacityPlugin(Plugin):
         self.reserved_tasks = {}
         for job in ssn.jobs.values():
             for task in job.task_status_index.get(TaskStatus.Pending, {}).values():
-                if not task.sch_gated and has_queue_allocation_gate_annotation(task):
+                if not task.sch_gated and has_queue_allocation_gate_annotation(task.pod):
                     self.reserved_tasks.setdefault(job.queue, {})[task.uid] = task
 
     def _unreserve(self, task_uid: str) -> None:
@@ -666,12 +666,12 @@ class CapacityPlugin(Plugin):
 
     def _on_allocate(self, event: Event) -> None:
         self._apply(event.task, removing=False)
-        if SCHEDULING_GATES_QUEUE_ADMISSION:
+        if self.gate_admission:
             self._unreserve(event.task.uid)
 
     def _on_deallocate(self, event: Event) -> None:
         job = self._apply(event.task, removing=True)
-        if job is not None and SCHEDULING_GATES_QUEUE_ADMISSION and has_queue_allocation_gate_annotation(event.task):
+        if job is not None and self.gate_admission and has_queue_allocation_gate_annotation(event.task.pod):
             self.reserved_tasks.setdefault(job.queue, {})[event.task.uid] = event.task
 
     def _apply(self, task: TaskInfo, removing: bool) -> JobInfo | None:

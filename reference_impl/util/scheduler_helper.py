@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from schedcheck.reference.api.unschedule_info import FitErrors, ScoringError
+from schedcheck.reference.features import VOLCANO_FEATURE_GATES
 
 if TYPE_CHECKING:
     from schedcheck.reference.api.node_info import NodeInfo
@@ -36,6 +37,12 @@ class ServerOptions:
     # --ignored-provisioners: claims of these provisioners are not counted against CSI volume limits
     # (the cache adds upstream's defaults, rancher.io/local-path and hostpath.csi.k8s.io)
     ignored_provisioners: tuple[str, ...] = ()
+    # --feature-gates: the Volcano gates a scenario sets (name -> on); the rest keep their defaults
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+
+    def feature_enabled(self, name: str) -> bool:
+        """utilfeature.DefaultFeatureGate.Enabled for a Volcano gate."""
+        return self.feature_gates.get(name, VOLCANO_FEATURE_GATES[name])
 
 
 def calculate_num_of_feasible_nodes_to_find(num_all_nodes: int, opts: ServerOptions) -> int:

@@ -81,6 +81,8 @@ def version_tags(src: Path | None) -> list[str]:
         tags.append("volcano_devclient")  # the device ConfigMap is read through a client that can be set
     if _mentions(src / "pkg/scheduler/api", "func (ti *TaskInfo) MergePodAnnotations("):
         tags.append("volcano_podannotations")  # the bind carries the scheduler's pod annotations (device choice)
+    if _mentions(src / "pkg/scheduler/gate", "func NewSchGateManager("):
+        tags.append("volcano_schgate")  # the queue-allocation gate manager (SchedulingGatesQueueAdmission)
     return tags
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedcheck.reference.features import MODELLED_FEATURE_GATES, VOLCANO_FEATURE_GATES
 from schedcheck.reference.util.scheduler_helper import (
     HARD_SHARDING,
     NONE_SHARDING,
     SOFT_SHARDING,
     ServerOptions,
 )
+from schedcheck.scenario.errors import describe
 from schedcheck.scenario.fields import Fields
 
 OPTIONS_KEY = "schedulerOptions"
@@ -22,6 +24,7 @@ OPTION_FIELDS = {
     "minPercentageOfNodesToFind": "min_percentage_of_nodes_to_find",  # --minimum-percentage-nodes-to-find
     "percentageOfNodesToFind": "percentage_of_nodes_to_find",  # --percentage-nodes-to-find
     "ignoredProvisioners": "ignored_provisioners",  # --ignored-provisioners
+    "featureGates": "feature_gates",  # --feature-gates (Volcano's gates, as a mapping of name to bool)
 }
 
 
@@ -43,7 +46,25 @@ def read_options(f: Fields, value: Any, warnings: list[str]) -> ServerOptions:
     field = f"{OPTIONS_KEY}.ignoredProvisioners"
     options.ignored_provisioners = tuple(f.string(item, f"{field}[{i}]", required=True)
                                          for i, item in enumerate(f.sequence(doc.get("ignoredProvisioners"), field)))
+    options.feature_gates = read_feature_gates(f, doc.get("featureGates"), warnings)
     return options
+
+
+def read_feature_gates(f: Fields, value: Any, warnings: list[str]) -> dict[str, bool]:
+    """`featureGates: {Name: true|false}`, as the scheduler's --feature-gates flag: Volcano's gates only
+    (pkg/features); only SchedulingGatesQueueAdmission changes what the reference does."""
+    field = f"{OPTIONS_KEY}.featureGates"
+    gates: dict[str, bool] = {}
+    for name, on in f.mapping(value, field).items():
+        if name not in VOLCANO_FEATURE_GATES:
+            f.fail(f"{field}.{name}", f"not a Volcano feature gate (known: {', '.join(VOLCANO_FEATURE_GATES)})")
+        if not isinstance(on, bool):
+            f.fail(f"{field}.{name}", f"expected true or false, got {describe(on)}")
+        gates[name] = on
+        if name not in MODELLED_FEATURE_GATES and on != VOLCANO_FEATURE_GATES[name]:
+            warnings.append(f"{field}.{name}: not modelled; the reference and the adapter keep its default "
+                            f"({str(VOLCANO_FEATURE_GATES[name]).lower()})")
+    return gates
 
 
 def shard_warnings(options: ServerOptions, objects: Any, warnings: list[str]) -> None:

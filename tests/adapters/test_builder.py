@@ -147,9 +147,10 @@ def test_version_tags_follow_what_the_checkout_has(tmp_path):
         "pkg/scheduler/metrics/metrics.go": "func InitKubeSchedulerRelatedMetrics() {}\n",
         "pkg/scheduler/cache/cache.go": "func (sc *SchedulerCache) buildTaskDRAInfo(pod any) {}\n",
         "pkg/scheduler/cache/numa.go": "func (sc *SchedulerCache) AddUnassignedNumaPods(sets any) error {}\n",
+        "pkg/scheduler/gate/schedulinggate.go": "func NewSchGateManager(client any, n int) any {}\n",
     })
     assert volcano.version_tags(src) == ["volcano_hypernodes", "volcano_shardstatus", "volcano_nodeshards",
-                                         "volcano_kubemetrics", "volcano_dra", "volcano_numa"]
+                                         "volcano_kubemetrics", "volcano_dra", "volcano_numa", "volcano_schgate"]
     assert f"replace volcano.sh/apis => {src / volcano.APIS_STAGING}\n" in volcano.checkout_go_mod(src)
     assert volcano.version_tags(None) == list(volcano.PINNED_VERSION_TAGS)
 

@@ -332,7 +332,7 @@ def test_mindcluster_documents_carry_310p_nodes_and_vnpu_pods_that_load_without_
     conf = default_conf()  # the switch in the conf: always drawn, so that rare shapes (unstable chips) show
     conf["tiers"][-1]["plugins"].append({"name": "deviceshare",
                                          "arguments": {"deviceshare.AscendMindClusterVNPUEnable": True}})
-    switched = sample_documents(scenarios(**scenario_profiles["ci"], confs=st.just(conf)), 40, 1)
+    switched = sample_documents(scenarios(**scenario_profiles["ci"], confs=st.just(conf)), 80, 1)
     for doc in with_plugin("deviceshare") + _with_each_device_mode() + switched:
         scenario = scenario_from_document(doc, "<generated>")
         flags = device_flags(scenario.conf)

@@ -392,6 +392,7 @@ DEDICATED = {
     "topology.lowest-tier-needed": "test_topology.py",
     "node.topology-spread-respected": "test_placement_allowed.py",
     "task.gated-not-placed": "test_placement_allowed.py",
+    "task.gate-removal-admitted": "test_gate_removal.py",
     "victim.pdb-respected": "test_victim_sources.py",
     "victim.shuffle-from-high-node": "test_victim_sources.py",
     "node.placement-extender-allowed": "test_extender_rule.py",

@@ -1,0 +1,1 @@
+"""Volcano's scheduling-gate manager (pkg/scheduler/gate)."""

@@ -1,0 +1,63 @@
+"""task.gate-removal-admitted: Volcano's queue-allocation gate is removed only for an admitted, opted-in
+pod held by that gate alone, with SchedulingGatesQueueAdmission on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schedcheck.invariants.engine import InvariantEngine
+from schedcheck.reference.gate.schedulinggate import SchGateManager
+from schedcheck.runner import run_scenario
+from schedcheck.scenario.loader import load_scenario
+
+RULE = "task.gate-removal-admitted"
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+ADMITTED = SCENARIOS / "schgate-admitted-gate-removed-next-session.yaml"
+FULL = SCENARIOS / "schgate-queue-full-gate-stays.yaml"
+SECOND = SCENARIOS / "schgate-second-gate-kept.yaml"
+OFF = SCENARIOS / "schgate-feature-off-gated-never-scheduled.yaml"
+
+
+def _violations(path: Path) -> tuple[list, InvariantEngine]:
+    engine = InvariantEngine(only=[RULE])
+    run_scenario(load_scenario(path), engine=engine)
+    return engine.violations, engine
+
+
+@pytest.mark.parametrize("path", [ADMITTED, FULL, SECOND, OFF], ids=lambda p: p.stem)
+def test_passes_on_the_faithful_reference(path):
+    violations, engine = _violations(path)
+    assert violations == []
+    assert engine.checks[RULE] > 0
+
+
+def test_fires_on_a_removal_for_a_pod_that_did_not_opt_in(monkeypatch, tmp_path):
+    from schedcheck.reference.actions import allocate
+
+    monkeypatch.setattr(allocate, "has_queue_allocation_gate_annotation", lambda pod: True)
+    text = ADMITTED.read_text().replace(', scheduling.volcano.sh/queue-allocation-gate: "true"}', "}")
+    path = tmp_path / "no-opt-in.yaml"
+    path.write_text(text)
+    violations, _ = _violations(path)
+    assert [v.invariant for v in violations] == [RULE]
+    assert "default/g-0" in violations[0].message and "has not opted in" in violations[0].message
+
+
+def test_fires_on_a_removal_with_the_feature_gate_off(monkeypatch):
+    from schedcheck.reference.framework import framework
+
+    original = framework.open_session
+
+    def open_with_manager(cache, *args, **kwargs):
+        ssn = original(cache, *args, **kwargs)
+        ssn.sch_gate_manager = SchGateManager(cache)  # the bug: a manager although the gate is off
+        return ssn
+
+    import schedcheck.reference.scheduler as scheduler_module
+
+    monkeypatch.setattr(scheduler_module, "open_session", open_with_manager)
+    violations, _ = _violations(OFF)
+    assert violations and {v.invariant for v in violations} == {RULE}
+    assert "SchedulingGatesQueueAdmission is off" in violations[0].message
