@@ -39,6 +39,9 @@ def _exactly(r: k8s_dra.DeviceRequest | k8s_dra.DeviceSubRequest) -> dict[str, A
         exactly["selectors"] = _selectors(r.selectors)
     if r.capacity_requests:
         exactly["capacity"] = {"requests": {k: str(v) for k, v in r.capacity_requests.items()}}
+    if r.tolerations:
+        exactly["tolerations"] = [{k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value),
+                                                     ("effect", t.effect)) if v} for t in r.tolerations]
     return exactly
 
 
@@ -90,6 +93,9 @@ def resource_slice_document(rs: k8s_dra.ResourceSlice, term: Callable[[Any], dic
             entry["capacity"] = _capacity(device)
         if device.allow_multiple_allocations:
             entry["allowMultipleAllocations"] = True
+        if device.taints:
+            entry["taints"] = [{"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect}
+                               for t in device.taints]
         entry.update(_node_selection(device.node_name, device.all_nodes, device.node_selector, term))
         devices.append(entry)
     spec: dict[str, Any] = {"driver": rs.driver, "pool": {"name": rs.pool, "generation": rs.pool_generation,
