@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.placement import tolerates
 from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.k8s_dra import AllocatedDevice, ClaimAllocation, Device, ResourceClaim
@@ -91,6 +92,15 @@ def _match_violation(claim: ResourceClaim, allocation: ClaimAllocation, devices:
             yield constraint.match_attribute, sorted(v for _, v in values)
 
 
+def _in_flight(ctx: CheckContext) -> Iterator[tuple[str, ClaimAllocation, ResourceClaim]]:
+    """(claim key, allocation, claim) of the allocations in flight (Reserve made them, PreBind has not written them)."""
+    tracker = ctx.ssn.cache.dra
+    for key, allocation in tracker.pending.items():
+        claim = tracker.claims.get(key)
+        if claim is not None:
+            yield key, allocation, claim
+
+
 @invariant("dra.match-attribute-held", "every claim allocation in flight gives the devices of the requests a "
            "matchAttribute constraint names one type and one value of that attribute (and never a device without "
            "it)", "node",
@@ -98,14 +108,9 @@ def _match_violation(claim: ResourceClaim, allocation: ClaimAllocation, devices:
            "allocateDevice adds every device to its claim's constraints)",
            (OPERATION, ACTION, CLOSE), state_only=True)
 def dra_match_attribute_held(ctx: CheckContext) -> Iterator[Violation]:
-    tracker = ctx.ssn.cache.dra
-    if not tracker.pending:
-        return
-    devices = _devices(ctx)
-    for key, allocation in tracker.pending.items():
-        claim = tracker.claims.get(key)
-        if claim is None:
-            continue
+    devices = None
+    for key, allocation, claim in _in_flight(ctx):
+        devices = devices if devices is not None else _devices(ctx)
         for attribute, values in _match_violation(claim, allocation, devices):
             yield Violation("", f"claim {key}: the devices of its matchAttribute {attribute} constraint carry "
                                 f"{', '.join(values)}", [f"claim {key}"], f"one value of {attribute}",
@@ -130,23 +135,17 @@ def _request_tolerations(claim: ResourceClaim, request_name: str) -> list | None
            "resourceclaim/devicetoleration.go (ToleratesTaint)",
            (OPERATION, ACTION, CLOSE), state_only=True)
 def dra_taints_tolerated(ctx: CheckContext) -> Iterator[Violation]:
-    tracker = ctx.ssn.cache.dra
-    if not tracker.pending:
-        return
     devices = None
-    for key, allocation in tracker.pending.items():
-        claim = tracker.claims.get(key)
-        if claim is None:
-            continue
+    for key, allocation, claim in _in_flight(ctx):
         for result in allocation.devices:
-            if devices is None:
-                devices = _devices(ctx)
+            devices = devices if devices is not None else _devices(ctx)
             device = devices.get(result.device_id)
             tolerations = _request_tolerations(claim, result.request)
             if device is None or tolerations is None:
                 continue
             for taint in device.taints:
-                if taint.effect in ("NoSchedule", "NoExecute") and not any(t.tolerates(taint) for t in tolerations):
+                # the toleration rule restated for node taints (placement.py): device taints match the same way
+                if taint.effect in ("NoSchedule", "NoExecute") and not any(tolerates(t, taint) for t in tolerations):
                     name = "/".join(result.device_id)
                     yield Violation("", f"claim {key}: request {result.request} got device {name}, tainted "
                                         f"{taint.key}={taint.value}:{taint.effect}, without tolerating it",
