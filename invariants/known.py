@@ -358,6 +358,12 @@ def _mig_instance_given_twice(ctx: CheckContext, violation: Violation) -> bool:
     return len(bound & set(_named(violation, "task"))) >= 2  # two placed by this session's TryAddPod
 
 
+def _failed_recovery(ctx: CheckContext, violation: Violation) -> bool:
+    """F45: the job's saved plan could not be replayed whole (RecoverOperations failed) and allocate's hypernode
+    search returned without discarding the part it replayed."""
+    return bool(set(_named(violation, "job")) & ctx.ssn.failed_recoveries)
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.predicates-pod-view",
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
@@ -461,6 +467,11 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                    "statement.discard-no-trace", "node.predicates-pod-view", "gang.session-atomic",
                    "gang.sub-groups-ready", "queue.drf-allocated", "queue.drf-share", "queue.proportion-allocated",
                    "queue.capacity-allocated")),
+    KnownFinding("F45", "gang.no-stranded-placement",
+                 "allocate's hypernode search replays the best hypernode's saved operations into a new statement and, "
+                 "when one fails (RecoverOperations stops there), returns without discarding the operations it "
+                 "already replayed: the job keeps tasks allocated although it is neither ready nor pipelined",
+                 "docs/findings.md #45", _failed_recovery),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

@@ -186,6 +186,8 @@ class Session:
         self.tie_chooser: Callable[..., Any] | None = None
         self._statement_ids = 0
         self.operations: list[Operation] = []
+        # jobs whose saved plan RecoverOperations could not replay whole this session (what it replayed stays)
+        self.failed_recoveries: set[str] = set()
         self.rolling_back = False  # Statement is undoing a failed step (Operation.rollback)
         # An observer (a harness's checks) is calling the session's functions, not the scheduler: a plugin
         # with outside effects (the extender's HTTP calls) answers from what it already answered.

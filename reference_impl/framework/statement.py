@@ -260,6 +260,7 @@ def recover_operations(stmt: Statement, plan: list[StatementOp]) -> bool:
             elif op.name == ALLOCATE:
                 stmt.allocate(op.task, stmt.ssn.nodes[op.task.node_name])
         except StatementError:
+            stmt.ssn.failed_recoveries.add(op.task.job)  # upstream logs it; what was replayed is kept
             return False
     return True
 

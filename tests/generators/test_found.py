@@ -44,6 +44,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "gang-sub-groups-ready-gangreclaim-repipelines-a-bound-task": ("gang.sub-groups-ready", "upstream-known"),
     "gang-session-atomic-shuffle-evicts-a-role-after-the-bind": ("gang.session-atomic", "resolved"),
     "upstream-assert-task-topology-bucket-score-after-a-discard": ("upstream.assert", "upstream-known"),
+    "gang-no-stranded-placement-failed-recovery-vgpu": ("gang.no-stranded-placement", "upstream-known"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
