@@ -155,7 +155,8 @@ GATE_REMOVALS_SEEN = "gate_removals_seen"
 
 @invariant("task.gate-removal-admitted", "Volcano's queue-allocation gate is removed only with the feature gate "
            "SchedulingGatesQueueAdmission on, by allocate, from a pending pod that opted in (annotation \"true\") "
-           "and is held by that gate alone, whose queue is open and (capacity) whose request fits realCapability "
+           "and is held by that gate alone, whose queue is open (when proportion's or capacity's Allocatable is "
+           "on: allocate itself does not look) and (capacity) whose request fits realCapability "
            "of the queue and every ancestor on the dimensions it requests", "job",
            "pkg/scheduler/actions/allocate/allocate.go allocateResourcesForTasks (Allocatable, then Enqueue); "
            "gate/schedulinggate.go Enqueue (HasOnlyVolcanoSchedulingGate); api/helpers.go; capacity.go "
@@ -171,6 +172,10 @@ def task_gate_removal_admitted(ctx: CheckContext) -> Iterator[Violation]:
     tasks = {task.key: (job, task) for job in ssn.jobs.values() for task in job.tasks.values()}
     enabled = ssn.cache.server_options.feature_enabled(SCHEDULING_GATES_QUEUE_ADMISSION)
     capacity = ssn.plugins.get("capacity")
+    # allocate itself asks nothing of the queue's state: only proportion's and capacity's Allocatable refuse a
+    # closed queue (without them, upstream asks to remove the gate of a closed queue's pod too)
+    state_checked = sorted({name for tier in ssn.registered("allocatable") for name, _ in tier}
+                           & {"proportion", "capacity"})
     for record in fresh:
         job, task = tasks.get(record.task, (None, None))
         if job is None or task is None:
@@ -187,8 +192,11 @@ def task_gate_removal_admitted(ctx: CheckContext) -> Iterator[Violation]:
         if task.pod.node_name or task.status != TaskStatus.Pending:
             wrong.append(f"the task is {task.status.name}, not pending")
         queue = ssn.queues.get(job.queue)
-        if queue is None or queue.queue.state != "Open":
-            wrong.append(f"queue {job.queue} is not open")
+        if queue is None:
+            wrong.append(f"queue {job.queue} is not in the session")
+        elif queue.queue.state != "Open" and state_checked:
+            wrong.append(f"queue {job.queue} is not open (and {' and '.join(state_checked)}'s Allocatable refuses "
+                         f"a closed queue)")
         elif capacity is not None and getattr(capacity, "ready", False):
             wrong.extend(_past_real_capability(capacity, job.queue, task))
         for reason in wrong:
