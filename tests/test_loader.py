@@ -263,8 +263,22 @@ def test_conf_file_overrides_the_scenario_conf() -> None:
 
 def test_conf_errors_name_the_conf_file() -> None:
     with pytest.raises(ScenarioError) as info:
-        load_scenario_text("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n", "s.yaml", "actions: fly\n", "c.yaml")
+        load_scenario_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n", "s.yaml", "actions: fly\n", "c.yaml")
     assert (info.value.file, info.value.obj, info.value.field) == ("c.yaml", "schedulerConf", "actions")
+
+
+def test_a_plain_y_or_n_is_a_boolean_as_kubernetes_reads_it() -> None:
+    # YAML 1.1, as sigs.k8s.io/yaml (go-yaml v2) resolves it: kubectl and upstream's adapter refuse `pool: y`
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {pool: %s}}\n"
+    with pytest.raises(ScenarioError) as info:
+        load_scenario_text(node % "y", "s.yaml")
+    assert (info.value.file, info.value.field) == ("s.yaml", "metadata.labels.pool") and "\n" not in str(info.value)
+    assert load_scenario_text(node % '"y"', "s.yaml").objects.nodes[0].labels == {"pool": "y"}
+    assert load_scenario_text(node % "yy", "s.yaml").objects.nodes[0].labels == {"pool": "yy"}
+    import yaml  # what the scenario writers dump reads back the same: the strings "y" and "n" come out quoted
+
+    assert load_scenario_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Node", "metadata": {
+        "name": "n", "labels": {"pool": "y"}}}), "s.yaml").objects.nodes[0].labels == {"pool": "y"}
 
 
 def test_json_input() -> None:

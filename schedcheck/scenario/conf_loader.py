@@ -26,6 +26,7 @@ test-only plugins (testplugins.py) are known too, with their arguments checked.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -54,7 +55,11 @@ _PLUGIN_KEYS = {"name", "arguments"} | set(ENABLE_FLAGS)
 
 
 class StrictYamlLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml's parser when built with it
-    """PyYAML's safe loader, but a key repeated in one mapping is an error."""
+    """PyYAML's safe loader, but a key repeated in one mapping is an error, and a plain y, Y, n or N is a
+    boolean, as YAML 1.1 says and as Kubernetes' and Volcano's readers (sigs.k8s.io/yaml over go-yaml v2)
+    take it: PyYAML leaves those four strings, so `pool: y` would load here and fail upstream."""
+
+    bool_values = {**yaml.constructor.SafeConstructor.bool_values, "y": True, "n": False}
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -70,6 +75,13 @@ class StrictYamlLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyam
             if duplicate:
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         return super().construct_mapping(node, deep)
+
+
+_YAML_11_SHORT_BOOLS = re.compile(r"^(?:y|Y|n|N)$")
+StrictYamlLoader.add_implicit_resolver("tag:yaml.org,2002:bool", _YAML_11_SHORT_BOOLS, list("yYnN"))
+# and yaml.safe_dump, which every scenario and counterexample writer uses, quotes the strings "y" and "n" so
+# that what it writes reads back the same
+yaml.SafeDumper.add_implicit_resolver("tag:yaml.org,2002:bool", _YAML_11_SHORT_BOOLS, list("yYnN"))
 
 
 def load_yaml_documents(text: str, file: str, obj: str = "") -> list[Any]:
