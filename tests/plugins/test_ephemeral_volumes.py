@@ -223,7 +223,7 @@ def test_the_other_pods_claim_scenario_keeps_the_pod_out_of_the_cache():
 def test_between_sessions_the_controller_creates_each_missing_claim_from_its_template_once():
     from schedcheck.reference.cache.ephemeral_controller import claim_uid, create_ephemeral_claims
 
-    volume = ("  - {name: data, ephemeral: {volumeClaimTemplate: {metadata: {labels: {a: b}, annotations: {n: m}},"
+    volume = ("  - {name: data, ephemeral: {volumeClaimTemplate: {metadata: {labels: {a: b}, annotations: {note: m}},"
               " spec: {storageClassName: sc, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}}}")
     objects = load_scenario_text(POD % volume, "s.yaml").objects
     assert create_ephemeral_claims(objects) == ["default/p-data"]
@@ -231,7 +231,7 @@ def test_between_sessions_the_controller_creates_each_missing_claim_from_its_tem
     assert (made.name, made.namespace, made.uid, made.controller_uid) == ("p-data", "default",
                                                                           claim_uid("default", "p-data"), "uid-p")
     assert (made.labels, made.annotations, made.storage_class_name, made.access_modes, str(made.request),
-            made.volume_name, made.phase) == ({"a": "b"}, {"n": "m"}, "sc", ["ReadWriteOnce"], "1Gi", "", "Pending")
+            made.volume_name, made.phase) == ({"a": "b"}, {"note": "m"}, "sc", ["ReadWriteOnce"], "1Gi", "", "Pending")
     assert not volume_is_for_pod(objects.pods[0], made)  # "" : no problem
     made.labels["x"] = "y"  # the claim is a copy: the template stays as written
     assert objects.pods[0].volumes[0].claim_template.labels == {"a": "b"}
