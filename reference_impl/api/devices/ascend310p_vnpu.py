@@ -514,47 +514,42 @@ class NPUDevices:
                 del self.con_cache[template]
 
     def _segment_add(self, chip_id: str, res: VResource) -> None:
-        for cid, chip in self.chips.items():
-            if str(cid) != chip_id:
-                continue
-            chip.used.add(res)
-            chip.free.sub(res)
-            if not self.is_whole(res.aicore):
-                chip.segment = True
-            chip.update_dvpp(res.dvpp)
+        self._charge(chip_id, res, True, mark_segment=True)
 
     def _segment_sub(self, chip_id: str, res: VResource) -> None:
+        self._charge(chip_id, res, False)
+
+    def _charge(self, chip_id: str, res: VResource, add: bool, mark_segment: bool = False) -> None:
+        """Move `res` from the chip's free to its used (add) or back; a partial chip taken is marked segmented."""
         for cid, chip in self.chips.items():
             if str(cid) != chip_id:
                 continue
-            chip.used.sub(res)
-            chip.free.add(res)
-            chip.reset_dvpp(res.dvpp)
+            if add:
+                chip.used.add(res)
+                chip.free.sub(res)
+                if mark_segment and not self.is_whole(res.aicore):
+                    chip.segment = True
+                chip.update_dvpp(res.dvpp)
+            else:
+                chip.used.sub(res)
+                chip.free.add(res)
+                chip.reset_dvpp(res.dvpp)
 
     def _whole_res(self) -> VResource:
         return VResource(self.ai_core_per_chip, go_div(self.total.aicpu, self.total_chip_num), DVPP_NULL)
 
     def _whole_add(self, ids: str) -> None:
-        if self.total_chip_num == 0:
-            return
-        res = self._whole_res()
-        for chip_id in ids.split(","):
-            for cid, chip in self.chips.items():
-                if str(cid) == chip_id:
-                    chip.used.add(res)
-                    chip.free.sub(res)
-                    chip.update_dvpp(res.dvpp)
+        self._whole_charge(ids, True)
 
     def _whole_sub(self, ids: str) -> None:
+        self._whole_charge(ids, False)
+
+    def _whole_charge(self, ids: str, add: bool) -> None:
         if self.total_chip_num == 0:
             return
         res = self._whole_res()
         for chip_id in ids.split(","):
-            for cid, chip in self.chips.items():
-                if str(cid) == chip_id:
-                    chip.used.sub(res)
-                    chip.free.add(res)
-                    chip.reset_dvpp(res.dvpp)
+            self._charge(chip_id, res, add)
 
     def add_queue_resource(self, pod) -> dict[str, float]:
         return {}
