@@ -65,6 +65,10 @@ KEYS = ("a", "i", "u", "r", "p", "f", "su", "sr", "sp")
 def build_ledger(nodes: list[NodeInfo]) -> Ledger:
     """Rows summed in Python floats, in node, then resource, then task order; numpy matrices for more than
     ROWS_UP_TO nodes, Rows otherwise."""
+    return _rows_ledger(nodes) if len(nodes) <= ROWS_UP_TO else _matrix_ledger(nodes)
+
+
+def _matrix_ledger(nodes: list[NodeInfo]) -> Ledger:
     dims = [CPU, MEMORY]
     seen = set(dims)
     for node in nodes:
@@ -105,11 +109,70 @@ def build_ledger(nodes: list[NodeInfo]) -> Ledger:
                 put(rows["su"][row], task.resreq)
                 if task.status == TaskStatus.Releasing:
                     put(rows["sr"][row], task.resreq)
-    if len(nodes) <= ROWS_UP_TO:
-        m: dict[str, Matrix] = {k: Rows(v) for k, v in rows.items()}
-    else:
-        shape = (len(nodes), len(dims))
-        m = {k: np.array(v, dtype=float).reshape(shape) for k, v in rows.items()}
+    shape = (len(nodes), len(dims))
+    m = {k: np.array(v, dtype=float).reshape(shape) for k, v in rows.items()}
+    return Ledger([n.name for n in nodes], dims, m["a"], m["i"], m["u"], m["r"], m["p"], m["f"], m["su"], m["sr"],
+                  m["sp"])
+
+
+def _rows_ledger(nodes: list[NodeInfo]) -> Ledger:
+    """build_ledger for a few nodes (every operation checkpoint judges one): the same sums in the same order,
+    with the dimensions fixed first and each task's request added in place, which halves the build."""
+    dims = [CPU, MEMORY]
+    index = {CPU: 0, MEMORY: 1}
+    for node in nodes:
+        for resource in (node.allocatable, node.idle, node.used, node.releasing, node.pipelined):
+            for name in resource.scalars or ():
+                if name not in index:
+                    index[name] = len(dims)
+                    dims.append(name)
+    for node in nodes:  # a dimension only a task has comes after the nodes' own, in task order
+        if node.node is not None:
+            for task in node.tasks.values():
+                for name in task.resreq.scalars or ():
+                    if name not in index:
+                        index[name] = len(dims)
+                        dims.append(name)
+    width = len(dims)
+
+    def vector(resource: Resource) -> list[float]:
+        values = [0.0] * width
+        values[0] += resource.milli_cpu
+        values[1] += resource.memory
+        for name, value in (resource.scalars or {}).items():
+            values[index[name]] += value
+        return values
+
+    rows: dict[str, list[list[float]]] = {k: [] for k in KEYS}
+    pipelined_status, releasing_status = TaskStatus.Pipelined, TaskStatus.Releasing
+    for node in nodes:
+        rows["a"].append(vector(node.allocatable))
+        rows["i"].append(vector(node.idle))
+        rows["u"].append(vector(node.used))
+        rows["r"].append(vector(node.releasing))
+        rows["p"].append(vector(node.pipelined))
+        rows["f"].append(vector(node.future_idle_view()))
+        su, sr, sp = [0.0] * width, [0.0] * width, [0.0] * width
+        if node.node is not None:  # an uninitialised node keeps no ledger
+            for task in node.tasks.values():
+                request = task.resreq
+                if task.status == pipelined_status:
+                    targets: tuple[list[float], ...] = (sp,)
+                elif task.status == releasing_status:
+                    targets = (su, sr)
+                else:
+                    targets = (su,)
+                scalars = request.scalars
+                for target in targets:
+                    target[0] += request.milli_cpu
+                    target[1] += request.memory
+                    if scalars:
+                        for name, value in scalars.items():
+                            target[index[name]] += value
+        rows["su"].append(su)
+        rows["sr"].append(sr)
+        rows["sp"].append(sp)
+    m = {k: Rows(v) for k, v in rows.items()}
     return Ledger([n.name for n in nodes], dims, m["a"], m["i"], m["u"], m["r"], m["p"], m["f"], m["su"], m["sr"],
                   m["sp"])
 

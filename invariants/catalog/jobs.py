@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, invariant
+from schedcheck.invariants.registry import ACTION, CLOSE, LEDGER_OPS, OPERATION, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource, Zero
 from schedcheck.reference.api.types import TaskStatus, allocated_status
@@ -48,7 +48,8 @@ def job_status_index(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("job.allocated-sum", "a job's Allocated equals the summed requests of its tasks in an allocated status",
-           "job", "job_info.go AddTaskInfo/DeleteTaskInfo; volcano-semantics §12 item 4", EVERYWHERE, state_only=True)
+           "job", "job_info.go AddTaskInfo/DeleteTaskInfo; volcano-semantics §12 item 4", EVERYWHERE, state_only=True,
+           operations=LEDGER_OPS)  # a bind moves a task between two allocated statuses: judged at the action end
 def job_allocated_sum(ctx: CheckContext) -> Iterator[Violation]:
     for job in _jobs(ctx):
         expected = Resource()

@@ -88,8 +88,7 @@ def cache_idle_non_negative(ctx: CheckContext) -> Iterator[Violation]:
     asked: dict[str, set[str]] = {}
     for record in ctx.ssn.cache.log.binds[start:]:
         node = ctx.ssn.cache.nodes.get(record.node)
-        task = next((t for t in node.tasks.values() if f"{t.namespace}/{t.name}" == record.task), None) \
-            if node is not None else None
+        task = node.tasks.get(record.task) if node is not None else None  # nodes index tasks by namespace/name
         dims = asked.setdefault(record.node, set())
         if task is not None:
             dims.update(dim for dim, amount in task.resreq.as_dict().items() if amount > 0)
@@ -195,24 +194,22 @@ PLACING_ACTIONS = ("allocate", "backfill", "preempt", "reclaim", "gangpreempt", 
            (OPERATION,), requires=("predicates",))
 def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
     from schedcheck.invariants.placement import excluded_by
-    from schedcheck.reference.framework.arguments import as_arguments
 
     op = ctx.operation
     if op is None or op.op not in ("allocate", "pipeline") or op.action not in PLACING_ACTIONS:
         return
     if op.from_status == TaskStatus.Pipelined and ctx.ssn.conf.persistent_pipelines:
         return  # a kept reservation allocated in place: judged when it was pipelined
-    option = next((o for tier in ctx.ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
-    if option is None or not option.enabled("enablePredicate"):
+    memo = ctx.session_state
+    if not _predicates_filter_on(ctx.ssn, memo=memo):
         return
-    args = as_arguments(option.arguments)
     node = ctx.ssn.nodes.get(op.node)
     job = ctx.ssn.jobs.get(op.job)
     task = job.tasks.get(op.task_uid) if job is not None else None
     if node is None or node.node is None or task is None:
         return
-    why = excluded_by(task.pod, node.node, args.get_bool("predicate.NodeAffinityEnable", True),
-                      args.get_bool("predicate.TaintTolerationEnable", True))
+    why = excluded_by(task.pod, node.node, _predicates_filter_on(ctx.ssn, "predicate.NodeAffinityEnable", memo),
+                      _predicates_filter_on(ctx.ssn, "predicate.TaintTolerationEnable", memo))
     if why:
         yield Violation("", f"{op.action} {op.op}d {op.task} to node {op.node}, where it may not run: {why}",
                         [f"task {op.task}", f"node {op.node}"], "a node the pod may run on", why)
@@ -225,24 +222,20 @@ def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
            "(checkBoundClaims: CheckNodeAffinity of each bound claim's PV, an in-tree one translated where the "
            "node's CSINode lists its plugin as migrated)", (OPERATION,), requires=("predicates",))
 def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
-    from schedcheck.invariants.placement import volume_excludes
-    from schedcheck.reference.plugins.volume_helpers import volume_claim_name
-    from schedcheck.reference.plugins.csi_translation import TranslationError, translated_pv
-    from schedcheck.reference.framework.arguments import as_arguments
-
     op = ctx.operation
     if op is None or op.op not in ("allocate", "pipeline") or op.action not in PLACING_ACTIONS:
         return
-    option = next((o for tier in ctx.ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
-    if option is None or not option.enabled("enablePredicate"):
-        return
-    if not as_arguments(option.arguments).get_bool("predicate.VolumeBindingEnable", True):
+    if not _predicates_filter_on(ctx.ssn, "predicate.VolumeBindingEnable", ctx.session_state):
         return
     node = ctx.ssn.nodes.get(op.node)
     job = ctx.ssn.jobs.get(op.job)
     task = job.tasks.get(op.task_uid) if job is not None else None
-    if node is None or node.node is None or task is None:
+    if node is None or node.node is None or task is None or not task.pod.volumes:
         return
+    from schedcheck.invariants.placement import volume_excludes
+    from schedcheck.reference.plugins.csi_translation import TranslationError, translated_pv
+    from schedcheck.reference.plugins.volume_helpers import volume_claim_name
+
     world = ctx.ssn.cache.world
     claims = {(c.namespace, c.name): c for c in world.persistent_volume_claims}
     volumes = {v.name: v for v in world.persistent_volumes}
@@ -458,13 +451,21 @@ def node_topology_spread_respected(ctx: CheckContext) -> Iterator[Violation]:
                 break
 
 
-def _predicates_filter_on(ssn, flag: str) -> bool:
-    """The predicates plugin is configured and enabled, with this filter's `predicate.*Enable` on (default)."""
+def _predicates_filter_on(ssn, flag: str = "", memo: dict | None = None) -> bool:
+    """The predicates plugin is configured and enabled, with this filter's `predicate.*Enable` on (default;
+    no flag: the plugin alone). With `memo` (the engine's per-session memory; a session's conf does not
+    change), worked out once a session."""
     from schedcheck.reference.framework.arguments import as_arguments
 
+    key = ("predicates-filter-on", flag)
+    if memo is not None and key in memo:
+        return memo[key]
     option = next((o for tier in ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
-    return option is not None and option.enabled("enablePredicate") \
-        and as_arguments(option.arguments).get_bool(flag, True)
+    on = option is not None and option.enabled("enablePredicate") \
+        and (not flag or as_arguments(option.arguments).get_bool(flag, True))
+    if memo is not None:
+        memo[key] = on
+    return on
 
 
 def _standing_placements(ssn) -> tuple[dict[str, int], set[str]]:

@@ -19,7 +19,10 @@ def strict_weak_order_violations(items: Sequence[Any], less: Callable[[Any, Any]
                                  label: Callable[[Any], str]) -> Iterator[tuple[str, list[str]]]:
     """Irreflexivity, asymmetry, transitivity, and transitivity of incomparability."""
     items = list(items)[:MAX_PAIRS_ITEMS]
-    table = {(i, j): less(a, b) for i, a in enumerate(items) for j, b in enumerate(items)}
+    rows = [[less(a, b) for b in items] for a in items]
+    if _holds(rows, min(len(items), MAX_TRIPLE_ITEMS)):
+        return
+    table = {(i, j): rows[i][j] for i in range(len(items)) for j in range(len(items))}
     for i, a in enumerate(items):
         if table[i, i]:
             yield f"{label(a)} < {label(a)}", [label(a)]
@@ -36,6 +39,31 @@ def strict_weak_order_violations(items: Sequence[Any], less: Callable[[Any, Any]
         if inc_ij and inc_jk and (table[i, k] or table[k, i]):
             yield (f"{label(items[i])} ~ {label(items[j])} ~ {label(items[k])} but {label(items[i])} and "
                    f"{label(items[k])} are ordered", [label(items[x]) for x in (i, j, k)])
+
+
+def _holds(rows: list[list[bool]], n: int) -> bool:
+    """Whether the enumeration below would find nothing: each property as bit masks over the comparison table,
+    O(n^2) where the enumeration walks every triple. Pairs over every row; triples over the first n items, as
+    the enumeration does."""
+    size = len(rows)
+    below = [sum(1 << j for j, smaller in enumerate(row) if smaller) for row in rows]  # i < j for each j bit
+    for i in range(size):
+        if below[i] >> i & 1 or below[i] & sum(1 << j for j in range(size) if below[j] >> i & 1):
+            return False  # i < i, or i < j and j < i
+    window = (1 << n) - 1
+    above = [sum(1 << j for j in range(n) if below[j] >> i & 1) for i in range(n)]  # j < i for each j bit
+    for i in range(n):
+        others = window & ~(1 << i)
+        for j in range(n):
+            if below[i] >> j & 1 and below[j] & others & ~below[i] & ~(1 << j):
+                return False  # i < j < k but not i < k
+        incomparable = others & ~below[i] & ~above[i]
+        for j in range(n):
+            if incomparable >> j & 1:
+                mate = window & ~(1 << j) & ~below[j] & ~above[j]  # what j is incomparable with
+                if mate & ~(1 << i) & ~incomparable:
+                    return False  # i ~ j ~ k but i and k ordered
+    return True
 
 
 def _report(kind: str, found: Iterator[tuple[str, list[str]]]) -> Iterator[Violation]:

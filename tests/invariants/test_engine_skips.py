@@ -88,5 +88,14 @@ def test_a_ledger_broken_at_a_bind_is_caught_at_the_action_end():
 def test_only_rules_that_judge_the_ledgers_or_the_plugins_accounting_skip_binds():
     for inv in catalog():
         if inv.operations is not None:
-            assert inv.id.startswith(("node.", "queue.", "device.")), inv.id  # device pools are node ledgers
+            # device pools are node ledgers; a job's Allocated does not move at a bind (Allocated to Binding)
+            assert inv.id.startswith(("node.", "queue.", "device.")) or inv.id == "job.allocated-sum", inv.id
             assert "bind" not in inv.operations
+
+
+def test_a_job_allocated_broken_at_a_bind_is_caught_at_the_action_end():
+    def at_bind(ssn, op):
+        if op.op == "bind":
+            ssn.jobs[op.job].allocated.milli_cpu += 500
+    engine = check("job.allocated-sum", corrupt=("operation", at_bind))
+    assert engine.violations and {v.checkpoint for v in engine.violations} == {"action", "close"}

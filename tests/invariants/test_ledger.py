@@ -95,3 +95,20 @@ def test_a_few_nodes_in_python_rows_find_what_numpy_finds(monkeypatch):
     rows = findings()
     monkeypatch.setattr(module, "ROWS_UP_TO", 0)
     assert rows == findings() and rows[0] == [("n2", "cpu", 1700.0, 2000.0)]
+
+
+def test_the_row_builder_sums_what_the_matrix_builder_sums(monkeypatch):
+    """The few-node builder fixes the dimensions first and adds requests in place; every sum, Releasing and a
+    dimension only a task has included, equals the numpy builder's, in the same dimension order."""
+    from schedcheck.invariants import ledger as module
+
+    busy, empty = NodeInfo(node("n1")), NodeInfo(node("n2", cpu="2"))
+    busy.add_task(_task("run", TaskStatus.Running))
+    busy.add_task(_task("gone", TaskStatus.Releasing, gpu="2"))
+    busy.add_task(_task("later", TaskStatus.Pipelined, gpu="1"))
+    rows = module._rows_ledger([busy, empty])
+    matrix = module._matrix_ledger([busy, empty])
+    assert rows.dims == matrix.dims and rows.names == matrix.names
+    for key in ("allocatable", "idle", "used", "releasing", "pipelined", "future_idle", "sum_used",
+                "sum_releasing", "sum_pipelined"):
+        assert getattr(rows, key).rows == getattr(matrix, key).tolist(), key
