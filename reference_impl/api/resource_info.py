@@ -305,8 +305,14 @@ class Resource:
 
     def less_equal(self, rr: Resource, default: DimensionDefaultValue) -> bool:
         """Every dimension less or equal, within the tolerance."""
-        if not (_le(self.milli_cpu, rr.milli_cpu) and _le(self.memory, rr.memory)):
+        left, right = self.milli_cpu, rr.milli_cpu  # _le inlined: the per-node fit test of every action
+        if not (left < right or abs(left - right) < MIN_RESOURCE):
             return False
+        left, right = self.memory, rr.memory
+        if not (left < right or abs(left - right) < MIN_RESOURCE):
+            return False
+        if not self.scalars and (default != Infinity or not rr.scalars):
+            return True
         return self._scalars_all(rr, default, _le)
 
     def _scalars_all(self, rr: Resource, default: DimensionDefaultValue, cmp) -> bool:
@@ -330,6 +336,11 @@ class Resource:
     def less_equal_with_resources_name(
         self, rr: Resource, default: DimensionDefaultValue
     ) -> tuple[bool, list[str]]:
+        left, right = self.milli_cpu, rr.milli_cpu
+        if not self.scalars and (left < right or abs(left - right) < MIN_RESOURCE):
+            left, right = self.memory, rr.memory
+            if left < right or abs(left - right) < MIN_RESOURCE:
+                return True, []  # the common case on the per-node path: it fits, no names to collect
         names: list[str] = []
         if not _le(self.milli_cpu, rr.milli_cpu):
             names.append(CPU)

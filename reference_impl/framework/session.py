@@ -409,8 +409,11 @@ class Session:
         return fns[0](sub_job, hyper_node, purpose) if fns else [[hyper_node]]
 
     def batch_node_order_fn(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
+        fns = self._flat("batch_node_order")
+        if len(fns) == 1:  # one batch scorer (nodeorder): the sum below without the lookups
+            return {name: 0.0 + score for name, score in fns[0](task, nodes).items()}
         totals: dict[str, float] = {}
-        for fn in self._flat("batch_node_order"):
+        for fn in fns:
             for name, score in fn(task, nodes).items():
                 totals[name] = totals.get(name, 0.0) + score
         return totals

@@ -213,6 +213,7 @@ class PredicatesPlugin(Plugin):
         self.volume_zone_enable = args.get_bool(VOLUME_ZONE_ENABLE, True)
         self.volume_binding_enable = args.get_bool(VOLUME_BINDING_ENABLE, True)
         self.dra_enable = args.get_bool(dra.ENABLE, True)  # the DynamicResourceAllocation gate is GA at 1.36
+        self._checks: dict[tuple[int, ...] | None, tuple[Callable[..., Status | None], ...]] = {}
         self._filters_by_task: dict[str, _PodFilter] = {}
         self._filters_by_spec: dict[tuple, _PodFilter] = {}
         self._equivalence: dict[tuple[str, str], bool] = {}  # (node, template uid) -> fit
@@ -361,10 +362,12 @@ class PredicatesPlugin(Plugin):
             statuses.append(Status(failed.code, failed.reason))  # a fresh status per FitError
         else:  # then the other filters, in upstream's order; an aborting one stops them
             state = self.ssn.cycle_states.get(task.uid, {})
-            filters = self._per_node_filters()
             wanted = state.get(CHECKS_STATE)
-            checks = filters if wanted is None else [filters[i] for i in wanted]  # None: no PrePredicate ran
-            for check in checks:
+            checks = self._checks.get(wanted)  # the same few index tuples, node after node
+            if checks is None:
+                filters = self._per_node_filters()
+                checks = self._checks[wanted] = filters if wanted is None else tuple(filters[i] for i in wanted)
+            for check in checks:  # None: no PrePredicate ran, every filter
                 status = check(task, mirror_node, state)
                 if status is not None:
                     statuses.append(status)

@@ -143,9 +143,14 @@ def prioritize_nodes(ssn: Session, task: TaskInfo, nodes: list[NodeInfo]) -> dic
     except ScoringError:
         return {}  # upstream logs the error and returns an empty score map
     grouped: dict[float, list[NodeInfo]] = {}
-    for node in nodes:
-        score = reduce_scores.get(node.name, 0.0) + order_scores.get(node.name, 0.0) + batch_scores.get(node.name, 0.0)
-        grouped.setdefault(score, []).append(node)
+    if reduce_scores or order_scores:
+        for node in nodes:
+            name = node.name
+            score = reduce_scores.get(name, 0.0) + order_scores.get(name, 0.0) + batch_scores.get(name, 0.0)
+            grouped.setdefault(score, []).append(node)
+    else:  # batch scores alone (the default conf); 0.0 + 0.0 + x is x
+        for node in nodes:
+            grouped.setdefault(batch_scores.get(node.name, 0.0), []).append(node)
     record_scores = getattr(ssn.tie_chooser, "record_scores", None)  # a guided replay reports scores
     if record_scores is not None:
         record_scores(ssn, task, grouped)
