@@ -49,7 +49,20 @@ other requests and claims, each allocation getting a share id and recording what
 an All request's device that fails this check a second time when it is added (another request of the
 search took a share of it meanwhile) fails the branch without undoing the constraints it already joined.
 
-Not modelled: admin access, partitionable devices' shared counters, device taints, binding conditions,
+Partitionable devices (DRAPartitionableDevices, GA at 1.36): a slice with sharedCounters (counter sets, no
+devices) belongs to its pool on every node, whatever its node selection, and counts towards the pool's
+slices. A pool whose counter slices repeat a set name, or one of whose devices (on any slice of the pool at
+its generation, reaching the node or not) consumes a set or a counter the pool lacks, is invalid. A device
+that consumes counters is taken only if, adding its consumption to what this search's devices consume, no
+counter of any of the pool's sets passes what is available: the set's value less what the devices allocated
+whole (claims' status and in flight) consume, on every slice of the pool. As upstream: a shared device that
+some share already holds (allocated or in this search) is not counted again, allocated shares are never
+counted; the available counters are computed once per pool and kept on the allocator (every node of one
+PreFilter), and both tables are keyed by the pool's name alone, whatever the driver (docs/findings.md #47);
+a device refused after its counters were taken (a taint, a constraint, the capacity re-check) leaves them
+taken for the rest of the search, and a share's rollback never gives its counters back (#46).
+
+Not modelled: admin access, device taints, binding conditions,
 list-typed attributes (DRAListTypeAttributes, alpha). Share ids are `share-<n>`, numbered per Allocate
 call, where upstream draws random ones (nothing compares them).
 """
