@@ -4,7 +4,8 @@ Drawn rarely, after every other draw of a scenario (so that the draws of earlier
 driver (`gpu.example.com`) and its DeviceClass (a CEL selector on the driver); some nodes publish a slice of
 1 to 3 devices, each with a `model` attribute (`a100` or `t4`); some pending pods ask, in their first
 container, for a claim of their own: one device (rarely two), sometimes of one model (a CEL selector).
-Devices taken by a claim at one session's bind are seen as allocated in the next. Shrinks to no DRA at all.
+Devices taken by a claim at one session's bind are seen as allocated in the next. Rarely, last, a node's devices
+are partitions of one GPU whose memory counter they consume (partitionable devices). Shrinks to no DRA at all.
 """
 
 from __future__ import annotations
@@ -59,4 +60,31 @@ def apply_dra(draw: st.DrawFn, node_docs: list[dict[str, Any]], job_docs: list[d
         first = dict(spec["containers"][0])
         first["resources"] = {**(first.get("resources") or {}), "claims": [{"name": "gpu"}]}
         spec["containers"] = [first, *spec["containers"][1:]]
+    docs += partition_slices(draw, docs)
     return docs
+
+
+GPU_MEMORY_GI = (40, 80)
+PARTITION_GI = (10, 20, 40)
+
+
+def partition_slices(draw: st.DrawFn, docs: list[dict[str, Any]], percent: int = 20) -> list[dict[str, Any]]:
+    """Rarely (`percent`% of the node slices, drawn after every other DRA draw), a node's GPUs become partitions
+    of one physical GPU (partitionable devices): a second slice of the pool publishes counter set `gpu` (memory
+    40Gi or 80Gi) and each device consumes 10, 20 or 40Gi of it. The slices change in place; the new counter
+    slices are returned. Shrinks to no partitions."""
+    added: list[dict[str, Any]] = []
+    for doc in docs:
+        if doc["kind"] != "ResourceSlice" or not draw(rarely(percent)):
+            continue
+        spec = doc["spec"]
+        total = draw(choice(GPU_MEMORY_GI))
+        spec["pool"] = {**spec["pool"], "resourceSliceCount": 2}
+        spec["devices"] = [{**device, "consumesCounters": [
+            {"counterSet": "gpu", "counters": {"memory": {"value": f"{draw(choice(PARTITION_GI))}Gi"}}}]}
+            for device in spec["devices"]]
+        added.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                      "metadata": {"name": f"{doc['metadata']['name']}-counters"},
+                      "spec": {"driver": spec["driver"], "nodeName": spec["nodeName"], "pool": dict(spec["pool"]),
+                               "sharedCounters": [{"name": "gpu", "counters": {"memory": {"value": f"{total}Gi"}}}]}})
+    return added

@@ -364,6 +364,15 @@ def _failed_recovery(ctx: CheckContext, violation: Violation) -> bool:
     return bool(set(_named(violation, "job")) & ctx.ssn.failed_recoveries)
 
 
+def _pool_name_shared(ctx: CheckContext, violation: Violation) -> bool:
+    """F47: the over-consumed pool's name is also a pool of counter sets of another driver (upstream's allocator
+    keys counters by pool name alone)."""
+    where = next(iter(_named(violation, "counter set")), "")
+    driver, _, rest = where.partition("/")
+    pool = rest.rpartition("/")[0]
+    return any(s.pool == pool and s.driver != driver and s.shared_counters for s in ctx.ssn.cache.dra.slices)
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.predicates-pod-view",
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
@@ -472,6 +481,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "when one fails (RecoverOperations stops there), returns without discarding the operations it "
                  "already replayed: the job keeps tasks allocated although it is neither ready nor pipelined",
                  "docs/findings.md #45", _failed_recovery),
+    KnownFinding("F47", "dra.counters-not-exceeded",
+                 "the structured allocator keeps available and consumed counters by pool name, not driver and pool: "
+                 "another driver's pool of the same name lends its counter sets and shares the consumption",
+                 "docs/findings.md #47", _pool_name_shared),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

@@ -1,7 +1,8 @@
 """The resource.k8s.io/v1 objects of dynamic resource allocation (DRA) the scheduler reads.
 
 Cut down, as k8s.py, to the fields Kubernetes' DynamicResources plugin and Volcano's DRA accounting
-consult: DeviceClass selectors, ResourceSlice devices per node and pool (and which nodes reach them),
+consult: DeviceClass selectors, ResourceSlice devices per node and pool (and which nodes reach them, and
+the counter sets partitionable devices consume from),
 ResourceClaim requests (exactly or a firstAvailable list of subrequests), constraints and allocation, and
 a pod's spec.resourceClaims (k8s.Pod.resource_claims).
 """
@@ -82,6 +83,23 @@ class DeviceToleration:
 
 
 @dataclass
+class CounterSet:
+    """spec.sharedCounters[i] of a ResourceSlice (DRAPartitionableDevices, GA at 1.36): named counters the
+    pool's devices consume from when allocated (a slice carries counter sets or devices, never both)."""
+
+    name: str
+    counters: dict[str, Quantity] = field(default_factory=dict)
+
+
+@dataclass
+class CounterConsumption:
+    """devices[i].consumesCounters[j]: what allocating the device takes from a counter set of its pool."""
+
+    counter_set: str
+    counters: dict[str, Quantity] = field(default_factory=dict)
+
+
+@dataclass
 class Device:
     name: str
     attributes: dict[str, Any] = field(default_factory=dict)  # qualified name -> bool | int | str | SemVer
@@ -93,6 +111,7 @@ class Device:
     all_nodes: bool = False
     node_selector: list[NodeSelectorTerm] | None = None
     taints: list[DeviceTaint] = field(default_factory=list)
+    consumes_counters: list[CounterConsumption] = field(default_factory=list)
 
 
 @dataclass
@@ -108,6 +127,7 @@ class ResourceSlice:
     node_selector: list[NodeSelectorTerm] | None = None  # one term: the nodes it selects
     per_device_node_selection: bool = False  # each device says (Device.node_name / all_nodes / node_selector)
     devices: list[Device] = field(default_factory=list)
+    shared_counters: list[CounterSet] = field(default_factory=list)  # a counter slice: always reaches every node
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Dynamic resource allocation: the devices the scheduler allocates to ResourceClaims (the claim tracker in
-the cache, reference_impl/cache/dra_claims.py). Both rules judge the allocations in flight (made by the
+the cache, reference_impl/cache/dra_claims.py). Every rule judges the allocations in flight (made by the
 DynamicResources Reserve of this run and not yet written by PreBind), so a scenario's own claim statuses
 are never blamed alone."""
 
@@ -13,6 +13,7 @@ from schedcheck.invariants.placement import tolerates
 from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.k8s_dra import AllocatedDevice, ClaimAllocation, Device, ResourceClaim
+from schedcheck.reference.quantity import Quantity
 
 DeviceID = tuple[str, str, str]
 
@@ -151,3 +152,58 @@ def dra_taints_tolerated(ctx: CheckContext) -> Iterator[Violation]:
                                         f"{taint.key}={taint.value}:{taint.effect}, without tolerating it",
                                     [f"claim {key}", f"device {name}"], "no untolerated NoSchedule/NoExecute taint",
                                     f"{taint.key}={taint.value}:{taint.effect}")
+
+
+def _counter_pools(slices: list) -> dict[tuple[str, str], tuple[dict[str, dict], dict[str, Device]]]:
+    """(driver, pool) -> (counter set -> counters, device name -> device), at each pool's newest generation."""
+    newest: dict[tuple[str, str], int] = {}
+    for s in slices:
+        newest[(s.driver, s.pool)] = max(newest.get((s.driver, s.pool), s.pool_generation), s.pool_generation)
+    out: dict[tuple[str, str], tuple[dict[str, dict], dict[str, Device]]] = {}
+    for s in slices:
+        if s.pool_generation != newest[(s.driver, s.pool)]:
+            continue
+        sets, devices = out.setdefault((s.driver, s.pool), ({}, {}))
+        for counter_set in s.shared_counters:
+            sets.setdefault(counter_set.name, counter_set.counters)
+        for device in s.devices:
+            devices.setdefault(device.name, device)
+    return out
+
+
+@invariant("dra.counters-not-exceeded", "no counter of a pool's counter sets (partitionable devices' "
+           "sharedCounters) is consumed beyond its value by the pool's devices allocated whole, in claims' "
+           "allocations or in flight; judged on the counter sets an allocation in flight consumes from", "node",
+           "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (checkAvailableCounters, "
+           "buildPool); k8s v1.36.1 dynamicresources.go (GatherAllocatedState)",
+           (OPERATION, ACTION, CLOSE), state_only=True)
+def dra_counters_not_exceeded(ctx: CheckContext) -> Iterator[Violation]:
+    tracker = ctx.ssn.cache.dra
+    if not tracker.pending or not any(s.shared_counters for s in tracker.slices):
+        return
+    holders = _holders(ctx)
+    for (driver, pool), (sets, devices) in sorted(_counter_pools(tracker.slices).items()):
+        judged: set[str] = set()
+        used: dict[tuple[str, str], Fraction] = {}
+        users: dict[str, set[str]] = {}
+        for name, device in devices.items():
+            whole = [(key, flight) for key, result, flight in holders.get((driver, pool, name), [])
+                     if not result.share_id]
+            if not whole or not device.consumes_counters:
+                continue
+            for consumption in device.consumes_counters:
+                if any(flight for _, flight in whole):
+                    judged.add(consumption.counter_set)
+                users.setdefault(consumption.counter_set, set()).update(key for key, _ in whole)
+                for counter, amount in consumption.counters.items():
+                    slot = (consumption.counter_set, counter)
+                    used[slot] = used.get(slot, Fraction(0)) + amount.as_fraction()
+        for set_name in sorted(judged):
+            for counter, value in sets.get(set_name, {}).items():
+                total = used.get((set_name, counter), Fraction(0))
+                if total > value.as_fraction():
+                    where, amount = f"{driver}/{pool}/{set_name}", Quantity(total, value.format)
+                    claims = sorted(users.get(set_name, ()))
+                    yield Violation("", f"counter set {where}: its devices allocated whole ({', '.join(claims)}) "
+                                        f"consume {amount} of {counter}, beyond its {value}",
+                                    [f"counter set {where}", *(f"claim {k}" for k in claims)], str(value), str(amount))

@@ -54,6 +54,8 @@ class ClaimTracker:
                 if not device.share_id:
                     used.add(device.device_id)
                     continue
+                if not device.consumed_capacity:
+                    continue  # a share recording no consumed capacity adds no entry (deviceCapacityInUse)
                 totals = consumed.setdefault(device.device_id, {})
                 for name, amount in device.consumed_capacity.items():
                     totals[name] = Quantity(totals.get(name, Quantity()).as_fraction() + amount.as_fraction())

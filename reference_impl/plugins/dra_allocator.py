@@ -49,7 +49,20 @@ other requests and claims, each allocation getting a share id and recording what
 an All request's device that fails this check a second time when it is added (another request of the
 search took a share of it meanwhile) fails the branch without undoing the constraints it already joined.
 
-Not modelled: admin access, partitionable devices' shared counters, device taints, binding conditions,
+Partitionable devices (DRAPartitionableDevices, GA at 1.36): a slice with sharedCounters (counter sets, no
+devices) belongs to its pool on every node, whatever its node selection, and counts towards the pool's
+slices. A pool whose counter slices repeat a set name, or one of whose devices (on any slice of the pool at
+its generation, reaching the node or not) consumes a set or a counter the pool lacks, is invalid. A device
+that consumes counters is taken only if, adding its consumption to what this search's devices consume, no
+counter of any of the pool's sets passes what is available: the set's value less what the devices allocated
+whole (claims' status and in flight) consume, on every slice of the pool. As upstream: a shared device that
+some share already holds (allocated or in this search) is not counted again, allocated shares are never
+counted; the available counters are computed once per pool and kept on the allocator (every node of one
+PreFilter), and both tables are keyed by the pool's name alone, whatever the driver (docs/findings.md #47);
+a device refused after its counters were taken (a taint, a constraint, the capacity re-check) leaves them
+taken for the rest of the search, and a share's rollback never gives its counters back (#46).
+
+Not modelled: admin access, device taints, binding conditions,
 list-typed attributes (DRAListTypeAttributes, alpha). Share ids are `share-<n>`, numbered per Allocate
 call, where upstream draws random ones (nothing compares them).
 """
@@ -66,6 +79,7 @@ from schedcheck.reference.k8s_dra import (
     AllocatedDevice,
     CapacityPolicy,
     ClaimAllocation,
+    CounterSet,
     Device,
     DeviceClass,
     DeviceConstraint,
@@ -80,6 +94,7 @@ from schedcheck.reference.util import dra_cel
 RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
 DeviceID = tuple[str, str, str]  # driver, pool, device
 Consumed = dict[DeviceID, dict[str, Quantity]]  # per shared device, what its shares consume
+Counters = dict[str, dict[str, Fraction]]  # counter set -> counter -> amount
 REASON_INVALID_POOLS = "invalid resource pools were encountered"
 
 
@@ -102,6 +117,10 @@ class Pool:
     slices: list[ResourceSlice] = field(default_factory=list)  # the pool's slices reaching the node, by name
     incomplete: bool = False
     invalid: bool = False
+    # partitionable devices: the pool's counter sets by name, and its device slices not reaching the node
+    # (their allocated devices consume counters too)
+    counter_sets: dict[str, CounterSet] = field(default_factory=dict)
+    other_slices: list[ResourceSlice] = field(default_factory=list)
 
     def devices(self) -> list[tuple[ResourceSlice, Device]]:
         return [(slice_, device) for slice_ in self.slices for device in slice_.devices]
@@ -155,8 +174,8 @@ def slice_reaches(slice_: ResourceSlice, node: Node) -> bool:
 def gather_pools(slices: list[ResourceSlice], node: Node) -> list[Pool]:
     by_id: dict[tuple[str, str], list[ResourceSlice]] = {}
     for slice_ in slices:
-        if not slice_reaches(slice_, node):
-            continue
+        if not slice_.shared_counters and not slice_reaches(slice_, node):
+            continue  # (a slice of counter sets belongs to every node's view of its pool)
         found = by_id.setdefault((slice_.driver, slice_.pool), [])
         if found and slice_.pool_generation < found[0].pool_generation:
             continue
@@ -166,20 +185,52 @@ def gather_pools(slices: list[ResourceSlice], node: Node) -> list[Pool]:
     pools = []
     for (driver, name), members in sorted(by_id.items()):
         generation, wanted = members[0].pool_generation, members[0].pool_slice_count
+        others: list[ResourceSlice] = []
         if len(members) != wanted:
             everywhere = [s for s in slices if (s.driver, s.pool) == (driver, name)]
             if any(s.pool_generation > generation for s in everywhere):
                 continue  # obsolete: a newer generation is being published
-            if sum(1 for s in everywhere if s.pool_generation == generation) != wanted:
+            current = [s for s in everywhere if s.pool_generation == generation]
+            if len(current) != wanted:
                 pools.append(Pool(driver, name, incomplete=True))
                 continue
+            seen = {s.name for s in members}
+            others = [s for s in current if s.name not in seen]
         members = sorted(members, key=lambda s: s.name)
         names = [d.name for s in members for d in s.devices]
         if len(names) != len(set(names)):
             pools.append(Pool(driver, name, invalid=True))
             continue
-        pools.append(Pool(driver, name, members))
+        counter_sets = pool_counter_sets(members)
+        if counter_sets is None or not counters_exist(counter_sets, members + others):
+            pools.append(Pool(driver, name, invalid=True))
+            continue
+        pools.append(Pool(driver, name, members, counter_sets=counter_sets, other_slices=others))
     return pools
+
+
+def pool_counter_sets(slices: list[ResourceSlice]) -> dict[str, CounterSet] | None:
+    """The counter sets of a pool's slices (getAndValidateCounterSets); None when two share a name (the pool is
+    invalid)."""
+    found: dict[str, CounterSet] = {}
+    for slice_ in slices:
+        for counter_set in slice_.shared_counters:
+            if counter_set.name in found:
+                return None
+            found[counter_set.name] = counter_set
+    return found
+
+
+def counters_exist(counter_sets: dict[str, CounterSet], slices: list[ResourceSlice]) -> bool:
+    """validateDeviceCounterConsumption: every counter a device consumes is one of a counter set of the pool
+    (false: the pool is invalid). The API cannot check it: since 1.35 the sets live in slices of their own."""
+    for slice_ in slices:
+        for device in slice_.devices:
+            for consumption in device.consumes_counters:
+                counter_set = counter_sets.get(consumption.counter_set)
+                if counter_set is None or any(c not in counter_set.counters for c in consumption.counters):
+                    return False
+    return True
 
 
 def _same(left: object, right: object) -> bool:
@@ -305,6 +356,9 @@ class Allocator:
         self.classes, self.slices, self.in_use = classes, slices, in_use
         self.consumed: Consumed = consumed or {}
         self._compiled: dict[str, dra_cel.Expr | dra_cel.NotModelled] = {}
+        # partitionable devices: per pool *name* (upstream's key, whatever the driver), what its counter sets
+        # hold less what allocated devices consume; computed at the first need and kept for every node
+        self.available: dict[str, Counters] = {}
 
     def allocate(self, node: Node, claims: list[ResourceClaim]) -> list[ClaimAllocation] | None:
         """One allocation per claim, or None when the node cannot satisfy them all (NodeFailure: nor can it
@@ -349,6 +403,8 @@ class _Search:
         self.allocator, self.node, self.claims = allocator, node, claims
         self.pools = gather_pools(allocator.slices, node)
         self.visit = [(s, d) for pool in self.pools if not (pool.incomplete or pool.invalid) for s, d in pool.devices()]
+        self.pool_of = {(pool.driver, pool.name): pool for pool in self.pools}
+        self.counting: dict[str, Counters] = {}  # per pool name, what this search's devices consume
         self.slots: list[list[_Slot]] = []
         self.constraints: list[list[_Constraint]] = []
         self.results: list[Chosen] = [[] for _ in claims]
@@ -488,6 +544,13 @@ class _Search:
         device_id = (slice_.driver, slice_.pool, device.name)
         if self._in_use(device_id):
             return None
+        shared = device.allow_multiple_allocations
+        # partitionable devices: a shared device some share already holds is not counted again
+        if device.consumes_counters and not (shared and self._capacity_in_use(device_id)):
+            if not self._take_counters(slice_, device):
+                return None
+        # as upstream, the counters taken above stay taken when the taint, a constraint or (below) the
+        # capacity refuses the device, for the rest of this search (docs/findings.md #46)
         if taint_prevents_allocation(device, item.tolerations):  # DeviceTaints, on at 1.36
             return None
         request, subrequest = item.base
@@ -501,7 +564,6 @@ class _Search:
                 for earlier in constraints[:index]:
                     earlier.remove(request, subrequest)
                 return None
-        shared = device.allow_multiple_allocations
         if not shared:
             self.taken.add(device_id)
         if not self._capacity_fits(item, slice_, device):
@@ -522,7 +584,10 @@ class _Search:
                 constraint.remove(request, subrequest)
             self.taken.discard(device_id)
             if shared:
-                self._give(device_id, consumed, -1)
+                if consumed:  # (upstream records no consumed capacity when it is empty, and removes none)
+                    self._give(device_id, consumed, -1)
+            elif device.consumes_counters:
+                self._count(slice_.pool, device, -1)  # a share's counters are never given back, as upstream
             results.pop()
 
         return undo
@@ -531,6 +596,50 @@ class _Search:
         totals = self.allocating.setdefault(device_id, {})
         for name, amount in consumed.items():
             totals[name] = totals.get(name, Fraction(0)) + sign * amount.as_fraction()
+        if sign < 0 and not any(totals.values()):
+            del self.allocating[device_id]  # ConsumedCapacityCollection.Remove drops an entry left empty
+
+    def _capacity_in_use(self, device_id: DeviceID) -> bool:
+        """deviceCapacityInUse: some share of the device consumes capacity, allocated, in flight or in this search."""
+        return device_id in self.allocator.consumed or device_id in self.allocating
+
+    def _available(self, pool: Pool) -> Counters:
+        """What the pool's counter sets hold less what its allocated devices (allocated whole, or in flight)
+        consume, on every slice of the pool; kept on the allocator under the pool's name, as upstream."""
+        found = self.allocator.available.get(pool.name)
+        if found is None:
+            found = {name: {c: q.as_fraction() for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
+            for slice_ in pool.slices + pool.other_slices:
+                for device in slice_.devices:
+                    if (slice_.driver, slice_.pool, device.name) not in self.allocator.in_use:
+                        continue
+                    for consumption in device.consumes_counters:
+                        counters = found.get(consumption.counter_set, {})
+                        for name, amount in consumption.counters.items():
+                            if name in counters:
+                                counters[name] -= amount.as_fraction()  # may go below 0: nothing left
+            self.allocator.available[pool.name] = found
+        return found
+
+    def _count(self, pool_name: str, device: Device, sign: int) -> None:
+        sets = self.counting.setdefault(pool_name, {})
+        for consumption in device.consumes_counters:
+            counters = sets.setdefault(consumption.counter_set, {})
+            for name, amount in consumption.counters.items():
+                counters[name] = counters.get(name, Fraction(0)) + sign * amount.as_fraction()
+
+    def _take_counters(self, slice_: ResourceSlice, device: Device) -> bool:
+        """checkAvailableCounters: count the device's consumption in and keep it if no counter of any of the
+        pool's sets is then consumed beyond what it has available; else take it back out."""
+        available = self._available(self.pool_of[(slice_.driver, slice_.pool)])
+        self._count(slice_.pool, device, 1)
+        used = self.counting[slice_.pool]
+        for set_name, counters in available.items():
+            for name, amount in counters.items():
+                if amount < used.get(set_name, {}).get(name, 0):
+                    self._count(slice_.pool, device, -1)
+                    return False
+        return True
 
     def _capacity_fits(self, item: _Request, slice_: ResourceSlice, device: Device) -> bool:
         """CmpRequestOverCapacity: the request's amounts fit each capacity of the device, with what its shares

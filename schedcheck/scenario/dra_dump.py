@@ -83,6 +83,10 @@ def device_class_document(dc: k8s_dra.DeviceClass) -> dict[str, Any]:
             "spec": {"selectors": _selectors(dc.selectors)} if dc.selectors else {}}
 
 
+def _counters(counters: dict[str, Any]) -> dict[str, Any]:
+    return {name: {"value": str(value)} for name, value in counters.items()}
+
+
 def resource_slice_document(rs: k8s_dra.ResourceSlice, term: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     devices = []
     for device in rs.devices:
@@ -96,6 +100,9 @@ def resource_slice_document(rs: k8s_dra.ResourceSlice, term: Callable[[Any], dic
         if device.taints:
             entry["taints"] = [{"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.effect}
                                for t in device.taints]
+        if device.consumes_counters:
+            entry["consumesCounters"] = [{"counterSet": c.counter_set, "counters": _counters(c.counters)}
+                                         for c in device.consumes_counters]
         entry.update(_node_selection(device.node_name, device.all_nodes, device.node_selector, term))
         devices.append(entry)
     spec: dict[str, Any] = {"driver": rs.driver, "pool": {"name": rs.pool, "generation": rs.pool_generation,
@@ -103,7 +110,10 @@ def resource_slice_document(rs: k8s_dra.ResourceSlice, term: Callable[[Any], dic
     spec.update(_node_selection(rs.node_name, rs.all_nodes, rs.node_selector, term))
     if rs.per_device_node_selection:
         spec["perDeviceNodeSelection"] = True
-    spec["devices"] = devices
+    if rs.shared_counters:  # a slice holds counter sets or devices, never both
+        spec["sharedCounters"] = [{"name": c.name, "counters": _counters(c.counters)} for c in rs.shared_counters]
+    else:
+        spec["devices"] = devices
     return {"apiVersion": API_VERSION, "kind": "ResourceSlice", "metadata": {"name": rs.name}, "spec": spec}
 
 

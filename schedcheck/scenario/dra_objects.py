@@ -3,6 +3,7 @@ ResourceClaim) and a pod's spec.resourceClaims; objects.py registers the readers
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,9 +31,11 @@ SCHEMAS: dict[str, Any] = {
         **dict.fromkeys(["driver", "nodeName", "allNodes", "perDeviceNodeSelection"]),
         "nodeSelector": _NODE_SELECTOR,
         "pool": dict.fromkeys(["name", "generation", "resourceSliceCount"]),
+        "sharedCounters": [{"name": LEAF, "counters": LEAF}],
         "devices": [{**dict.fromkeys(["name", "attributes", "capacity", "nodeName", "allNodes",
                                       "allowMultipleAllocations"]),
                      "nodeSelector": _NODE_SELECTOR,
+                     "consumesCounters": [{"counterSet": LEAF, "counters": LEAF}],
                      "taints": [dict.fromkeys(["key", "value", "effect", "timeAdded"])]}]}},
     "ResourceClaim": {"metadata": _META, "spec": {"devices": {
         "requests": [{"name": LEAF, "exactly": _EXACTLY, "firstAvailable": [{"name": LEAF, **_EXACTLY}]}],
@@ -199,7 +202,66 @@ def _device(f: Fields, value: Any, field: str, terms: TermReader, per_device: bo
         {key: _attribute(f, item, f"{field}.attributes.{key}")
          for key, item in f.mapping(doc.get("attributes"), f"{field}.attributes").items()},
         capacity, policies, f.boolean(doc.get("allowMultipleAllocations"), f"{field}.allowMultipleAllocations", False),
-        node_name, all_nodes, selector, _taints(f, doc.get("taints"), f"{field}.taints"))
+        node_name, all_nodes, selector, _taints(f, doc.get("taints"), f"{field}.taints"),
+        _consumes_counters(f, doc.get("consumesCounters"), f"{field}.consumesCounters"))
+
+
+# ResourceSliceMaxCounterSets, ...MaxCountersPerCounterSet, ...MaxDeviceCounterConsumptionsPerDevice and
+# ...MaxCountersPerDeviceCounterConsumption (k8s.io/api resource/v1)
+COUNTER_SETS_MAX, COUNTERS_MAX, CONSUMPTIONS_MAX = 8, 32, 2
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+def _dns_label(f: Fields, value: Any, field: str) -> str:
+    """A counter set's or a counter's name: a DNS label, as the API validates it."""
+    name = f.string(value, field, required=True)
+    if len(name) > 63 or not _DNS_LABEL.fullmatch(name):
+        f.fail(field, f"expected a DNS label (lower-case letters, digits and '-', at most 63), got {describe(name)}")
+    return name
+
+
+def _counters(f: Fields, value: Any, field: str) -> dict[str, Quantity]:
+    """counters: {<name>: {value: <quantity>}}, 1 to 32 of them (a counter set's, or what a device consumes)."""
+    doc = f.mapping(value, field)
+    if not 1 <= len(doc) <= COUNTERS_MAX:
+        f.fail(field, f"expected 1 to {COUNTERS_MAX} counters, got {len(doc)}")
+    out = {}
+    for key, item in doc.items():
+        _dns_label(f, key, f"{field}.{key}")
+        entry = f.mapping(item, f"{field}.{key}")
+        out[key] = _quantity(f, entry.get("value"), f"{field}.{key}.value")
+    return out
+
+
+def _shared_counters(f: Fields, value: Any, field: str) -> list[k8s_dra.CounterSet]:
+    """A slice's spec.sharedCounters (DRAPartitionableDevices): at most 8 counter sets of distinct names."""
+    items = f.sequence(value, field)
+    if len(items) > COUNTER_SETS_MAX:
+        f.fail(field, f"expected at most {COUNTER_SETS_MAX} counter sets, got {len(items)}")
+    sets: list[k8s_dra.CounterSet] = []
+    for i, item in enumerate(items):
+        doc = f.mapping(item, f"{field}[{i}]")
+        name = _dns_label(f, doc.get("name"), f"{field}[{i}].name")
+        if any(s.name == name for s in sets):
+            f.fail(f"{field}[{i}].name", f"duplicate counter set name {describe(name)}")
+        sets.append(k8s_dra.CounterSet(name, _counters(f, doc.get("counters"), f"{field}[{i}].counters")))
+    return sets
+
+
+def _consumes_counters(f: Fields, value: Any, field: str) -> list[k8s_dra.CounterConsumption]:
+    """A device's consumesCounters: at most 2, each naming a distinct counter set (of its pool: the allocator,
+    not the API, checks that the set and its counters exist)."""
+    items = f.sequence(value, field)
+    if len(items) > CONSUMPTIONS_MAX:
+        f.fail(field, f"expected at most {CONSUMPTIONS_MAX} entries, got {len(items)}")
+    out: list[k8s_dra.CounterConsumption] = []
+    for i, item in enumerate(items):
+        doc = f.mapping(item, f"{field}[{i}]")
+        name = _dns_label(f, doc.get("counterSet"), f"{field}[{i}].counterSet")
+        if any(c.counter_set == name for c in out):
+            f.fail(f"{field}[{i}].counterSet", f"duplicate counter set {describe(name)}")
+        out.append(k8s_dra.CounterConsumption(name, _counters(f, doc.get("counters"), f"{field}[{i}].counters")))
+    return out
 
 
 TAINT_EFFECTS = {"NoSchedule", "NoExecute", "None"}
@@ -245,7 +307,9 @@ def slice_reader(terms: TermReader) -> Callable[..., None]:
         per_device = f.boolean(spec.get("perDeviceNodeSelection"), "spec.perDeviceNodeSelection", False)
         if given + per_device != 1:
             f.fail("spec", "expected exactly one of nodeName, nodeSelector, allNodes: true and "
-                           "perDeviceNodeSelection: true (sharedCounters are not modelled)")
+                           "perDeviceNodeSelection: true")
+        if spec.get("sharedCounters") is not None and spec.get("devices") is not None:
+            f.fail("spec", "expected at most one of sharedCounters and devices")
         out.resource_slices.append(k8s_dra.ResourceSlice(
             name=name, driver=f.string(spec.get("driver"), "spec.driver", required=True),
             pool=f.string(pool.get("name"), "spec.pool.name", required=True),
@@ -255,7 +319,8 @@ def slice_reader(terms: TermReader) -> Callable[..., None]:
                                        minimum=1, bits=64),
             node_name=node_name, all_nodes=all_nodes, node_selector=selector, per_device_node_selection=per_device,
             devices=[_device(f, d, f"spec.devices[{i}]", terms, per_device)
-                     for i, d in enumerate(f.sequence(spec.get("devices"), "spec.devices"))]))
+                     for i, d in enumerate(f.sequence(spec.get("devices"), "spec.devices"))],
+            shared_counters=_shared_counters(f, spec.get("sharedCounters"), "spec.sharedCounters")))
 
     return read
 
