@@ -4,8 +4,12 @@ Drawn rarely, after every other draw of a scenario (so that the draws of earlier
 driver (`gpu.example.com`) and its DeviceClass (a CEL selector on the driver); some nodes publish a slice of
 1 to 3 devices, each with a `model` attribute (`a100` or `t4`); some pending pods ask, in their first
 container, for a claim of their own: one device (rarely two), sometimes of one model (a CEL selector).
-Devices taken by a claim at one session's bind are seen as allocated in the next. Rarely, last, a node's devices
-are partitions of one GPU whose memory counter they consume (partitionable devices). Shrinks to no DRA at all.
+Devices taken by a claim at one session's bind are seen as allocated in the next. Then, each rarely and after
+the draws above: a node's devices as partitions of one GPU whose memory counter they consume (partitionable
+devices); claims asking with adminAccess; a DeviceTaintRule tainting one node's pool (without effect at 1.36's
+defaults, as upstream); the class naming the extended resource `example.com/gpu`, with some nodes without
+devices advertising it and some pending pods without claims asking for it (Volcano never backs it with
+devices). Shrinks to no DRA at all.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from schedcheck.generators.quantities import choice, rarely, sometimes
 
 DRIVER = "gpu.example.com"
 MODELS = ("a100", "t4")
+EXTENDED_RESOURCE = "example.com/gpu"
+TAINT_EFFECTS = ("NoSchedule", "None", "NoExecute")
 
 
 def apply_dra(draw: st.DrawFn, node_docs: list[dict[str, Any]], job_docs: list[dict[str, Any]],
@@ -61,8 +67,10 @@ def apply_dra(draw: st.DrawFn, node_docs: list[dict[str, Any]], job_docs: list[d
         first["resources"] = {**(first.get("resources") or {}), "claims": [{"name": "gpu"}]}
         spec["containers"] = [first, *spec["containers"][1:]]
     docs += partition_slices(draw, docs)
+    _admin_access(draw, docs)
+    _taint_rule(draw, docs)
+    _extended_resource(draw, docs, node_docs, pending)
     return docs
-
 
 GPU_MEMORY_GI = (40, 80)
 PARTITION_GI = (10, 20, 40)
@@ -88,3 +96,50 @@ def partition_slices(draw: st.DrawFn, docs: list[dict[str, Any]], percent: int =
                       "spec": {"driver": spec["driver"], "nodeName": spec["nodeName"], "pool": dict(spec["pool"]),
                                "sharedCounters": [{"name": "gpu", "counters": {"memory": {"value": f"{total}Gi"}}}]}})
     return added
+
+
+def _admin_access(draw: st.DrawFn, docs: list[dict[str, Any]]) -> None:
+    """Rarely, some claims ask with adminAccess (they may take devices other claims hold)."""
+    claims = [d for d in docs if d["kind"] == "ResourceClaim"]
+    if not claims or not draw(rarely(15)):
+        return
+    for claim in claims:
+        if draw(sometimes(50)):
+            claim["spec"]["devices"]["requests"][0]["exactly"]["adminAccess"] = True
+
+
+def _taint_rule(draw: st.DrawFn, docs: list[dict[str, Any]]) -> None:
+    """Rarely, a DeviceTaintRule on one slice's pool (read, without effect: DRADeviceTaintRules is off)."""
+    pools = [d["spec"]["pool"]["name"] for d in docs if d["kind"] == "ResourceSlice"]
+    if not pools or not draw(rarely(10)):
+        return
+    docs.append({"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule", "metadata": {"name": "taint-0"},
+                 "spec": {"deviceSelector": {"driver": DRIVER, "pool": draw(choice(tuple(pools)))},
+                          "taint": {"key": "example.com/broken", "effect": draw(choice(TAINT_EFFECTS))}}})
+
+
+def _extended_resource(draw: st.DrawFn, docs: list[dict[str, Any]], node_docs: list[dict[str, Any]],
+                       pending: list[dict[str, Any]]) -> None:
+    """Rarely, the class names example.com/gpu: nodes without a slice sometimes advertise 1 or 2, pending pods
+    without a claim sometimes ask for 1 (in their first container's requests and limits)."""
+    if not draw(rarely(10)):
+        return
+    docs[0]["spec"]["extendedResourceName"] = EXTENDED_RESOURCE
+    with_slices = {d["spec"]["nodeName"] for d in docs if d["kind"] == "ResourceSlice"}
+    for node in node_docs:
+        if node["metadata"]["name"] in with_slices or not draw(sometimes(50)):
+            continue
+        status = node["status"] = dict(node.get("status") or {})
+        status["allocatable"] = {**(status.get("allocatable") or {}), EXTENDED_RESOURCE: str(draw(st.integers(1, 2)))}
+        if status.get("capacity"):
+            status["capacity"] = {**status["capacity"], EXTENDED_RESOURCE: status["allocatable"][EXTENDED_RESOURCE]}
+    for pod in pending:
+        if pod["spec"].get("resourceClaims") or not draw(sometimes(30)):
+            continue
+        spec = pod["spec"] = dict(pod["spec"])
+        first = dict(spec["containers"][0])
+        resources = dict(first.get("resources") or {})
+        resources["requests"] = {**(resources.get("requests") or {}), EXTENDED_RESOURCE: "1"}
+        resources["limits"] = {**(resources.get("limits") or {}), EXTENDED_RESOURCE: "1"}
+        first["resources"] = resources
+        spec["containers"] = [first, *spec["containers"][1:]]

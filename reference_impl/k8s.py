@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schedcheck.reference import k8s_dra
-from schedcheck.reference.k8s_dra import DeviceClass, PodResourceClaim, ResourceClaim, ResourceSlice
+from schedcheck.reference.k8s_dra import DeviceClass, DeviceTaintRule, PodResourceClaim, ResourceClaim, ResourceSlice
 from schedcheck.reference.k8s_numa import Numatopology
 from schedcheck.reference.quantity import Quantity
 
@@ -603,6 +603,7 @@ class ClusterObjects:
     device_classes: list[DeviceClass] = field(default_factory=list)
     resource_slices: list[ResourceSlice] = field(default_factory=list)
     resource_claims: list[ResourceClaim] = field(default_factory=list)
+    device_taint_rules: list[DeviceTaintRule] = field(default_factory=list)  # read, without effect (k8s_dra.py)
     numatopologies: list[Numatopology] = field(default_factory=list)
     config_maps: list[ConfigMap] = field(default_factory=list)
     # what PodTopologySpread's system default constraints read (helper.DefaultSelector)

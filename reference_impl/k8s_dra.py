@@ -40,6 +40,8 @@ class PodResourceClaim:
 class DeviceClass:
     name: str
     selectors: list[str] = field(default_factory=list)  # CEL expressions, ANDed
+    # spec.extendedResourceName (DRAExtendedResource): read, but Volcano never backs it with devices (README)
+    extended_resource_name: str = ""
 
 
 @dataclass
@@ -156,6 +158,7 @@ class DeviceRequest:
     capacity_requests: dict[str, Quantity] = field(default_factory=dict)  # capacity.requests
     tolerations: list[DeviceToleration] = field(default_factory=list)
     first_available: list[DeviceSubRequest] = field(default_factory=list)
+    admin_access: bool = False  # exactly.adminAccess (DRAAdminAccess, GA at 1.36; a subrequest has none)
 
 
 @dataclass
@@ -176,10 +179,24 @@ class AllocatedDevice:
     device: str
     share_id: str = ""  # a share of a device that allows multiple allocations
     consumed_capacity: dict[str, Quantity] = field(default_factory=dict)
+    admin_access: bool = False  # the request asked for admin access: the device is not taken from others
 
     @property
     def device_id(self) -> tuple[str, str, str]:
         return (self.driver, self.pool, self.device)
+
+
+@dataclass
+class DeviceTaintRule:
+    """resource.k8s.io/v1beta2 DeviceTaintRule: a taint for the devices its selector names (each of driver,
+    pool and device unset: any). Read, without effect: DRADeviceTaintRules is off by default at k8s 1.36,
+    so Volcano's slice tracker never applies them (README)."""
+
+    name: str
+    taint: DeviceTaint
+    driver: str | None = None
+    pool: str | None = None
+    device: str | None = None
 
 
 @dataclass

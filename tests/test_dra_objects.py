@@ -249,9 +249,14 @@ def test_warnings_name_missing_claims_and_classes_and_unmodelled_selectors() -> 
 
 def test_unknown_dra_fields_are_warned_by_name() -> None:
     doc = claim()
-    doc["spec"]["devices"]["requests"][0]["exactly"]["adminAccess"] = True
-    scenario = scenario_from_document(wrap(DEVICE_CLASS, doc), "s.yaml")
-    assert any("ignored fields of ResourceClaim" in w and "spec.devices.requests[].exactly.adminAccess" in w
+    # a subrequest has no adminAccess in resource.k8s.io/v1 (an `exactly` request has, and it is read)
+    doc["spec"]["devices"]["requests"][0] = {"name": "gpu", "firstAvailable": [
+        {"name": "a", "deviceClassName": "gpu.example.com", "adminAccess": True}]}
+    slice_ = {**SLICE, "spec": {**SLICE["spec"], "devices": [{"name": "gpu-0", "bindingConditions": ["ready"]}]}}
+    scenario = scenario_from_document(wrap(DEVICE_CLASS, slice_, doc), "s.yaml")
+    assert any("ignored fields of ResourceClaim" in w and "spec.devices.requests[].firstAvailable[].adminAccess" in w
+               for w in scenario.warnings), scenario.warnings
+    assert any("ignored fields of ResourceSlice" in w and "spec.devices[].bindingConditions" in w
                for w in scenario.warnings), scenario.warnings
 
 

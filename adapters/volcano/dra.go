@@ -7,7 +7,9 @@ package main
 // manager). DeviceClasses, ResourceSlices and ResourceClaims are created through the cache's fake API client
 // before its informers start, as pkg/scheduler/uthelper does; PreBind writes the claims' allocation and
 // reservedFor back through that client, and the claims are read back after the cycle. The resourceclaim
-// controller (releasing the claims of pods that are gone) does not run between cycles.
+// controller (releasing the claims of pods that are gone) does not run between cycles. DeviceTaintRules
+// (resource.k8s.io/v1beta2) are created too: the cache's slice tracker applies them only with the feature
+// gate DRADeviceTaintRules, off by default at Kubernetes 1.36.
 
 import (
 	"context"
@@ -17,6 +19,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"volcano.sh/volcano/pkg/scheduler/cache"
@@ -26,6 +29,7 @@ type draObjects struct {
 	Classes []*resourcev1.DeviceClass
 	Slices  []*resourcev1.ResourceSlice
 	Claims  []*resourcev1.ResourceClaim
+	Rules   []*resourcev1beta2.DeviceTaintRule
 }
 
 // decodeDRA reads a DRA kind; false when kind is not one.
@@ -61,6 +65,12 @@ func (w *World) decodeDRA(kind string, decode func(any) error) (bool, error) {
 			}
 		}
 		w.DRA.Claims = append(w.DRA.Claims, rc)
+	case "DeviceTaintRule":
+		rule := &resourcev1beta2.DeviceTaintRule{}
+		if err := decode(rule); err != nil {
+			return true, err
+		}
+		w.DRA.Rules = append(w.DRA.Rules, rule)
 	default:
 		return false, nil
 	}
@@ -97,6 +107,10 @@ func (w *World) startDRA(c *cache.SchedulerCache) {
 	for _, rc := range w.DRA.Claims {
 		_, err := client.ResourceClaims(rc.Namespace).Create(ctx, rc.DeepCopy(), metav1.CreateOptions{})
 		warn("ResourceClaim", rc.Namespace+"/"+rc.Name, err)
+	}
+	for _, rule := range w.DRA.Rules {
+		_, err := c.Client().ResourceV1beta2().DeviceTaintRules().Create(ctx, rule.DeepCopy(), metav1.CreateOptions{})
+		warn("DeviceTaintRule", rule.Name, err)
 	}
 }
 

@@ -17,7 +17,7 @@ type draObjects struct{ ignored int }
 
 func (w *World) decodeDRA(kind string, _ func(any) error) (bool, error) {
 	switch kind {
-	case "DeviceClass", "ResourceSlice", "ResourceClaim":
+	case "DeviceClass", "ResourceSlice", "ResourceClaim", "DeviceTaintRule":
 		if w.DRA.ignored == 0 {
 			fmt.Fprintf(os.Stderr, "warning: DRA objects ignored: this upstream version's cache does not read them\n")
 		}

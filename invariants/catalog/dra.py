@@ -23,7 +23,8 @@ def _devices(ctx: CheckContext) -> dict[DeviceID, Device]:
 
 
 def _holders(ctx: CheckContext) -> dict[DeviceID, list[tuple[str, AllocatedDevice, bool]]]:
-    """device -> (claim key, result, in flight) for every allocation in the claims' status or in flight."""
+    """device -> (claim key, result, in flight) for every allocation in the claims' status or in flight; a result
+    with admin access holds nothing (it takes no device from others), except in its own claim (_twice)."""
     tracker = ctx.ssn.cache.dra
     allocations: list[tuple[str, ClaimAllocation, bool]] = [
         (claim.key, claim.allocation, False) for claim in tracker.world.resource_claims
@@ -32,19 +33,37 @@ def _holders(ctx: CheckContext) -> dict[DeviceID, list[tuple[str, AllocatedDevic
     out: dict[DeviceID, list[tuple[str, AllocatedDevice, bool]]] = {}
     for key, allocation, in_flight in allocations:
         for result in allocation.devices:
-            out.setdefault(result.device_id, []).append((key, result, in_flight))
+            if not result.admin_access:
+                out.setdefault(result.device_id, []).append((key, result, in_flight))
     return out
 
 
+def _twice(ctx: CheckContext) -> Iterator[tuple[str, str]]:
+    """(claim key, device) for an allocation in flight naming a device twice, admin access or not, other than as
+    shares (a device a claim's search chose is passed over by its other requests)."""
+    for key, allocation in ctx.ssn.cache.dra.pending.items():
+        seen: set[DeviceID] = set()
+        for result in allocation.devices:
+            if result.share_id:
+                continue
+            if result.device_id in seen:
+                yield key, "/".join(result.device_id)
+            seen.add(result.device_id)
+
+
 @invariant("dra.devices-not-oversubscribed", "no device is allocated to two claims (or twice) unless every holder has "
-           "a share of it (consumable capacity, allowMultipleAllocations), and its shares consume no more than each "
-           "of its capacities; judged where an allocation in flight is among the holders", "node",
+           "a share of it (consumable capacity, allowMultipleAllocations) or admin access (not twice in one claim), "
+           "and its shares consume no more than each of its capacities; judged where an allocation in flight is "
+           "among the holders", "node",
            "k8s v1.36.1 dynamicresources.go (GatherAllocatedState); k8s.io/dynamic-resource-allocation "
            "structured/internal/incubating (deviceInUse, CmpRequestOverCapacity)",
            (OPERATION, ACTION, CLOSE), state_only=True)
 def dra_devices_not_oversubscribed(ctx: CheckContext) -> Iterator[Violation]:
     if not ctx.ssn.cache.dra.pending:
         return  # nothing in flight: nothing of this run's to judge
+    for key, name in _twice(ctx):
+        yield Violation("", f"claim {key} is allocated device {name} twice", [f"device {name}", f"claim {key}"],
+                        "once per claim", "twice")
     devices = None
     for device_id, holders in _holders(ctx).items():
         if not any(in_flight for _, _, in_flight in holders):
@@ -207,3 +226,30 @@ def dra_counters_not_exceeded(ctx: CheckContext) -> Iterator[Violation]:
                     yield Violation("", f"counter set {where}: its devices allocated whole ({', '.join(claims)}) "
                                         f"consume {amount} of {counter}, beyond its {value}",
                                     [f"counter set {where}", *(f"claim {k}" for k in claims)], str(value), str(amount))
+
+
+def _request_admin_access(claim: ResourceClaim, request_name: str) -> bool | None:
+    """Whether the request a result names asks for admin access (a subrequest, `<request>/<subrequest>`, never
+    does: resource.k8s.io/v1 gives it no adminAccess); None when not found."""
+    base, _, sub = request_name.partition("/")
+    for request in claim.requests:
+        if request.name == base:
+            return False if sub else request.admin_access
+    return None
+
+
+@invariant("dra.admin-access-as-requested", "every device result of a claim allocation in flight carries adminAccess "
+           "exactly when its request asks for admin access (a subrequest never does)", "node",
+           "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (allocateDevice sets the "
+           "result's adminAccess from the request)",
+           (OPERATION, ACTION, CLOSE), state_only=True)
+def dra_admin_access_as_requested(ctx: CheckContext) -> Iterator[Violation]:
+    for key, allocation, claim in _in_flight(ctx):
+        for result in allocation.devices:
+            asked = _request_admin_access(claim, result.request)
+            if asked is not None and asked != result.admin_access:
+                name = "/".join(result.device_id)
+                yield Violation("", f"claim {key}: request {result.request} got device {name} with adminAccess "
+                                    f"{str(result.admin_access).lower()}, asking {str(asked).lower()}",
+                                [f"claim {key}", f"device {name}"], f"adminAccess {str(asked).lower()}",
+                                f"adminAccess {str(result.admin_access).lower()}")

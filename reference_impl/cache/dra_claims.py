@@ -4,7 +4,8 @@
 DeviceClasses, ResourceSlices and ResourceClaims by key, and the allocations in flight, which a Reserve
 signals (SignalClaimPendingAllocation) and a PreBind or Unreserve ends. The devices in use are those of
 every claim's status.allocation plus those in flight (GatherAllocatedState): a result with a share id
-(consumable capacity) does not take its device whole but adds its consumed capacity to the device's.
+(consumable capacity) does not take its device whole but adds its consumed capacity to the device's, and a
+result with adminAccess is not counted at all.
 PreBind writes a claim's allocation and adds the pod to status.reservedFor (an API update: a new object,
 the next resource version).
 
@@ -51,6 +52,8 @@ class ClaimTracker:
         allocations = [c.allocation for c in self.world.resource_claims if c.allocation is not None]
         for allocation in allocations + list(self.pending.values()):
             for device in allocation.devices:
+                if device.admin_access:
+                    continue  # admin access takes no device from others (foreachAllocatedDevice)
                 if not device.share_id:
                     used.add(device.device_id)
                     continue

@@ -62,8 +62,18 @@ PreFilter), and both tables are keyed by the pool's name alone, whatever the dri
 a device refused after its counters were taken (a taint, a constraint, the capacity re-check) leaves them
 taken for the rest of the search, and a share's rollback never gives its counters back (#46).
 
-Not modelled: admin access, device taints, binding conditions,
-list-typed attributes (DRAListTypeAttributes, alpha). Share ids are `share-<n>`, numbered per Allocate
+Admin access (DRAAdminAccess, GA at 1.36): a (sub)request with adminAccess may take a device that is in use
+(allocated to another claim, in flight, or chosen in this search for another claim's request), only not one
+its own claim has chosen; the devices it takes are marked as chosen by its claim all the same (so a later
+request without admin access, of any claim in the search, passes them over), and its results carry
+adminAccess. Such results are not counted as in use afterwards (cache/dra_claims.py).
+
+Device taints (DeviceTaints, beta and on at 1.36): a NoSchedule or NoExecute taint of a device that the
+(sub)request does not tolerate keeps it from the request, checked before the claim's constraints.
+
+Not modelled: binding conditions (DRADeviceBindingConditions, beta and
+on by default at 1.36: a device with bindingConditions is allocated here like any other, while upstream's
+PreBind would wait for the conditions), list-typed attributes (DRAListTypeAttributes, alpha). Share ids are `share-<n>`, numbered per Allocate
 call, where upstream draws random ones (nothing compares them).
 """
 
@@ -331,6 +341,7 @@ class _Request:
     capacity_requests: dict[str, Quantity]
     tolerations: list[DeviceToleration]
     all_devices: list[tuple[ResourceSlice, Device]] | None = None  # allocationMode All
+    admin_access: bool = False
 
     @property
     def result_name(self) -> str:
@@ -408,7 +419,7 @@ class _Search:
         self.slots: list[list[_Slot]] = []
         self.constraints: list[list[_Constraint]] = []
         self.results: list[Chosen] = [[] for _ in claims]
-        self.taken: set[DeviceID] = set()
+        self.taken: dict[DeviceID, set[int]] = {}  # device -> the claims (indices) this search chose it for
         self.allocating: dict[DeviceID, dict[str, Fraction]] = {}  # capacity this search gave shared devices
         self.shares = 0
         self._selectable: dict[tuple[DeviceID, int, int, int], bool] = {}
@@ -426,7 +437,8 @@ class _Search:
                 else:
                     alternatives = [self._request(index, claim, request.name, "", request.device_class_name,
                                                   request.allocation_mode, request.count, request.selectors,
-                                                  request.capacity_requests, request.tolerations)]
+                                                  request.capacity_requests, request.tolerations,
+                                                  request.admin_access)]
                     least += alternatives[0].count
                 slots.append(_Slot(alternatives, bool(request.first_available)))
             if least > RESULTS_MAX_SIZE:
@@ -446,13 +458,14 @@ class _Search:
 
     def _request(self, index: int, claim: ResourceClaim, name: str, parent: str, class_name: str, mode: str,
                  count: int, selectors: list[str], capacity: dict[str, Quantity],
-                 tolerations: list[DeviceToleration]) -> _Request:
+                 tolerations: list[DeviceToleration], admin_access: bool = False) -> _Request:
         device_class = self.allocator.classes.get(class_name)
         if device_class is None:
             # upstream names a subrequest by its own name here
             raise AllocationError(f"claim {claim.key}, request {name}: could not retrieve device class "
                                   f'{class_name}: deviceclass.resource.k8s.io "{class_name}" not found')
-        item = _Request(index, name, parent, device_class, mode, count, selectors, capacity, tolerations)
+        item = _Request(index, name, parent, device_class, mode, count, selectors, capacity, tolerations,
+                        admin_access=admin_access)
         if mode == "All":
             item.all_devices = []
             for pool in self.pools:
@@ -466,8 +479,12 @@ class _Search:
             item.count = len(item.all_devices)
         return item
 
-    def _in_use(self, device_id: DeviceID) -> bool:
-        return device_id in self.allocator.in_use or device_id in self.taken
+    def _unavailable(self, item: _Request, device_id: DeviceID) -> bool:
+        """deviceInUse (allocated, or chosen in this search for any claim); with admin access only a device this
+        search chose for the request's own claim (allocatingDeviceForClaim)."""
+        if item.admin_access:
+            return item.claim in self.taken.get(device_id, ())
+        return device_id in self.allocator.in_use or bool(self.taken.get(device_id))
 
     def _one(self, claim: int, request: int, sub: int, in_sub: bool, done: int, start: int) -> bool:
         if claim == len(self.claims):
@@ -512,7 +529,7 @@ class _Search:
             return False
         for position in range(start, len(self.visit)):
             slice_, device = self.visit[position]
-            if self._in_use((slice_.driver, slice_.pool, device.name)):
+            if self._unavailable(item, (slice_.driver, slice_.pool, device.name)):
                 continue
             if not self._is_selectable(item, request, sub, slice_, device):
                 continue
@@ -542,7 +559,7 @@ class _Search:
         """allocateDevice: the device for the request, if free and every constraint of the claim takes it; the
         undo, or None."""
         device_id = (slice_.driver, slice_.pool, device.name)
-        if self._in_use(device_id):
+        if self._unavailable(item, device_id):
             return None
         shared = device.allow_multiple_allocations
         # partitionable devices: a shared device some share already holds is not counted again
@@ -564,8 +581,8 @@ class _Search:
                 for earlier in constraints[:index]:
                     earlier.remove(request, subrequest)
                 return None
-        if not shared:
-            self.taken.add(device_id)
+        if not shared:  # with admin access too: the claim's other requests and other claims' pass it over
+            self.taken.setdefault(device_id, set()).add(item.claim)
         if not self._capacity_fits(item, slice_, device):
             return None  # as upstream: what was joined above is not undone (reached only by an All request)
         share, consumed = "", {}
@@ -582,7 +599,7 @@ class _Search:
         def undo() -> None:
             for constraint in constraints:
                 constraint.remove(request, subrequest)
-            self.taken.discard(device_id)
+            self.taken.get(device_id, set()).discard(item.claim)
             if shared:
                 if consumed:  # (upstream records no consumed capacity when it is empty, and removes none)
                     self._give(device_id, consumed, -1)
@@ -725,7 +742,7 @@ def _result(devices: Chosen, node_name: str) -> ClaimAllocation:
 
 
 def _results(devices: Chosen) -> list[AllocatedDevice]:
-    return [AllocatedDevice(r.result_name, s.driver, s.pool, d.name, share, consumed)
+    return [AllocatedDevice(r.result_name, s.driver, s.pool, d.name, share, consumed, r.admin_access)
             for r, s, d, share, consumed in devices]
 
 

@@ -17,8 +17,10 @@ writes each claim's allocation and the pod into its status.reservedFor (cache/dr
 
 A claim from a ResourceClaimTemplate is the one pod.status.resourceClaimStatuses names (none yet: "ResourceClaim
 not created yet"; named as none: skipped), and must be controlled by the pod. No controller runs in the world,
-so a claim is generated only if the scenario has it. Not modelled: extended
-resources backed by DRA, node-allocatable claims, binding conditions, PostFilter's deallocation.
+so a claim is generated only if the scenario has it. Extended resources backed by DRA (DRAExtendedResource)
+never reach this plugin in Volcano: the DRA manager's class resolver is never fed, so PreFilter finds no
+class for the pod's resources, and allocate's own resource check refuses nodes not advertising them first.
+Not modelled: node-allocatable claims, binding conditions, PostFilter's deallocation.
 
 Score (Volcano's predicates registers it, weight 1; scores(): its BatchNodeOrder share): a node whose
 Filter kept an allocation scores, for every firstAvailable request, 8 - i when the claim's result names

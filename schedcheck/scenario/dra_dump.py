@@ -8,6 +8,7 @@ from typing import Any
 from schedcheck.reference import k8s, k8s_dra
 
 API_VERSION = "resource.k8s.io/v1"
+TAINT_RULE_API_VERSION = "resource.k8s.io/v1beta2"
 
 
 def _selectors(expressions: list[str]) -> list[dict[str, Any]]:
@@ -39,6 +40,8 @@ def _exactly(r: k8s_dra.DeviceRequest | k8s_dra.DeviceSubRequest) -> dict[str, A
         exactly["selectors"] = _selectors(r.selectors)
     if r.capacity_requests:
         exactly["capacity"] = {"requests": {k: str(v) for k, v in r.capacity_requests.items()}}
+    if getattr(r, "admin_access", False):  # DeviceRequest only
+        exactly["adminAccess"] = True
     if r.tolerations:
         exactly["tolerations"] = [{k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value),
                                                      ("effect", t.effect)) if v} for t in r.tolerations]
@@ -79,8 +82,20 @@ def pod_claims(pod: k8s.Pod) -> list[dict[str, Any]]:
 
 
 def device_class_document(dc: k8s_dra.DeviceClass) -> dict[str, Any]:
-    return {"apiVersion": API_VERSION, "kind": "DeviceClass", "metadata": {"name": dc.name},
-            "spec": {"selectors": _selectors(dc.selectors)} if dc.selectors else {}}
+    spec: dict[str, Any] = {"selectors": _selectors(dc.selectors)} if dc.selectors else {}
+    if dc.extended_resource_name:
+        spec["extendedResourceName"] = dc.extended_resource_name
+    return {"apiVersion": API_VERSION, "kind": "DeviceClass", "metadata": {"name": dc.name}, "spec": spec}
+
+
+def device_taint_rule_document(rule: k8s_dra.DeviceTaintRule) -> dict[str, Any]:
+    selector = {k: v for k, v in (("driver", rule.driver), ("pool", rule.pool), ("device", rule.device))
+                if v is not None}
+    taint = {"key": rule.taint.key, **({"value": rule.taint.value} if rule.taint.value else {}),
+             "effect": rule.taint.effect}
+    spec: dict[str, Any] = {**({"deviceSelector": selector} if selector else {}), "taint": taint}
+    return {"apiVersion": TAINT_RULE_API_VERSION, "kind": "DeviceTaintRule", "metadata": {"name": rule.name},
+            "spec": spec}
 
 
 def _counters(counters: dict[str, Any]) -> dict[str, Any]:
@@ -143,7 +158,8 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
             {"request": d.request, "driver": d.driver, "pool": d.pool, "device": d.device,
              **({"shareID": d.share_id} if d.share_id else {}),
              **({"consumedCapacity": {k: str(v) for k, v in d.consumed_capacity.items()}}
-                if d.consumed_capacity else {})}
+                if d.consumed_capacity else {}),
+             **({"adminAccess": True} if d.admin_access else {})}
             for d in claim.allocation.devices]}}
         if claim.allocation.node_selector is not None:
             allocation["nodeSelector"] = {"nodeSelectorTerms": [term(t) for t in claim.allocation.node_selector]}
@@ -160,4 +176,5 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
 def dra_documents(objects: k8s.ClusterObjects, term: Callable[[Any], dict[str, Any]]) -> list[dict[str, Any]]:
     return ([device_class_document(c) for c in objects.device_classes]
             + [resource_slice_document(s, term) for s in objects.resource_slices]
-            + [resource_claim_document(c, term) for c in objects.resource_claims])
+            + [resource_claim_document(c, term) for c in objects.resource_claims]
+            + [device_taint_rule_document(r) for r in objects.device_taint_rules])

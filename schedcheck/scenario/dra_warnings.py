@@ -1,5 +1,6 @@
-"""Warnings on the DRA objects taken together: claims and classes that are named but missing, and device
-selectors the reference cannot evaluate."""
+"""Warnings on the DRA objects taken together: claims and classes that are named but missing, device
+selectors the reference cannot evaluate, DeviceTaintRules (without effect) and extended resources a
+DeviceClass names (never backed by devices in Volcano)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,37 @@ def dra_warnings(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     _missing_classes(objects, warnings)
     _selectors(objects, warnings)
     _capacity_quotas(objects, warnings)
+    _taint_rules(objects, warnings)
+    _extended_resources(objects, warnings)
+
+
+EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # a class's implicit extended resource name
+
+
+def _taint_rules(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
+    """DeviceTaintRules are read but change nothing: DRADeviceTaintRules is off by default at k8s 1.36."""
+    if objects.device_taint_rules:
+        names = listing(sorted(r.name for r in objects.device_taint_rules))
+        warnings.append(f"DeviceTaintRule {names}: without effect, as upstream's: the feature gate DRADeviceTaintRules "
+                        "is off by default at Kubernetes 1.36, so the scheduler's slice tracker does not apply them")
+
+
+def _extended_resources(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
+    """A pod asking for an extended resource a DeviceClass names (or deviceclass.resource.kubernetes.io/<class>)
+    is not given devices in Volcano (its DRA manager's class resolver is never fed): only nodes advertising the
+    resource can take it."""
+    classes = {c.extended_resource_name: c.name for c in objects.device_classes if c.extended_resource_name}
+    classes.update({EXTENDED_RESOURCE_PREFIX + c.name: c.name for c in objects.device_classes})
+    asking: dict[str, list[str]] = defaultdict(list)
+    for pod in objects.pods:
+        for container in [*pod.containers, *pod.init_containers]:
+            for name in {*container.requests, *container.limits}:
+                if name in classes and f"Pod {pod.key}" not in asking[name]:
+                    asking[name].append(f"Pod {pod.key}")
+    for name, pods in sorted(asking.items()):
+        warnings.append(f"{listing(pods)} asks for {name}, DeviceClass {classes[name]}'s extended resource: Volcano "
+                        "does not allocate devices for it (DRAExtendedResource's class resolver is never fed in its "
+                        "cache), so only nodes advertising the resource can take the pod")
 
 
 def _capacity_quotas(objects: k8s.ClusterObjects, warnings: list[str]) -> None:

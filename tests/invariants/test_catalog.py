@@ -405,6 +405,7 @@ DEDICATED = {
     "dra.match-attribute-held": "test_dra.py",
     "dra.taints-tolerated": "test_dra.py",
     "dra.counters-not-exceeded": "test_dra_counters_rule.py",
+    "dra.admin-access-as-requested": "test_dra.py",
 }
 
 
