@@ -53,3 +53,15 @@ def test_session_close_writes_each_queue_and_its_ancestors() -> None:
     assert queues["team"]["deviceclass/gpu.example.com"] == Quantity.parse("1")
     assert queues["team"]["cpu"] == Quantity.parse("2") and queues["root"] == queues["team"]
     assert "deviceclass/gpu.example.com" not in queues["default"]
+
+
+def test_session_close_writes_the_capacity_dimensions_the_claims_ask_for() -> None:
+    """dra-capacity-quota-consumable-admits-one-claim.yaml: a-0 (bound, 6Gi of memory asked of one
+    gpu.example.com device) is team's only allocated task; b-0 stays pending and counts nothing."""
+    scenario = load_scenario(CORPUS / "dra-capacity-quota-consumable-admits-one-claim.yaml")
+    scheduler = Scheduler(scenario.objects, scenario.conf)
+    scheduler.run_once()
+    team = next(q.status_allocated for q in scheduler.cache.world.queues if q.name == "team")
+    assert team["deviceclass/gpu.example.com"] == Quantity.parse("1")
+    assert team["memory.deviceclass/gpu.example.com"] == Quantity.parse("6Gi")
+    assert str(team["memory.deviceclass/gpu.example.com"]) == "6Gi"
