@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 
 from schedcheck.invariants.catalog.queues import _accounted, _dims_differ
 from schedcheck.invariants.catalog.queues import topology_aware_preemption
@@ -90,3 +91,78 @@ def capacity_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
                                 f"{' (an ancestor of ' + attr.name + ')' if queue_id != job.queue else ''} then "
                                 f"holds <{held}>, past its realCapability <{real}> (dimensions {', '.join(over)})",
                             [f"task {op.task}", f"queue {level.name}"], f"<= {real}", str(held))
+
+
+def _dra_quota(capability) -> dict[str, tuple[int, dict[str, Fraction]]]:
+    """A queue's DRA capability restated from its spec: class -> (device count, 0 for none; dimension limits)."""
+    quota: dict[str, tuple[int, dict[str, Fraction]]] = {}
+    for name, quantity in (capability or {}).items():
+        dim, sep, device_class = name.partition(".deviceclass/")
+        if sep and dim and device_class:
+            count, dims = quota.get(device_class, (0, {}))
+            quota[device_class] = (count, {**dims, dim: quantity.as_fraction()})
+        elif name.startswith("deviceclass/") and name[len("deviceclass/"):]:
+            _, dims = quota.get(name[len("deviceclass/"):], (0, {}))
+            quota[name[len("deviceclass/"):]] = (quantity.value(), dims)
+    return quota
+
+
+def _claims_beneath(ctx: CheckContext, attrs, queue_id: str, skip: str) -> dict[str, dict]:
+    """The DRA requests each claim held beneath the queue asks for (a claim shared by tasks once), leaving out
+    the task `skip`; a task whose requests name no claim stands for itself."""
+    held: dict[str, dict] = {}
+    for job in ctx.ssn.jobs.values():
+        attr = attrs.get(job.queue)
+        if attr is None or queue_id not in (job.queue, *getattr(attr, "ancestors", ())):
+            continue
+        for task in job.tasks.values():
+            if task.uid == skip or not _accounted(task.status) or task.dra_resreq is None:
+                continue
+            held.update(task.claim_dra_resreq or {f"task {task.uid}": task.dra_resreq})
+    return held
+
+
+@invariant("queue.capacity-dra-within-quota", "allocate never places a task whose claims not yet held beneath its "
+           "queue take the queue, or an ancestor with a DRA quota, past its DRA capability: devices of a class "
+           "past `deviceclass/<class>`, or (consumable capacity on) a capacity dimension past "
+           "`<dimension>.deviceclass/<class>` or not named there", "queue",
+           "capacity.go checkDRAAllocatable (queueAllocatableWithReserved for the leaf and every ancestor); "
+           "cache.go buildTaskDRAInfo", (OPERATION,), requires=("capacity:enabledAllocatable",))
+def capacity_dra_within_quota(ctx: CheckContext) -> Iterator[Violation]:
+    op = ctx.operation
+    if op is None or op.op != "allocate" or ctx.action != "allocate":
+        return
+    plugin = _plugin(ctx)
+    job = ctx.ssn.jobs.get(op.job)
+    if plugin is None or job is None or not getattr(plugin, "dra_enable", False):
+        return
+    attrs = plugin.queue_attrs
+    attr, task = attrs.get(job.queue), job.tasks.get(op.task_uid)
+    if attr is None or task is None or task.dra_resreq is None:
+        return
+    mine = task.claim_dra_resreq or {f"task {task.uid}": task.dra_resreq}
+    for queue_id in (job.queue, *getattr(attr, "ancestors", ())):
+        queue = ctx.ssn.queues.get(queue_id)
+        quota = _dra_quota(queue.queue.capability) if queue is not None else {}
+        if not quota:
+            continue
+        others = _claims_beneath(ctx, attrs, queue_id, task.uid)
+        new = [requests for key, requests in mine.items() if key not in others]
+        held = [*others.values(), *new]
+        for device_class in sorted({c for requests in new for c in requests} & set(quota)):
+            limit, dims = quota[device_class]
+            count = sum(r[device_class].count for r in held if device_class in r)
+            wrong = [f"{count} devices > {limit}"] if 0 < limit < count else []
+            asked = sorted({d for r in new if device_class in r for d in (r[device_class].capacity or {})})
+            for dim in asked if getattr(plugin, "consumable_enable", True) else []:
+                total = sum((r[device_class].capacity[dim].as_fraction() for r in held
+                             if device_class in r and dim in (r[device_class].capacity or {})), Fraction(0))
+                if dim not in dims:
+                    wrong.append(f"{dim} asked but not in the quota")
+                elif total > dims[dim]:
+                    wrong.append(f"{dim} {float(total):g} > {float(dims[dim]):g}")
+            if wrong:
+                yield Violation("", f"task {op.task} was allocated to {op.node} although queue {queue.name} then holds, "
+                                    f"of DeviceClass {device_class}, {'; '.join(wrong)}",
+                                [f"task {op.task}", f"queue {queue.name}"], "within the queue's DRA capability",
+                                "; ".join(wrong))

@@ -404,6 +404,7 @@ DEDICATED = {
     "dra.devices-not-oversubscribed": "test_dra.py",
     "dra.match-attribute-held": "test_dra.py",
     "dra.taints-tolerated": "test_dra.py",
+    "queue.capacity-dra-within-quota": "test_capacity_dra_quota.py",
 }
 
 
