@@ -16,7 +16,9 @@ HERE = Path(__file__).resolve().parents[1] / "scenarios"
 RULE = "queue.capacity-dra-within-quota"
 SCENARIOS = sorted(p.name for p in HERE.glob("dra-*.yaml"))
 QUOTA_SCENARIOS = ["dra-capacity-quota-blocks-a-claim.yaml", "dra-capacity-quota-consumable-admits-one-claim.yaml",
-                   "dra-capacity-quota-count-only-refuses-capacity-requests.yaml"]
+                   "dra-capacity-quota-count-only-refuses-capacity-requests.yaml",
+                   "dra-capacity-quota-consumable-hierarchy-ancestor-counts.yaml"]
+F46_SCENARIO = "dra-capacity-quota-hierarchy-ancestor-misses-running-claims.yaml"
 
 
 def _violations(name: str) -> list[str]:
@@ -25,10 +27,31 @@ def _violations(name: str) -> list[str]:
     return [v.message for v in engine.violations]
 
 
-@pytest.mark.parametrize("name", SCENARIOS)
+@pytest.mark.parametrize("name", [n for n in SCENARIOS if n != F46_SCENARIO])
 def test_passes_on_the_faithful_reference(name: str) -> None:
     assert set(QUOTA_SCENARIOS) <= set(SCENARIOS)
     assert _violations(name) == []
+
+
+def test_an_ancestor_missing_a_quota_less_leafs_running_claims_is_the_known_finding_f46() -> None:
+    """eng opens without holder-0's 6Gi (team-a has no DRA quota of its own), so b-0's 6Gi passes at 4Gi +
+    6Gi although eng's leaves then hold 16Gi: a finding under F46, a violation with the switch on."""
+    result = run_scenario(load_scenario(HERE / F46_SCENARIO), seed=0)
+    assert result.violations == []
+    assert [(f["id"], f.get("known")) for f in result.findings] == [(RULE, "F46")]
+    assert "memory 1.71799e+10 > 1.07374e+10" in result.findings[0]["message"]
+    strict = run_scenario(load_scenario(HERE / F46_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known={"F46"}))
+    assert [v["id"] for v in strict.violations] == [RULE]
+
+
+def test_f46_does_not_hide_an_ancestor_check_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With team-a's own quota (eng opens at 6Gi) a plugin checking the leaf alone lets b-0 through: a plain
+    violation, no leaf marked as uncharged."""
+    from schedcheck.reference.plugins import capacity
+
+    monkeypatch.setattr(capacity.CapacityPlugin, "_branch", lambda self, queue_id: [queue_id])
+    found = _violations(QUOTA_SCENARIOS[3])
+    assert any("b-0" in m and "queue eng" in m and "session open" not in m for m in found), found
 
 
 def test_fires_when_the_quota_is_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
