@@ -60,3 +60,46 @@ def apply_dra(draw: st.DrawFn, node_docs: list[dict[str, Any]], job_docs: list[d
         first["resources"] = {**(first.get("resources") or {}), "claims": [{"name": "gpu"}]}
         spec["containers"] = [first, *spec["containers"][1:]]
     return docs
+
+
+CAPACITY_DIMENSION = "memory"  # the one consumable-capacity dimension drawn
+SHARED_CAPACITY = ("16Gi", "40Gi")
+CLAIM_CAPACITY = ("4Gi", "6Gi", "10Gi")
+QUEUE_COUNT = (1, 2, 4)
+QUEUE_CAPACITY = ("8Gi", "12Gi", "32Gi")
+
+
+def _capacity_enabled(conf: dict[str, Any]) -> bool:
+    return any(p.get("name") == "capacity" for tier in conf.get("tiers", []) for p in tier.get("plugins", []))
+
+
+def apply_dra_quotas(draw: st.DrawFn, doc: dict[str, Any], percent: int = 50) -> None:
+    """capacity's DRA quotas, drawn after every other draw of a scenario and only where the scenario drew DRA
+    claims and its conf enables capacity (else no draw at all). Sometimes (`percent`%): some devices shared
+    (allowMultipleAllocations) with a `memory` capacity, some claims asking for `memory` of their device, and
+    some queues a `deviceclass/<class>` count and a `memory.deviceclass/<class>` quantity in spec.capability.
+    Each pod has one claim of one request here, so upstream's nil-map panic (docs/findings.md #47) is never
+    drawn. Shrinks to no quota and no capacity."""
+    objects = doc["objects"]
+    claims = [o for o in objects if o["kind"] == "ResourceClaim"]
+    if not claims or not _capacity_enabled(doc.get("schedulerConf") or {}) or not draw(sometimes(percent)):
+        return
+    for slice_doc in (o for o in objects if o["kind"] == "ResourceSlice"):
+        for device in slice_doc["spec"]["devices"]:
+            if draw(sometimes(50)):
+                device["allowMultipleAllocations"] = True
+                device["capacity"] = {CAPACITY_DIMENSION: {"value": draw(choice(SHARED_CAPACITY))}}
+    for claim in claims:
+        if draw(sometimes(50)):
+            request = claim["spec"]["devices"]["requests"][0]["exactly"]
+            request["capacity"] = {"requests": {CAPACITY_DIMENSION: draw(choice(CLAIM_CAPACITY))}}
+    for index, queue in enumerate(objects):
+        if queue["kind"] != "Queue" or not draw(sometimes(50)):
+            continue
+        queue = objects[index] = dict(queue)  # queue documents may be shared with other drafts: change a copy
+        spec = queue["spec"] = dict(queue.get("spec") or {})
+        capability = spec["capability"] = dict(spec.get("capability") or {})
+        if draw(sometimes(50)):
+            capability[f"deviceclass/{DRIVER}"] = str(draw(choice(QUEUE_COUNT)))
+        if draw(sometimes(70)):
+            capability[f"{CAPACITY_DIMENSION}.deviceclass/{DRIVER}"] = draw(choice(QUEUE_CAPACITY))
