@@ -196,8 +196,8 @@ def capacity_dra_within_quota(ctx: CheckContext) -> Iterator[Violation]:
             wrong = _beyond(held, new, device_class, limit, dims, consumable)
             if wrong:
                 leaves = [f"leaf queue {leaf}" for leaf in uncharged_leaves]  # F46's mark (invariants/known.py)
-                yield Violation("", f"task {op.task} was allocated to {op.node} although queue {queue.name} then holds, "
-                                    f"of DeviceClass {device_class}, {'; '.join(wrong)}"
+                yield Violation("", f"task {op.task} was allocated to {op.node} although queue {queue.name} then "
+                                    f"holds, of DeviceClass {device_class}, {'; '.join(wrong)}"
                                     + (f" (it did not count what {', '.join(uncharged_leaves)} held at session open: "
                                        "no DRA quota of its own)" if uncharged_leaves else ""),
                                 [f"task {op.task}", f"queue {queue.name}", *leaves],

@@ -29,8 +29,8 @@ queue not below deserved itself may still reclaim if an ancestor within N levels
 DRA device-class quotas (`capacity.DynamicResourceAllocationEnable`, on by default as the k8s feature gate):
 capacity_dra.py, checked in Allocatable, SimulateAllocatable and JobEnqueueable for the queue and, with the
 hierarchy, each ancestor; with `capacity.DRAConsumableCapacityEnable` (on by default, as the k8s gate
-DRAConsumableCapacity at 1.36) also their consumable-capacity dimensions. With the feature gate SchedulingGatesQueueAdmission on
-(`schedulerOptions.featureGates`), the queue-gate reservation cache: a pending task that opted in
+DRAConsumableCapacity at 1.36) also their consumable-capacity dimensions. With the feature gate
+SchedulingGatesQueueAdmission on (`schedulerOptions.featureGates`), the queue-gate reservation cache: a pending task that opted in
 (annotation `scheduling.volcano.sh/queue-allocation-gate: "true"`) and has lost its gate, or that
 Allocatable has just admitted, counts against its queue's room until it is allocated (rebuilt at
 every session open, dropped on allocate, restored on deallocate). Metrics are not reported.

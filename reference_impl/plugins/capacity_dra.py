@@ -36,7 +36,8 @@ from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.quantity import Quantity
 
-__all__ = ["CAPACITY_SEP", "COUNT_PREFIX", "INT64_MAX", "Requests", "clone_requests", "merge", "saturating_add"]  # for the plugin
+# re-exported for the plugin
+__all__ = ["CAPACITY_SEP", "COUNT_PREFIX", "INT64_MAX", "Requests", "clone_requests", "merge", "saturating_add"]
 ENABLE = "capacity.DynamicResourceAllocationEnable"
 CONSUMABLE_ENABLE = "capacity.DRAConsumableCapacityEnable"
 
