@@ -6,10 +6,9 @@ driver (`gpu.example.com`) and its DeviceClass (a CEL selector on the driver); s
 container, for a claim of their own: one device (rarely two), sometimes of one model (a CEL selector).
 Devices taken by a claim at one session's bind are seen as allocated in the next. Then, each rarely and after
 the draws above: a node's devices as partitions of one GPU whose memory counter they consume (partitionable
-devices); claims asking with adminAccess; a DeviceTaintRule tainting one node's pool (without effect at 1.36's
-defaults, as upstream); the class naming the extended resource `example.com/gpu`, with some nodes without
-devices advertising it and some pending pods without claims asking for it (Volcano never backs it with
-devices). Shrinks to no DRA at all.
+devices); claims asking with adminAccess. Shrinks to no DRA at all. Not drawn: DeviceTaintRules and DeviceClass
+extended resources, which change nothing at 1.36's defaults in Volcano and load with a warning saying so
+(their hand-derived scenarios show them).
 """
 
 from __future__ import annotations
@@ -22,8 +21,6 @@ from schedcheck.generators.quantities import choice, rarely, sometimes
 
 DRIVER = "gpu.example.com"
 MODELS = ("a100", "t4")
-EXTENDED_RESOURCE = "example.com/gpu"
-TAINT_EFFECTS = ("NoSchedule", "None", "NoExecute")
 
 
 def apply_dra(draw: st.DrawFn, node_docs: list[dict[str, Any]], job_docs: list[dict[str, Any]],
@@ -68,8 +65,6 @@ def apply_dra(draw: st.DrawFn, node_docs: list[dict[str, Any]], job_docs: list[d
         spec["containers"] = [first, *spec["containers"][1:]]
     docs += partition_slices(draw, docs)
     _admin_access(draw, docs)
-    _taint_rule(draw, docs)
-    _extended_resource(draw, docs, node_docs, pending)
     return docs
 
 GPU_MEMORY_GI = (40, 80)
@@ -108,38 +103,44 @@ def _admin_access(draw: st.DrawFn, docs: list[dict[str, Any]]) -> None:
             claim["spec"]["devices"]["requests"][0]["exactly"]["adminAccess"] = True
 
 
-def _taint_rule(draw: st.DrawFn, docs: list[dict[str, Any]]) -> None:
-    """Rarely, a DeviceTaintRule on one slice's pool (read, without effect: DRADeviceTaintRules is off)."""
-    pools = [d["spec"]["pool"]["name"] for d in docs if d["kind"] == "ResourceSlice"]
-    if not pools or not draw(rarely(10)):
-        return
-    docs.append({"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule", "metadata": {"name": "taint-0"},
-                 "spec": {"deviceSelector": {"driver": DRIVER, "pool": draw(choice(tuple(pools)))},
-                          "taint": {"key": "example.com/broken", "effect": draw(choice(TAINT_EFFECTS))}}})
+CAPACITY_DIMENSION = "memory"  # the one consumable-capacity dimension drawn
+SHARED_CAPACITY = ("16Gi", "40Gi")
+CLAIM_CAPACITY = ("4Gi", "6Gi", "10Gi")
+QUEUE_COUNT = (1, 2, 4)
+QUEUE_CAPACITY = ("8Gi", "12Gi", "32Gi")
 
 
-def _extended_resource(draw: st.DrawFn, docs: list[dict[str, Any]], node_docs: list[dict[str, Any]],
-                       pending: list[dict[str, Any]]) -> None:
-    """Rarely, the class names example.com/gpu: nodes without a slice sometimes advertise 1 or 2, pending pods
-    without a claim sometimes ask for 1 (in their first container's requests and limits)."""
-    if not draw(rarely(10)):
+def _capacity_enabled(conf: dict[str, Any]) -> bool:
+    return any(p.get("name") == "capacity" for tier in conf.get("tiers", []) for p in tier.get("plugins", []))
+
+
+def apply_dra_quotas(draw: st.DrawFn, doc: dict[str, Any], percent: int = 50) -> None:
+    """capacity's DRA quotas, drawn after every other draw of a scenario and only where the scenario drew DRA
+    claims and its conf enables capacity (else no draw at all). Sometimes (`percent`%): some devices shared
+    (allowMultipleAllocations) with a `memory` capacity, some claims asking for `memory` of their device, and
+    some queues a `deviceclass/<class>` count and a `memory.deviceclass/<class>` quantity in spec.capability.
+    Each pod has one claim of one request here, so upstream's nil-map panic (docs/findings.md #51) is never
+    drawn. Shrinks to no quota and no capacity."""
+    objects = doc["objects"]
+    claims = [o for o in objects if o["kind"] == "ResourceClaim"]
+    if not claims or not _capacity_enabled(doc.get("schedulerConf") or {}) or not draw(sometimes(percent)):
         return
-    docs[0]["spec"]["extendedResourceName"] = EXTENDED_RESOURCE
-    with_slices = {d["spec"]["nodeName"] for d in docs if d["kind"] == "ResourceSlice"}
-    for node in node_docs:
-        if node["metadata"]["name"] in with_slices or not draw(sometimes(50)):
+    for slice_doc in (o for o in objects if o["kind"] == "ResourceSlice"):
+        for device in slice_doc["spec"].get("devices", ()):  # a counter slice has none
+            if draw(sometimes(50)):
+                device["allowMultipleAllocations"] = True
+                device["capacity"] = {CAPACITY_DIMENSION: {"value": draw(choice(SHARED_CAPACITY))}}
+    for claim in claims:
+        if draw(sometimes(50)):
+            request = claim["spec"]["devices"]["requests"][0]["exactly"]
+            request["capacity"] = {"requests": {CAPACITY_DIMENSION: draw(choice(CLAIM_CAPACITY))}}
+    for index, queue in enumerate(objects):
+        if queue["kind"] != "Queue" or not draw(sometimes(50)):
             continue
-        status = node["status"] = dict(node.get("status") or {})
-        status["allocatable"] = {**(status.get("allocatable") or {}), EXTENDED_RESOURCE: str(draw(st.integers(1, 2)))}
-        if status.get("capacity"):
-            status["capacity"] = {**status["capacity"], EXTENDED_RESOURCE: status["allocatable"][EXTENDED_RESOURCE]}
-    for pod in pending:
-        if pod["spec"].get("resourceClaims") or not draw(sometimes(30)):
-            continue
-        spec = pod["spec"] = dict(pod["spec"])
-        first = dict(spec["containers"][0])
-        resources = dict(first.get("resources") or {})
-        resources["requests"] = {**(resources.get("requests") or {}), EXTENDED_RESOURCE: "1"}
-        resources["limits"] = {**(resources.get("limits") or {}), EXTENDED_RESOURCE: "1"}
-        first["resources"] = resources
-        spec["containers"] = [first, *spec["containers"][1:]]
+        queue = objects[index] = dict(queue)  # queue documents may be shared with other drafts: change a copy
+        spec = queue["spec"] = dict(queue.get("spec") or {})
+        capability = spec["capability"] = dict(spec.get("capability") or {})
+        if draw(sometimes(50)):
+            capability[f"deviceclass/{DRIVER}"] = str(draw(choice(QUEUE_COUNT)))
+        if draw(sometimes(70)):
+            capability[f"{CAPACITY_DIMENSION}.deviceclass/{DRIVER}"] = draw(choice(QUEUE_CAPACITY))

@@ -51,7 +51,7 @@ from schedcheck.generators.pdbs import pod_disruption_budgets
 from schedcheck.generators.spread_defaults import default_spread_selector, spread_scored
 from schedcheck.generators.task_topologies import job_roles, task_topology_annotations
 from schedcheck.generators.numa import apply_numa
-from schedcheck.generators.dra import apply_dra
+from schedcheck.generators.dra import apply_dra, apply_dra_quotas
 from schedcheck.generators.volumes import apply_volumes
 from schedcheck.generators.pod_level_resources import apply_pod_level_resources
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
@@ -288,6 +288,7 @@ def scenarios(
                 doc["objects"].append(draw(default_spread_selector(namespace, app, pods)))
     apply_pod_level_resources(draw, job_docs)  # pod-level resources last of all, for the same reason
     apply_queue_gates(draw, doc, job_docs)  # Volcano's queue-allocation gate: last, for the same reason
+    apply_dra_quotas(draw, doc)  # capacity's DRA quotas (only with DRA claims and capacity): last, as well
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

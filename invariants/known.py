@@ -485,6 +485,12 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "the structured allocator keeps available and consumed counters by pool name, not driver and pool: "
                  "another driver's pool of the same name lends its counter sets and shares the consumption",
                  "docs/findings.md #47", _pool_name_shared),
+    KnownFinding("F50", "queue.capacity-dra-within-quota",
+                 "capacity's hierarchy charges an ancestor's DRA quota at session open only through leaves that have a "
+                 "DRA quota of their own (getDRADelta is taken for those alone), while every allocation of the "
+                 "session is charged to it: devices and capacity held by the running tasks of a quota-less leaf are "
+                 "not counted, and the ancestor admits past its capability",
+                 "docs/findings.md #50", lambda ctx, violation: bool(_named(violation, "leaf queue"))),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

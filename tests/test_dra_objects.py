@@ -325,14 +325,26 @@ def test_template_claim_statuses_and_claim_owners_are_read_and_checked_by_field(
         scenario_from_document(wrap(bad_owner), "s.yaml")
 
 
-def test_consumable_capacity_quotas_are_warned_about_when_claims_ask_for_capacity() -> None:
+def test_capacity_quota_names_upstream_passes_over_are_warned_about_by_name() -> None:
     queue = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1"},
-             "spec": {"capability": {"bw.deviceclass/gpu.example.com": "4Gi"}}}
-    plain = scenario_from_document(wrap(DEVICE_CLASS, queue, claim()), "s.yaml")
-    assert not [w for w in plain.warnings if "consumable-capacity" in w]
+             "spec": {"capability": {"bw.deviceclass/gpu.example.com": "4Gi", "bw.deviceclass/": "1",
+                                     ".deviceclass/gpu.example.com": "1"}}}
     asking = scenario_from_document(wrap(DEVICE_CLASS, queue, claim(capacity={"requests": {"bw": "1Gi"}})), "s.yaml")
-    assert [w for w in asking.warnings if "consumable-capacity quotas are not modelled" in w
-            and "Queue q1: bw.deviceclass/gpu.example.com" in w and "ResourceClaim ns/c1" in w]
+    assert not [w for w in asking.warnings if "not modelled" in w or "Queue q1: bw.deviceclass/gpu" in w]
+    assert [w for w in asking.warnings if "Queue q1: .deviceclass/gpu.example.com, Queue q1: bw.deviceclass/:" in w
+            and "pass it over" in w], asking.warnings
+
+
+def test_a_pod_whose_claims_upstreams_cache_panics_on_is_warned_about() -> None:
+    plain, asking = claim(), claim(capacity={"requests": {"bw": "1Gi"}})
+    asking["metadata"]["name"] = "c2"
+    pod = pod_with_claim()
+    pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimName": "c1"}, {"name": "h", "resourceClaimName": "c2"}]
+    scenario = scenario_from_document(wrap(DEVICE_CLASS, plain, asking, pod), "s.yaml")
+    assert [w for w in scenario.warnings if "ResourceClaim ns/c2 request" in w and "nil map" in w], scenario.warnings
+    pod["spec"]["resourceClaims"].reverse()  # capacity first: the class's entry has its map
+    scenario = scenario_from_document(wrap(DEVICE_CLASS, plain, asking, pod), "s.yaml")
+    assert not [w for w in scenario.warnings if "nil map" in w]
 
 
 def test_device_taints_and_request_tolerations_are_read_and_a_bad_taint_names_its_field() -> None:

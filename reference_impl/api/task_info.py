@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from schedcheck.reference.api.dra_resource import DRAResource
 from schedcheck.reference.api.resource_info import PODS, Resource
 from schedcheck.reference.api.types import TaskStatus
 from schedcheck.reference.k8s import (
@@ -216,10 +217,10 @@ class TaskInfo:
         self.last_transaction: TransactionContext | None = None
         self.creation_timestamp = parse_timestamp(pod.creation_timestamp)
         self.job_allocated_hyper_node = ""  # the job's hypernode while allocate places this task
-        # DRA (cache/dra.py): devices asked per DeviceClass, the same per claim, and the claims' keys (sorted);
-        # None / empty for a pod without claims, as upstream's nil maps
-        self.dra_resreq: dict[str, int] | None = None
-        self.claim_dra_resreq: dict[str, dict[str, int]] = {}
+        # DRA (cache/dra.py): devices and capacity asked per DeviceClass, the same per claim, and the claims'
+        # keys (sorted); None / empty for a pod without claims, as upstream's nil maps
+        self.dra_resreq: dict[str, DRAResource] | None = None
+        self.claim_dra_resreq: dict[str, dict[str, DRAResource]] = {}
         self.claim_keys: list[str] = []
         # Annotations the scheduler wrote for the bind (upstream's PodAnnotations beyond the pod's own):
         # the shared-device choice (api/devices); None until one is written

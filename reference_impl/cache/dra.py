@@ -7,15 +7,23 @@ the task and retries: the claim is pending). Of
 each claim's requests, the ExactCount ones (count, 1 when unset) are added up per DeviceClass: for the
 task (DRAResreq) and per claim (ResourceClaimDRAResreq), the claim keys sorted; allocationMode All is
 skipped, as upstream (so is a firstAvailable request). A claim named directly but missing makes upstream
-drop the pod from the cache (addPod fails and retries): MissingClaim. The capacity a request asks for
-(DRAConsumableCapacity, which upstream adds per dimension for capacity's quotas) is not counted here: the
-requests carry device counts only.
+drop the pod from the cache (addPod fails and retries): MissingClaim.
+
+With DRAConsumableCapacity (beta, on by default at k8s 1.36) a request's `capacity.requests` are added too,
+per DeviceClass and dimension, each times the request's count (addDRAResource): what the claim asks for, not
+what the allocator's requestPolicy rounds it up to. A class's entry is made with a capacity map only when
+the request that makes it asks for capacity; a later request of the same class (in the same claim, or, for
+the task's total, a later claim) that asks for capacity then writes into upstream's nil map, and the
+scheduler panics (docs/findings.md): the reference raises the assertion there.
 """
 
 from __future__ import annotations
 
+from schedcheck.reference.api.dra_resource import DRAResource, Requests, quantity_add
 from schedcheck.reference.k8s import Pod
 from schedcheck.reference.k8s_dra import PodResourceClaim, ResourceClaim
+from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.util.assertion import assertf
 
 
 class MissingClaim(Exception):
@@ -30,11 +38,28 @@ def claim_name(pod: Pod, pod_claim: PodResourceClaim) -> str:
     return pod.resource_claim_statuses.get(pod_claim.name) or ""
 
 
+def add_dra_resource(dst: Requests, device_class: str, count: int, capacity: dict[str, Quantity],
+                     where: str) -> None:
+    """addDRAResource: `count` devices of the class and, per dimension, count times what one asks for."""
+    entry = dst.get(device_class)
+    if entry is None:
+        entry = dst[device_class] = DRAResource(0, {} if capacity else None)
+    entry.count += count
+    if capacity:
+        assertf(entry.capacity is not None,
+                f"assignment to entry in nil map: {where} asks for capacity of DeviceClass {device_class} after a "
+                "request of that class without capacity (upstream's cache addDRAResource)")
+        assert entry.capacity is not None  # (assertf returns only with panic-on-error off)
+        for dim, value in capacity.items():
+            total = Quantity(value.as_fraction() * count, value.format)
+            entry.capacity[dim] = quantity_add(entry.capacity.get(dim, Quantity(0)), total)
+
+
 def task_dra_info(pod: Pod, claims: dict[str, ResourceClaim]
-                  ) -> tuple[dict[str, int] | None, dict[str, dict[str, int]], list[str]]:
+                  ) -> tuple[Requests | None, dict[str, Requests], list[str]]:
     """(requests per DeviceClass or None, requests per claim key, the claim keys sorted)."""
-    total: dict[str, int] = {}
-    per_claim: dict[str, dict[str, int]] = {}
+    total: Requests = {}
+    per_claim: dict[str, Requests] = {}
     for pod_claim in pod.resource_claims:
         name = claim_name(pod, pod_claim)
         template = bool(pod_claim.resource_claim_template_name)
@@ -48,12 +73,14 @@ def task_dra_info(pod: Pod, claims: dict[str, ResourceClaim]
             return None, {}, []  # a template's claim not synced yet: pending as well (upstream retries)
         if claim is None:
             raise MissingClaim(f"failed to get ResourceClaim {key}")
-        mine: dict[str, int] = {}
+        mine: Requests = {}
         for request in claim.requests:
             if request.allocation_mode == "All" or not request.device_class_name:
                 continue
-            mine[request.device_class_name] = mine.get(request.device_class_name, 0) + request.count
-            total[request.device_class_name] = total.get(request.device_class_name, 0) + request.count
+            where = f"ResourceClaim {key} request {request.name}"
+            add_dra_resource(mine, request.device_class_name, request.count, request.capacity_requests, where)
+            add_dra_resource(total, request.device_class_name, request.count, request.capacity_requests,
+                             f"{where} (pod {pod.namespace}/{pod.name})")
         if mine:
             per_claim[key] = mine
     if not per_claim:

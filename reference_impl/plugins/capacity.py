@@ -28,8 +28,9 @@ queue not below deserved itself may still reclaim if an ancestor within N levels
 
 DRA device-class quotas (`capacity.DynamicResourceAllocationEnable`, on by default as the k8s feature gate):
 capacity_dra.py, checked in Allocatable, SimulateAllocatable and JobEnqueueable for the queue and, with the
-hierarchy, each ancestor. Left out: DRAConsumableCapacityEnable's capacity dimensions. With the feature gate SchedulingGatesQueueAdmission on
-(`schedulerOptions.featureGates`), the queue-gate reservation cache: a pending task that opted in
+hierarchy, each ancestor; with `capacity.DRAConsumableCapacityEnable` (on by default, as the k8s gate
+DRAConsumableCapacity at 1.36) also their consumable-capacity dimensions. With the feature gate
+SchedulingGatesQueueAdmission on (`schedulerOptions.featureGates`), the queue-gate reservation cache: a pending task that opted in
 (annotation `scheduling.volcano.sh/queue-allocation-gate: "true"`) and has lost its gate, or that
 Allocatable has just admitted, counts against its queue's room until it is allocated (rebuilt at
 every session open, dropped on allocate, restored on deallocate). Metrics are not reported.
@@ -169,6 +170,8 @@ class CapacityPlugin(Plugin):
         self.events: list[PodGroupEvent] = []
         self._snapshots = SnapshotCache()
         self.dra_enable = as_arguments(arguments).get_bool(capacity_dra.ENABLE, True)
+        # the dimension checks (the k8s gate DRAConsumableCapacity's default at 1.36, as upstream's New)
+        self.consumable_enable = as_arguments(arguments).get_bool(capacity_dra.CONSUMABLE_ENABLE, True)
 
     @property
     def queue_attrs(self) -> Mapping[str, CapacityQueueAttr]:
@@ -305,7 +308,7 @@ class CapacityPlugin(Plugin):
     def _add_job_to_branch(self, attr: CapacityQueueAttr, job: JobInfo) -> None:
         """Accumulate the job into its leaf queue and carry the same deltas up to every ancestor."""
         old = [attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone()]
-        old_dra = dict(attr.dra.allocated) if attr.dra is not None else {}
+        old_dra = capacity_dra.clone_requests(attr.dra.allocated) if attr.dra is not None else {}
         accumulate_job(attr, job)
         self._accumulate_dra(attr, job)
         new = [attr.allocated, attr.request, attr.inqueue, attr.elastic]
@@ -392,7 +395,7 @@ class CapacityPlugin(Plugin):
         """The DRA quota, then allocated + reserved + request <= realCapability on the requested dimensions."""
         if self.dra_enable and isinstance(attr, CapacityQueueAttr) and attr.dra is not None:
             request = capacity_dra.incremental(attr.claim_refs, candidate)
-            if request is not None and not attr.dra.fits(request, include_inqueue=False):
+            if request is not None and not attr.dra.fits(request, False, self.consumable_enable):
                 return False
         future = attr.allocated.clone()
         reserved = self._reserved(attr.queue_id, candidate)
@@ -559,7 +562,7 @@ class CapacityPlugin(Plugin):
         needed = min_req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
         return needed.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
 
-    def _min_dra(self, attr: CapacityQueueAttr, job: JobInfo) -> capacity_dra.Counts | None:
+    def _min_dra(self, attr: CapacityQueueAttr, job: JobInfo) -> capacity_dra.Requests | None:
         """The job's minimum DRA requests when the queue has a DRA quota to hold them against."""
         if not self.dra_enable or attr.dra is None:
             return None
@@ -567,7 +570,7 @@ class CapacityPlugin(Plugin):
 
     def _job_fits_dra(self, attr: CapacityQueueAttr, job: JobInfo, names: list[str]) -> tuple[bool, list[str]]:
         minimum = self._min_dra(attr, job)
-        if minimum is None or attr.dra is None or attr.dra.fits(minimum, include_inqueue=True):
+        if minimum is None or attr.dra is None or attr.dra.fits(minimum, True, self.consumable_enable):
             return True, names
         return False, [*names, "dra-resource-exceeded"]
 

@@ -1,90 +1,122 @@
-"""capacity's DRA device-class quotas (upstream capacity.go, `capacity.DynamicResourceAllocationEnable`).
+"""capacity's DRA quotas (upstream capacity.go, `capacity.DynamicResourceAllocationEnable` and
+`capacity.DRAConsumableCapacityEnable`).
 
 A queue's spec.capability (and deserved, guarantee) may name `deviceclass/<class>` (a device count) and
-`<dimension>.deviceclass/<class>` (a consumable-capacity dimension). A queue whose three lists name none
-has no DRA quota. The queue's DRA allocated counts, per DeviceClass, the device requests of its allocated
-tasks (cache/dra.py), a claim shared by several tasks once (a reference count per claim key); its DRA
-inqueue the minimum DRA requests of the jobs admitted this session (JobInfo.GetMinDRAResources).
-Allocatable: allocated + the candidate's not-yet-charged claims' requests within each configured class's
-count (a class without capability passes; a capability count of 0 does not limit). JobEnqueueable: the
-same with inqueue added and the job's minimum DRA requests. Counts saturate at int64's maximum, as upstream.
-
-Not modelled: consumable capacity's quotas (`capacity.DRAConsumableCapacityEnable`, on by default with the
-DRAConsumableCapacity gate at k8s 1.36): the cache does not add claims' capacity requests to the tasks' DRA
-requests, so the dimension checks have nothing to check (the allocator does read them: dra_allocator.py;
-the loader warns when a queue names a dimension quota and a claim asks for capacity).
+`<dimension>.deviceclass/<class>` (a consumable-capacity dimension of the class: the queue may hold that much
+of what its tasks' claims ask for in `capacity.requests`). A queue whose three lists name none has no DRA
+quota. The queue's DRA allocated adds up, per DeviceClass, the device counts and capacity dimensions of its
+allocated tasks (cache/dra.py), a claim shared by several tasks once (a reference count per claim key); its
+DRA inqueue the minimum DRA requests of the jobs admitted this session (JobInfo.GetMinDRAResources).
+Allocatable: allocated + the candidate's not-yet-charged claims' requests within each configured class
+(checkDRAAllocatable): the count within the capability's count (a class without capability passes; a count
+of 0, as for a class named only by dimensions, does not limit), and, with DRAConsumableCapacityEnable (on by
+default, as the k8s gate DRAConsumableCapacity at 1.36), every dimension the request asks for within the
+capability's quantity of it: a dimension the capability does not name refuses the request, even where the
+queue limits only the count (upstream's rule). JobEnqueueable: the same with inqueue added and the job's
+minimum DRA requests. Counts saturate at int64's maximum, as upstream; quantities add exactly.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from schedcheck.reference.api.dra_resource import COUNT_PREFIX, INT64_MAX, Counts, charge_task, merge, saturating_add
+from schedcheck.reference.api.dra_resource import (
+    CAPACITY_SEP,
+    COUNT_PREFIX,
+    INT64_MAX,
+    DRAResource,
+    Requests,
+    charge_task,
+    clone_requests,
+    merge,
+    quantity_sub,
+    saturating_add,
+)
 from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.quantity import Quantity
 
-__all__ = ["COUNT_PREFIX", "INT64_MAX", "Counts", "merge", "saturating_add"]  # re-exported for the plugin's users
+# re-exported for the plugin
+__all__ = ["CAPACITY_SEP", "COUNT_PREFIX", "INT64_MAX", "Requests", "clone_requests", "merge", "saturating_add"]
 ENABLE = "capacity.DynamicResourceAllocationEnable"
-CAPACITY_SEP = ".deviceclass/"
+CONSUMABLE_ENABLE = "capacity.DRAConsumableCapacityEnable"
 
 
-def parse_counts(resources: Mapping[str, Quantity]) -> Counts | None:
-    """parseDRAResourceList, counts only: a class named by a capacity dimension alone has count 0."""
-    out: Counts = {}
+def parse_quota(resources: Mapping[str, Quantity]) -> Requests | None:
+    """parseDRAResourceList: `deviceclass/<class>` sets the class's count (Value(), rounded up),
+    `<dim>.deviceclass/<class>` one of its dimensions; a name with an empty dimension or class is passed over
+    (the loader warns)."""
+    out: Requests = {}
     for name, quantity in resources.items():
         index = name.find(CAPACITY_SEP)
         if index > 0:
-            device_class = name[index + len(CAPACITY_SEP):]
-            if device_class:
-                out.setdefault(device_class, 0)
+            dim, device_class = name[:index], name[index + len(CAPACITY_SEP):]
+            if not device_class:
+                continue
+            entry = out.setdefault(device_class, DRAResource(0, {}))
+            if entry.capacity is None:
+                entry.capacity = {}
+            entry.capacity[dim] = quantity
         elif name.startswith(COUNT_PREFIX) and name[len(COUNT_PREFIX):]:
-            out[name[len(COUNT_PREFIX):]] = quantity.value()
+            out.setdefault(name[len(COUNT_PREFIX):], DRAResource()).count = quantity.value()
     return out or None
 
 
 class DRAQuota:
-    """One queue's draQuotaAttr (counts only)."""
+    """One queue's draQuotaAttr."""
 
     __slots__ = ("capability", "allocated", "inqueue")
 
-    def __init__(self, capability: Counts | None) -> None:
-        self.capability: Counts = capability or {}
-        self.allocated: Counts = {}
-        self.inqueue: Counts = {}
+    def __init__(self, capability: Requests | None) -> None:
+        self.capability: Requests = capability or {}
+        self.allocated: Requests = {}
+        self.inqueue: Requests = {}
 
     def clone(self) -> DRAQuota:
         c = DRAQuota(self.capability)
-        c.allocated, c.inqueue = dict(self.allocated), dict(self.inqueue)
+        c.allocated, c.inqueue = clone_requests(self.allocated), clone_requests(self.inqueue)
         return c
 
-    def fits(self, request: Mapping[str, int], include_inqueue: bool) -> bool:
-        """checkDRAAllocatable: every configured class stays within its count."""
-        for device_class, count in request.items():
+    def fits(self, request: Mapping[str, DRAResource], include_inqueue: bool, consumable: bool = True) -> bool:
+        """checkDRAAllocatable: every class the capability names stays within its count and, with consumable
+        capacity on, within every dimension the request asks for."""
+        for device_class, asked in request.items():
             capability = self.capability.get(device_class)
-            if capability is None or capability <= 0:
+            if capability is None:
                 continue
-            used = self.allocated.get(device_class, 0)
-            if include_inqueue:
-                used = saturating_add(used, self.inqueue.get(device_class, 0))
-            if saturating_add(used, count) > capability:
+            allocated = self.allocated.get(device_class)
+            inqueue = self.inqueue.get(device_class) if include_inqueue else None
+            used = saturating_add(allocated.count if allocated else 0, inqueue.count if inqueue else 0)
+            if capability.count > 0 and saturating_add(used, asked.count) > capability.count:
                 return False
+            if not consumable:
+                continue
+            for dim, quantity in (asked.capacity or {}).items():
+                limit = (capability.capacity or {}).get(dim)
+                if limit is None:
+                    return False  # a dimension the capability does not name
+                future = quantity.as_fraction()
+                for held in (allocated, inqueue):
+                    if held is not None and held.capacity and dim in held.capacity:
+                        future += held.capacity[dim].as_fraction()
+                if future > limit.as_fraction():
+                    return False
         return True
 
 
 def new_quota(capability: Mapping[str, Quantity], deserved: Mapping[str, Quantity],
               guarantee: Mapping[str, Quantity]) -> DRAQuota | None:
-    parsed = parse_counts(capability)
-    if parsed is None and parse_counts(deserved) is None and parse_counts(guarantee) is None:
+    parsed = parse_quota(capability)
+    if parsed is None and parse_quota(deserved) is None and parse_quota(guarantee) is None:
         return None
     return DRAQuota(parsed)
 
 
-def incremental(claim_refs: Mapping[str, int], task: TaskInfo) -> Counts | None:
+def incremental(claim_refs: Mapping[str, int], task: TaskInfo) -> Requests | None:
     """incrementalTaskDRA: the task's requests minus the claims its queue already charged."""
     if not task.claim_dra_resreq:
-        return dict(task.dra_resreq) if task.dra_resreq else None
-    out: Counts = {}
+        return task.dra_resreq or None
+    out: Requests = {}
     for key in task.claim_keys:
         if claim_refs.get(key, 0) <= 0:
             merge(out, task.claim_dra_resreq.get(key))
@@ -113,23 +145,39 @@ def remove_task(quota: DRAQuota, claim_refs: dict[str, int], task: TaskInfo) -> 
             claim_refs[key] = refs - 1
 
 
-def _subtract(dst: Counts, src: Mapping[str, int] | None) -> None:
-    for device_class, count in (src or {}).items():
-        if device_class in dst:
-            dst[device_class] = max(0, dst[device_class] - count)
+def _subtract(dst: Requests, src: Mapping[str, DRAResource] | None) -> None:
+    """subtractDRAAllocated: DRAResource.Sub for every class dst holds."""
+    for device_class, request in (src or {}).items():
+        held = dst.get(device_class)
+        if held is not None:
+            held.sub(request)
 
 
-def delta(new: Counts, old: Counts) -> Counts:
-    """getDRADelta on allocated counts: new minus old for every class either names."""
-    return {c: new.get(c, 0) - old.get(c, 0) for c in set(new) | set(old)}
+def delta(new: Requests, old: Requests) -> Requests:
+    """getDRADelta on allocated: new minus old for every class either names, per dimension too (may be
+    negative)."""
+    out: Requests = {}
+    for device_class in set(new) | set(old):
+        res = DRAResource(0, {})
+        assert res.capacity is not None
+        now, before = new.get(device_class), old.get(device_class)
+        if now is not None:
+            res.count = now.count
+            res.capacity.update(now.capacity or {})
+        if before is not None:
+            res.count -= before.count
+            for dim, value in (before.capacity or {}).items():
+                res.capacity[dim] = quantity_sub(res.capacity.get(dim, Quantity(0)), value)
+        out[device_class] = res
+    return out
 
 
-def min_dra_resources(job: JobInfo) -> Counts | None:
+def min_dra_resources(job: JobInfo) -> Requests | None:
     """JobInfo.GetMinDRAResources: with minTaskMember, each role's first task's requests times its minimum;
     without, the first minAvailable tasks with DRA requests in namespace/name/uid order."""
     if not job.tasks:
         return None
-    result: Counts = {}
+    result: Requests = {}
     if not job.task_min_available:
         if job.min_available <= 0:
             return None

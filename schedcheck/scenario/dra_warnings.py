@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from schedcheck.reference import k8s
+from schedcheck.reference.api.dra_resource import CAPACITY_SEP, COUNT_PREFIX
 from schedcheck.reference.util import dra_cel
 from schedcheck.scenario.references import listing
 
@@ -50,16 +51,48 @@ def _extended_resources(objects: k8s.ClusterObjects, warnings: list[str]) -> Non
 
 
 def _capacity_quotas(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
-    """Claims' capacity requests steer the allocator, but capacity's consumable-capacity quotas
-    (`<dimension>.deviceclass/<class>`) and the queues' capacity dimensions do not count them."""
-    asking = sorted({claim.key for claim in objects.resource_claims for r in claim.requests
-                     if r.capacity_requests or any(sub.capacity_requests for sub in r.first_available)})
-    quotas = sorted({f"Queue {q.name}: {name}" for q in objects.queues
-                     for name in (*q.capability, *q.deserved, *q.guarantee) if ".deviceclass/" in name})
-    if asking and quotas:
-        claims = listing([f"ResourceClaim {k}" for k in asking])
-        warnings.append(f"{listing(quotas)} and the capacity requests of {claims}: consumable-capacity quotas are "
-                        "not modelled (capacity counts devices only)")
+    """capacity's DRA quotas (plugins/capacity_dra.py): queue resource names upstream passes over, claim
+    requests it does not count, and the claims whose capacity requests crash its cache."""
+    skipped = sorted({f"Queue {q.name}: {name}" for q in objects.queues
+                      for name in (*q.capability, *q.deserved, *q.guarantee)
+                      if name.endswith(CAPACITY_SEP) or name.startswith(CAPACITY_SEP)
+                      or name == COUNT_PREFIX})
+    if skipped:
+        warnings.append(f"{listing(skipped)}: no DeviceClass or no dimension in the name; capacity's DRA quotas "
+                        "pass it over, as upstream (`deviceclass/<class>` counts devices, "
+                        "`<dimension>.deviceclass/<class>` a consumable-capacity dimension)")
+    quota = any(CAPACITY_SEP in name or name.startswith(COUNT_PREFIX)
+                for q in objects.queues for name in (*q.capability, *q.deserved, *q.guarantee))
+    prioritized = sorted({claim.key for claim in objects.resource_claims for r in claim.requests if r.first_available})
+    if quota and prioritized:
+        warnings.append(f"{listing([f'ResourceClaim {k}' for k in prioritized])}: firstAvailable requests are not "
+                        "charged to capacity's DRA quotas (upstream's cache skips them)")
+    _nil_map_claims(objects, warnings)
+
+
+def _nil_map_claims(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
+    """addDRAResource writes a capacity into a nil map when a class's entry was made by a request without
+    capacity requests: upstream's scheduler panics on adding such a pod (the reference raises the assertion)."""
+    claims = {claim.key: claim for claim in objects.resource_claims}
+    for pod in objects.pods:
+        if not pod.resource_claims:
+            continue
+        seen: dict[str, bool] = {}  # class -> its entry has a capacity map (the pod's total)
+        for pod_claim in pod.resource_claims:
+            name = pod_claim.resource_claim_name or pod.resource_claim_statuses.get(pod_claim.name) or ""
+            claim = claims.get(f"{pod.namespace}/{name}")
+            if claim is None:
+                continue
+            for request in claim.requests:
+                if request.allocation_mode == "All" or not request.device_class_name:
+                    continue
+                has_map = seen.setdefault(request.device_class_name, bool(request.capacity_requests))
+                if request.capacity_requests and not has_map:
+                    warnings.append(f"Pod {pod.key}: ResourceClaim {claim.key} request {request.name} asks for "
+                                    f"capacity of DeviceClass {request.device_class_name} after a request of "
+                                    "that class without capacity: upstream's cache writes into a nil map and the "
+                                    "scheduler panics (DRAConsumableCapacity)")
+                    break
 
 
 def _pod_claims(objects: k8s.ClusterObjects, warnings: list[str]) -> None:

@@ -406,6 +406,7 @@ DEDICATED = {
     "dra.taints-tolerated": "test_dra.py",
     "dra.counters-not-exceeded": "test_dra_counters_rule.py",
     "dra.admin-access-as-requested": "test_dra.py",
+    "queue.capacity-dra-within-quota": "test_capacity_dra_quota.py",
 }
 
 

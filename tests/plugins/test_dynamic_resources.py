@@ -27,6 +27,7 @@ from schedcheck.reference.k8s_dra import (
     SemVer,
 )
 from schedcheck.reference.plugins import capacity_dra
+from schedcheck.reference.api.dra_resource import DRAResource
 from schedcheck.reference.plugins import dynamic_resources as dra
 from schedcheck.reference.plugins.dra_allocator import AllocationError, Allocator, NodeFailure, gather_pools
 from schedcheck.reference.quantity import Quantity
@@ -407,32 +408,66 @@ def test_release_drops_gone_consumers_and_deallocates() -> None:
 
 
 def test_capacity_parses_counts_and_capacity_only_classes() -> None:
-    parsed = capacity_dra.parse_counts({"deviceclass/gpu": Quantity.parse("2"),
-                                        "memory.deviceclass/nic": Quantity.parse("1Gi"), "cpu": Quantity.parse("4")})
-    assert parsed == {"gpu": 2, "nic": 0}
+    parsed = capacity_dra.parse_quota({"deviceclass/gpu": Quantity.parse("2"),
+                                       "memory.deviceclass/nic": Quantity.parse("1Gi"), "cpu": Quantity.parse("4"),
+                                       "bw.deviceclass/": Quantity.parse("1"), ".deviceclass/x": Quantity.parse("1")})
+    assert parsed == {"gpu": DRAResource(2), "nic": DRAResource(0, {"memory": Quantity.parse("1Gi")})}
     assert capacity_dra.new_quota({"cpu": Quantity.parse("1")}, {}, {}) is None
 
 
+def _gpu(count: int, **capacity: str) -> DRAResource:
+    return DRAResource(count, {k: Quantity.parse(v) for k, v in capacity.items()} if capacity else None)
+
+
 def test_capacity_quota_counts_a_shared_claim_once_and_saturates() -> None:
-    quota = capacity_dra.DRAQuota({"gpu": 2})
+    quota = capacity_dra.DRAQuota({"gpu": DRAResource(2)})
     refs: dict[str, int] = {}
 
     class Task:
-        dra_resreq = {"gpu": 1}
-        claim_dra_resreq = {"ns/shared": {"gpu": 1}}
+        dra_resreq = {"gpu": _gpu(1)}
+        claim_dra_resreq = {"ns/shared": {"gpu": _gpu(1)}}
         claim_keys = ["ns/shared"]
 
     capacity_dra.add_task(quota, refs, Task())
     capacity_dra.add_task(quota, refs, Task())
-    assert quota.allocated == {"gpu": 1} and refs == {"ns/shared": 2}
+    assert quota.allocated == {"gpu": _gpu(1)} and refs == {"ns/shared": 2}
     assert capacity_dra.incremental(refs, Task()) is None
     capacity_dra.remove_task(quota, refs, Task())
-    assert quota.allocated == {"gpu": 1}
+    assert quota.allocated == {"gpu": _gpu(1)}
     capacity_dra.remove_task(quota, refs, Task())
-    assert quota.allocated == {"gpu": 0} and refs == {}
-    quota.inqueue = {"gpu": capacity_dra.INT64_MAX}
-    assert not quota.fits({"gpu": capacity_dra.INT64_MAX}, include_inqueue=True)
-    assert quota.fits({"gpu": 2}, include_inqueue=False)
+    assert quota.allocated == {"gpu": _gpu(0)} and refs == {}
+    quota.inqueue = {"gpu": _gpu(capacity_dra.INT64_MAX)}
+    assert not quota.fits({"gpu": _gpu(capacity_dra.INT64_MAX)}, include_inqueue=True)
+    assert quota.fits({"gpu": _gpu(2)}, include_inqueue=False)
+
+
+def test_consumable_dimensions_count_allocated_and_inqueue_and_refuse_an_unnamed_dimension() -> None:
+    """checkDRAAllocatable with the dimensions on: upstream's TestDRAAllocatableIgnoresInqueue numbers (count 2,
+    memory 16Gi; inqueue 1 and 8Gi; a request of 2 and 16Gi fits without inqueue, not with it)."""
+    quota = capacity_dra.DRAQuota(capacity_dra.parse_quota({"deviceclass/gpu": Quantity.parse("2"),
+                                                            "memory.deviceclass/gpu": Quantity.parse("16Gi")}))
+    capacity_dra.merge(quota.inqueue, {"gpu": _gpu(1, memory="8Gi")})
+    request = {"gpu": _gpu(2, memory="16Gi")}
+    assert quota.fits(request, include_inqueue=False)
+    assert not quota.fits(request, include_inqueue=True)
+    assert quota.fits({"gpu": _gpu(0, memory="8Gi")}, include_inqueue=True)
+    assert not quota.fits({"gpu": _gpu(0, memory="8Gi", bw="1")}, include_inqueue=False)  # bw: not named
+    assert quota.fits({"gpu": _gpu(0, memory="8Gi", bw="1")}, False, consumable=False)  # dimensions off
+    count_only = capacity_dra.DRAQuota({"gpu": DRAResource(4)})
+    assert not count_only.fits({"gpu": _gpu(1, memory="1")}, include_inqueue=False)  # upstream's rule
+    assert count_only.fits({"gpu": _gpu(1, memory="1")}, False, consumable=False)
+    assert count_only.fits({"nic": _gpu(1, memory="1")}, include_inqueue=False)  # a class without capability
+
+
+def test_capacity_dimensions_subtract_to_zero_and_the_delta_may_be_negative() -> None:
+    held = {"gpu": _gpu(2, memory="8Gi")}
+    capacity_dra._subtract(held, {"gpu": _gpu(1, memory="10Gi")})
+    assert held == {"gpu": _gpu(1, memory="0")}
+    change = capacity_dra.delta({"gpu": _gpu(1, memory="2Gi")}, {"gpu": _gpu(2, memory="3Gi"), "nic": _gpu(1)})
+    assert change == {"gpu": _gpu(-1, memory="-1Gi"), "nic": _gpu(-1)}
+    doubled: dict[str, DRAResource] = {}
+    capacity_dra.merge(doubled, {"gpu": _gpu(1, memory="3Gi")}, times=2)
+    assert doubled == {"gpu": _gpu(2, memory="6Gi")} and str(doubled["gpu"].capacity["memory"]) == "6Gi"
 
 
 def test_a_template_claim_is_the_one_pod_status_names_and_must_be_the_pods() -> None:
@@ -455,8 +490,58 @@ def test_the_cache_leaves_a_pending_template_claim_out_of_the_tasks_dra_requests
     pod = Pod(name="p", namespace="ns", uid="u", resource_claims=[PodResourceClaim("gpu", "", "tpl")])
     assert task_dra_info(pod, {claim.key: claim}) == (None, {}, [])  # no status entry yet: pending
     pod.resource_claim_statuses = {"gpu": "gen-1"}
-    assert task_dra_info(pod, {claim.key: claim}) == ({DRIVER: 1}, {"ns/gen-1": {DRIVER: 1}}, ["ns/gen-1"])
+    assert task_dra_info(pod, {claim.key: claim}) == ({DRIVER: DRAResource(1)}, {"ns/gen-1": {DRIVER: DRAResource(1)}},
+                                                      ["ns/gen-1"])
     assert task_dra_info(pod, {}) == (None, {}, [])  # named but not synced yet: pending, not a missing claim
+
+
+def _capacity_claim(name: str, *requests: tuple[int, dict[str, str]]) -> ResourceClaim:
+    return ResourceClaim(name, "ns", f"uid-{name}", [
+        DeviceRequest(f"r{i}", DRIVER, "ExactCount", count, [],
+                      capacity_requests={k: Quantity.parse(v) for k, v in asked.items()})
+        for i, (count, asked) in enumerate(requests)])
+
+
+def test_the_cache_adds_capacity_requests_times_the_count_per_class_and_claim() -> None:
+    """buildTaskDRAInfo with DRAConsumableCapacity: a request's capacity.requests times its count, summed per
+    DeviceClass and dimension, for the claim and for the task."""
+    from schedcheck.reference.cache.dra import task_dra_info
+    from schedcheck.reference.k8s import Pod
+    from schedcheck.reference.k8s_dra import PodResourceClaim
+
+    a = _capacity_claim("a", (2, {"memory": "3Gi"}), (1, {"memory": "1Gi", "bw": "10"}))
+    b = _capacity_claim("b", (1, {"memory": "500Mi"}))
+    pod = Pod(name="p", namespace="ns", uid="u",
+              resource_claims=[PodResourceClaim("x", "a", ""), PodResourceClaim("y", "b", "")])
+    total, per_claim, keys = task_dra_info(pod, {a.key: a, b.key: b})
+    assert total == {DRIVER: _gpu(4, memory="7668Mi", bw="10")}
+    assert str(total[DRIVER].capacity["memory"]) == "7668Mi"
+    assert per_claim == {"ns/a": {DRIVER: _gpu(3, memory="7Gi", bw="10")}, "ns/b": {DRIVER: _gpu(1, memory="500Mi")}}
+    assert keys == ["ns/a", "ns/b"]
+
+
+def test_capacity_after_a_capacity_free_request_of_the_class_is_upstreams_nil_map_panic() -> None:
+    """addDRAResource makes a class's capacity map only when the request making the entry asks for capacity; a
+    later request of the class that does writes into a nil map: upstream's cache panics (docs/findings.md)."""
+    from schedcheck.reference.cache.dra import task_dra_info
+    from schedcheck.reference.k8s import Pod
+    from schedcheck.reference.k8s_dra import PodResourceClaim
+    from schedcheck.reference.util.assertion import AssertionViolation
+
+    plain, asking = gpu_claim("plain"), _capacity_claim("asking", (1, {"memory": "1Gi"}))
+    claims = {plain.key: plain, asking.key: asking}
+    first_plain = Pod(name="p", namespace="ns", uid="u",
+                      resource_claims=[PodResourceClaim("x", "plain", ""), PodResourceClaim("y", "asking", "")])
+    with pytest.raises(AssertionViolation, match="assignment to entry in nil map"):
+        task_dra_info(first_plain, claims)
+    first_asking = Pod(name="p", namespace="ns", uid="u",
+                       resource_claims=[PodResourceClaim("y", "asking", ""), PodResourceClaim("x", "plain", "")])
+    total, _, _ = task_dra_info(first_asking, claims)
+    assert total == {DRIVER: _gpu(2, memory="1Gi")}
+    within = _capacity_claim("within", (1, {}), (1, {"memory": "1Gi"}))
+    with pytest.raises(AssertionViolation, match="ResourceClaim ns/within request r1"):
+        task_dra_info(Pod(name="p", namespace="ns", uid="u", resource_claims=[PodResourceClaim("x", "within", "")]),
+                      {within.key: within})
 
 
 def _pre_filter_reason(path: Path, pod: str) -> str:
