@@ -1,6 +1,7 @@
 """In-place resize status (status.containerStatuses[].resources / allocatedResources, the pod-level
 status.resources / allocatedResources, the PodResizePending condition): the reader, Volcano's task request and
-limit, the k8s mirror's node-side and scorer-side counts, and task.request-from-pod."""
+limit, the k8s mirror's node-side and scorer-side counts, and task.request-from-pod; and spec.os, accepted and
+not read."""
 
 from __future__ import annotations
 
@@ -201,3 +202,18 @@ def test_request_from_pod_passes_the_faithful_reference_and_catches_a_task_that_
     monkeypatch.setattr(task_info, "_own_resources", lambda c, limits, infeasible: task_info.Resource.from_resource_list(
         c.limits if limits else c.requests))
     assert "task.request-from-pod" in _violations(path)
+
+
+# -- spec.os (accepted, not read) ---------------------------------------------------------------------------
+
+
+def test_spec_os_is_accepted_without_a_warning_and_checked_as_the_api_server_does():
+    doc = _doc({})
+    doc["objects"][0]["spec"]["os"] = {"name": "windows"}
+    scenario = scenario_from_document(doc, "s.yaml")
+    assert not [w for w in scenario.warnings if "os" in w], scenario.warnings
+    for bad, words in (({"name": "plan9"}, "expected one of linux, windows"), ({}, "missing"), ("linux", "mapping")):
+        doc["objects"][0]["spec"]["os"] = bad
+        with pytest.raises(ScenarioError) as info:
+            scenario_from_document(doc, "s.yaml")
+        assert "spec.os" in str(info.value) and words in str(info.value), str(info.value)

@@ -116,6 +116,9 @@ _SCHEMAS: dict[str, Schema] = {
             "containers": [_CONTAINER],
             "initContainers": [{**_CONTAINER, "restartPolicy": LEAF}],
             "overhead": LEAF,
+            # spec.os: no filter or scorer Volcano runs reads it (k8s v1.36.1's scheduler plugins neither);
+            # only the kubelet and API validation do: its name is checked and it is accepted, not read
+            "os": {"name": LEAF},
             "resources": pod_resources.SCHEMA,
             "priority": LEAF,
             "priorityClassName": LEAF,
@@ -601,6 +604,8 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
             )
         )
     volumes, inline_volumes = _pod_volumes(f, spec)
+    if spec.get("os") is not None:  # validated as the API server does, then not read (see the schema)
+        f.choice(f.mapping(spec["os"], "spec.os").get("name"), "spec.os.name", {"linux", "windows"})
     containers = [_container(f, c, f"spec.containers[{i}]", init=False)
                   for i, c in enumerate(f.sequence(spec.get("containers"), "spec.containers"))]
     init_containers = [_container(f, c, f"spec.initContainers[{i}]", init=True)
