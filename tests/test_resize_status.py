@@ -199,8 +199,9 @@ def _violations(path: Path) -> list[str]:
 def test_request_from_pod_passes_the_faithful_reference_and_catches_a_task_that_ignores_resize_status(monkeypatch):
     path = SCENARIOS / "resources-resize-status-task-request.yaml"
     assert _violations(path) == []
-    monkeypatch.setattr(task_info, "_own_resources", lambda c, limits, infeasible: task_info.Resource.from_resource_list(
-        c.limits if limits else c.requests))
+    def spec_only(c, limits, infeasible):
+        return task_info.Resource.from_resource_list(c.limits if limits else c.requests)
+    monkeypatch.setattr(task_info, "_own_resources", spec_only)
     assert "task.request-from-pod" in _violations(path)
 
 

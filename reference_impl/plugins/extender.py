@@ -51,7 +51,8 @@ victim outside the evictees is what upstream's decoded copy is only when it echo
 which upstream validates, queues and evicts like any victim, so the extender can evict a pod the action did
 not offer (one not preemptable, of a higher priority, of another job or queue). Any other entry outside
 the evictees, and null, is dropped: not modelled (upstream would evict a copy that differs from the cache's
-task, add a task its session does not have, or crash on a nil Resreq). The exchange itself (the whole-exchange timeout, redirects, gzip) is Go's client's:
+task, add a task its session does not have, or crash on a nil Resreq).
+The exchange itself (the whole-exchange timeout, redirects, gzip) is Go's client's:
 extender_http.py, which says what it leaves out; Go's error texts are not reproduced word for word.
 """
 

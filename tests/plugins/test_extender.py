@@ -418,7 +418,8 @@ def test_victim_preemptable_passes_an_extender_named_victim_and_still_catches_an
     from schedcheck.runner import run_scenario
     from schedcheck.scenario.loader import load_scenario
 
-    path = Path(__file__).resolve().parent.parent / "scenarios" / "extender-preemptable-victim-outside-the-evictees.yaml"
+    path = Path(__file__).resolve().parent.parent / "scenarios" / \
+        "extender-preemptable-victim-outside-the-evictees.yaml"
 
     def violations() -> list[str]:
         engine = InvariantEngine(only=["victim.preemptable"])

@@ -523,6 +523,10 @@ def test_a_kubectl_dump_of_the_storage_kinds_reads_without_warnings():
 # -- PreBind's second look at a migrated in-tree PV --------------------------------------------------------
 
 
+PREBIND_SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / \
+    "volumes-in-tree-pv-translated-affinity-fails-prebind.yaml"
+
+
 def _run_cycles(path: Path, cycles: int):
     from schedcheck.reference.scheduler import Scheduler
 
@@ -536,7 +540,7 @@ def _run_cycles(path: Path, cycles: int):
 
 
 def test_pre_bind_refuses_a_pv_whose_translated_affinity_excludes_the_node_and_keeps_its_writes():
-    path = Path(__file__).resolve().parent.parent / "scenarios" / "volumes-in-tree-pv-translated-affinity-fails-prebind.yaml"
+    path = PREBIND_SCENARIO
     scheduler = _run_cycles(path, 1)
     assert [(r.task, r.node, r.pre_bind) for r in scheduler.cache.log.binds] == [
         ("default/db-0", "n1", 'failed: binding volumes: pv "pv-data" node affinity doesn\'t match node "n1": '
@@ -548,7 +552,7 @@ def test_pre_bind_refuses_a_pv_whose_translated_affinity_excludes_the_node_and_k
 
 
 def test_pre_bind_passes_the_pv_when_the_node_carries_the_csi_topology_label():
-    path = Path(__file__).resolve().parent.parent / "scenarios" / "volumes-in-tree-pv-translated-affinity-fails-prebind.yaml"
+    path = PREBIND_SCENARIO
     scenario = load_scenario(path)
     scenario.objects.nodes[0].labels["topology.gke.io/zone"] = "us-central1-a"
     result = run_scenario(scenario, seed=0)
