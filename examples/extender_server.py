@@ -11,7 +11,9 @@ It answers POSTs on these paths, reading only fields the schedcheck reference re
 - /prioritize: scores each node by its label `example.extender/score` (a number; 0 without it).
   Reads nodes[].Name and nodes[].Node.metadata.labels.
 - /preemptable, /reclaimable: every evictee may go except pods labelled `example.extender/protected`;
-  status 1 (Permit). Reads evictees[].UID and evictees[].Pod.metadata.labels.
+  status 1 (Permit). Reads evictees[].UID and evictees[].Pod.metadata.labels. Tasks labelled
+  `example.extender/also-evict` that an earlier /predicate request showed on a node (node.Tasks) and that
+  are not among the evictees are added to the victims as they were shown (the scheduler evicts them too).
 - /jobEnqueueable: rejects (-1) a job whose PodGroup carries the annotation `example.extender/hold`,
   else permits (1). Reads job.PodGroup.metadata.annotations.
 - /allocateFunc: vetoes the allocation of a pod labelled `example.extender/veto` (an `errorMessage`, which
@@ -40,6 +42,8 @@ SCORE = "example.extender/score"
 PROTECTED = "example.extender/protected"
 HOLD = "example.extender/hold"
 VETO = "example.extender/veto"
+ALSO_EVICT = "example.extender/also-evict"
+SEEN: dict[str, dict] = {}  # UID -> a task labelled ALSO_EVICT, as a /predicate request last showed it
 
 
 def labels(obj: dict | None) -> dict:
@@ -48,6 +52,9 @@ def labels(obj: dict | None) -> dict:
 
 def predicate(request: dict) -> dict:
     node = request.get("node") or {}
+    for task in (node.get("Tasks") or {}).values():
+        if task and ALSO_EVICT in labels(task.get("Pod")):
+            SEEN[task.get("UID")] = task
     refusal = labels(node.get("Node")).get(REFUSE)
     if refusal is None:
         return {"status": ""}
@@ -68,7 +75,10 @@ def prioritize(request: dict) -> dict:
 
 
 def victims(request: dict) -> dict:
-    allowed = [task for task in request.get("evictees") or [] if PROTECTED not in labels(task.get("Pod"))]
+    evictees = request.get("evictees") or []
+    allowed = [task for task in evictees if PROTECTED not in labels(task.get("Pod"))]
+    offered = {task.get("UID") for task in evictees}
+    allowed += [task for uid, task in sorted(SEEN.items()) if uid not in offered]
     return {"status": 1, "victims": allowed}
 
 

@@ -145,6 +145,11 @@ class Container:
     image: str = ""
     claims: list[str] = field(default_factory=list)  # resources.claims[].name (no filter reads them)
     limits: ResourceList = field(default_factory=dict)  # resources.limits (the QoS class for numa-aware; shared devices)
+    # In-place resize: the container's entry in status.containerStatuses (status.initContainerStatuses for an
+    # init container): `resources` as the kubelet actuated them (None when the entry or its resources is
+    # missing) and `allocatedResources` (requests the kubelet admitted)
+    status_resources: PodResources | None = None
+    allocated_resources: ResourceList = field(default_factory=dict)
 
 
 
@@ -272,6 +277,9 @@ class Pod:
     init_containers: list[Container] = field(default_factory=list)
     overhead: ResourceList = field(default_factory=dict)
     resources: PodResources | None = None  # spec.resources (pod-level requests and limits)
+    # In-place resize of pod-level resources: status.resources (None when absent) and status.allocatedResources
+    status_resources: PodResources | None = None
+    allocated_resources: ResourceList = field(default_factory=dict)
     priority: int | None = None
     priority_class_name: str = ""
     preemption_policy: str = ""  # "" | PreemptLowerPriority | Never

@@ -74,6 +74,12 @@ def test_the_dump_reads_back_the_same_objects() -> None:
     (obj("ReplicaSet", {"selector": {"matchExpressions": [{"key": "a", "operator": "In"}]}}),
      r"ReplicaSet ns/w: spec.selector.matchExpressions\[0\].values: must not be empty"),
     (obj("ReplicationController", {"replicas": 1}, "v1"), r"ReplicationController ns/w: spec.selector: missing"),
+    (obj("ReplicationController", {"template": {"metadata": {"labels": {}}}}, "v1"),
+     r"ReplicationController ns/w: spec.selector: missing or empty, and no pod template labels"),
+    (obj("ReplicationController", {"selector": {"app": "db"}, "template": {"metadata": {"labels": {"app": "web"}}}},
+         "v1"), r"ReplicationController ns/w: spec.selector: does not select the pod template's labels"),
+    (obj("ReplicationController", {"template": {"metadata": {"labels": {"app": 1}}}}, "v1"),
+     r"ReplicationController ns/w: spec.template.metadata.labels.app: expected a string"),
     (obj("Service", {"selector": {"port": 80}}, "v1"), r"Service ns/w: spec.selector.port: expected a string"),
     (obj("Service", {"selector": ["app"]}, "v1"), r"Service ns/w: spec.selector: expected a mapping"),
     (pod(RS_REF, {**RS_REF, "name": "x"}), r"Pod ns/p: metadata.ownerReferences\[1\].controller: only one"),
@@ -85,3 +91,17 @@ def test_a_bad_value_names_file_object_and_field(doc: dict[str, Any], message: s
     with pytest.raises(ScenarioError, match=message) as info:
         scenario_from_document(wrap(doc), "s.yaml")
     assert str(info.value).startswith("s.yaml") and "\n" not in str(info.value)
+
+
+def test_a_replication_controller_without_a_selector_takes_its_template_labels() -> None:
+    """SetDefaults_ReplicationController: an empty selector is the pod template's labels; a given selector is
+    kept, and must select the template's labels."""
+    template = {"metadata": {"labels": {"app": "web", "tier": "front"}}}
+    objects = scenario_from_document(wrap(
+        obj("ReplicationController", {"template": template}, "v1", "a"),
+        obj("ReplicationController", {"selector": {}, "template": template}, "v1", "b"),
+        obj("ReplicationController", {"selector": {"app": "web"}, "template": template}, "v1", "c")), "s.yaml").objects
+    assert [rc.selector for rc in objects.replication_controllers] == [
+        {"app": "web", "tier": "front"}, {"app": "web", "tier": "front"}, {"app": "web"}]
+    again = scenario_from_document(wrap(*objects_document(objects)), "again.yaml").objects
+    assert again.replication_controllers == objects.replication_controllers

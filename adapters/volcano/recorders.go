@@ -6,6 +6,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -64,9 +65,27 @@ func (e *recordingEvictor) snapshot() []string {
 type statusSink struct {
 	mu        sync.Mutex
 	nominated map[string]string // ns/name -> status.nominatedNodeName
+	preBound  map[string]bool   // ns/name of pods whose bind failed in PreBind (the cache's unschedulable write)
+}
+
+// preBindFailed says whether the cache wrote the pod unschedulable because its PreBind failed.
+func (s *statusSink) preBindFailed(task string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.preBound[task]
 }
 
 func (s *statusSink) UpdatePodStatus(pod *v1.Pod) (*v1.Pod, error) {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Reason == "SchedulerError" && strings.Contains(c.Message, "execute preBind") {
+			s.mu.Lock()
+			if s.preBound == nil {
+				s.preBound = map[string]bool{}
+			}
+			s.preBound[pod.Namespace+"/"+pod.Name] = true
+			s.mu.Unlock()
+		}
+	}
 	if pod.Status.NominatedNodeName != "" {
 		s.mu.Lock()
 		defer s.mu.Unlock()

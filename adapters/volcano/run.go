@@ -241,8 +241,12 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 
 	// Wait for the binds and evictions the session dispatched, except binds waiting in PreBind for claims
 	// that only the PV controller binds (between sessions, in advance).
+	// A bind waiting in PreBind polls checkBindings once a second; its first poll checks every PV it
+	// pre-bound against the node again (translated to CSI for a migrated in-tree PV) and can fail the bind,
+	// which the cache writes on the pod. Waiting binds are therefore watched past that first poll.
 	binding, wantEvicts := pendingOutcalls(c)
 	waiting := map[string]string{}
+	var waitingSince time.Time
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		bound := map[string]bool{}
@@ -259,8 +263,21 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 				left++
 			}
 		}
+		for task := range waiting {
+			if status.preBindFailed(task) {
+				delete(waiting, task)
+				delete(binding, task)
+			}
+		}
 		if left == 0 && len(evictor.snapshot()) >= wantEvicts {
-			break
+			if len(waiting) == 0 {
+				break
+			}
+			if waitingSince.IsZero() {
+				waitingSince = time.Now()
+			} else if time.Since(waitingSince) > 1500*time.Millisecond {
+				break
+			}
 		}
 		if time.Now().After(deadline) {
 			fmt.Fprintf(os.Stderr, "warning: cycle %d: waited 60s for %d binds and %d evictions, got %d and %d\n",

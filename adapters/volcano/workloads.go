@@ -47,6 +47,10 @@ func (w *World) decodeWorkload(kind string, decode func(any) error) (bool, error
 			return true, err
 		}
 		defaultWorkloadMeta(&o.Namespace, &o.UID, "replicationcontroller", o.Name)
+		// The API server's default: an empty selector takes the pod template's labels.
+		if len(o.Spec.Selector) == 0 && o.Spec.Template != nil && o.Spec.Template.Labels != nil {
+			o.Spec.Selector = o.Spec.Template.Labels
+		}
 		w.Workloads.ReplicationControllers = append(w.Workloads.ReplicationControllers, o)
 	case "ReplicaSet":
 		o := &appsv1.ReplicaSet{}

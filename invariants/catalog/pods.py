@@ -36,17 +36,34 @@ def _add(into: dict[str, Fraction], requests: dict[str, Any]) -> None:
         into[name] = into.get(name, Fraction(0)) + quantity.as_fraction()
 
 
+def _resized(pod: Pod, container) -> dict[str, Any]:
+    """A container mid-way through an in-place resize asks for the most of its spec, what the kubelet
+    actuated and what it admitted; the spec drops out while the resize is pending as Infeasible."""
+    if container.status_resources is None:
+        return container.requests
+    pending = next((c for c in pod.conditions if c.type == "PodResizePending"), None)
+    lists = [container.status_resources.requests, container.allocated_resources]
+    if pending is None or pending.reason != "Infeasible":
+        lists.append(container.requests)
+    most: dict[str, Any] = {}
+    for listed in lists:
+        for name, quantity in listed.items():
+            if name not in most or quantity.as_fraction() > most[name].as_fraction():
+                most[name] = quantity
+    return most
+
+
 def restated_request(pod: Pod) -> dict[str, Fraction]:
     """PodRequests in whole units (cores, bytes, devices), before the scheduler's conversions."""
     total: dict[str, Fraction] = {}
     for container in pod.containers:
-        _add(total, container.requests)
+        _add(total, _resized(pod, container))
     started: dict[str, Fraction] = {}  # sidecars (restartPolicy Always) started so far
     init_peak: dict[str, Fraction] = {}
     for container in pod.init_containers:
         if container.restart_policy == "Always":
-            _add(total, container.requests)
-            _add(started, container.requests)
+            _add(total, _resized(pod, container))
+            _add(started, _resized(pod, container))
             need = dict(started)
         else:
             need = dict(started)
@@ -109,9 +126,10 @@ def task_status_from_pod(ctx: CheckContext) -> Iterator[Violation]:
 
 @invariant("task.request-from-pod", "every task's cpu and memory request is its pod's: containers summed, init "
            "containers maxed in with the sidecars started before them, pod-level requests in their place, "
-           "overhead added", "job",
+           "overhead added; a container or sidecar being resized in place at the most of its spec, actuated and "
+           "allocated requests (the spec left out when the resize is Infeasible)", "job",
            "k8s resource helpers PodRequests; pkg/scheduler/api/pod_info.go GetPodResourceRequest, "
-           "amendResourceAccordingToPodFeatures; "
+           "amendResourceAccordingToPodFeatures, determineContainerReqs; "
            "volcano-semantics §2.3", (ACTION,))
 def task_request_from_pod(ctx: CheckContext) -> Iterator[Violation]:
     view = _first_action(ctx, "task.request-from-pod")

@@ -44,12 +44,19 @@ def task_of(ctx: CheckContext, record: Operation) -> TaskInfo | None:
     return job.tasks.get(record.task_uid) if job is not None else None
 
 
+def named_by_extender(ctx: CheckContext, uid: str) -> bool:
+    """The extender's preemptable / reclaimable reply named this task although the action did not offer it:
+    upstream evicts it regardless of the action's victim filters (plugins/extender.py, outside_victims)."""
+    plugin = ctx.ssn.plugins.get("extender") if hasattr(ctx.ssn, "plugins") else None
+    return uid in getattr(plugin, "outside_victims", ())
+
+
 def _victims(ctx: CheckContext):
     for p in preemptions(ctx):
         preemptor = task_of(ctx, p.preemptor)
         for record in p.victims:
             victim = task_of(ctx, record)
-            if preemptor is not None and victim is not None:
+            if preemptor is not None and victim is not None and not named_by_extender(ctx, victim.uid):
                 yield p, preemptor, record, victim
 
 
@@ -67,14 +74,16 @@ def victim_status(ctx: CheckContext) -> Iterator[Violation]:
 
 
 @invariant("victim.preemptable", "preempt and reclaim never evict a task marked volcano.sh/preemptable=false "
-           "(shuffle's rescheduling evictions ignore the mark upstream)", "victim",
-           "preempt.go / reclaim.go (task.Preemptable); semantics §2.4", (STATEMENT,))
+           "(shuffle's rescheduling evictions ignore the mark upstream, and so does a victim an extender names "
+           "outside the evictees)", "victim",
+           "preempt.go / reclaim.go (task.Preemptable); plugins/extender/extender.go (decoded victims); "
+           "semantics §2.4", (STATEMENT,))
 def victim_preemptable(ctx: CheckContext) -> Iterator[Violation]:
     if ctx.statement_kind != "commit" or ctx.action not in EVICTING_ACTIONS:
         return
     for record in ctx.statement_records:
         victim = task_of(ctx, record) if record.op == "evict" else None
-        if victim is not None and not victim.preemptable:
+        if victim is not None and not victim.preemptable and not named_by_extender(ctx, victim.uid):
             preemptor = next((f"task {r.task}" for r in ctx.statement_records if r.op == "pipeline"), None)
             yield Violation("", f"{ctx.action} evicted {victim.key}, which is not preemptable",
                             [f"task {victim.key}"] + ([preemptor] if preemptor else []), "preemptable",

@@ -16,6 +16,8 @@ from schedcheck.reference.k8s import (
     Pod,
 )
 from schedcheck.reference.util.pod_resources import (
+    effective_requests,
+    is_pod_resize_infeasible,
     is_supported_pod_level_resource,
     pod_level_limits_set,
     pod_level_requests_set,
@@ -68,23 +70,38 @@ def get_task_status(pod: Pod) -> TaskStatus:
     return TaskStatus.Unknown
 
 
-def _aggregate_containers(pod: Pod, limits: bool) -> Resource:
-    """Regular containers summed; each init container plus the sidecars before it, maxed in; sidecars summed."""
-    def own(container) -> Resource:
-        return Resource.from_resource_list(container.limits if limits else container.requests)
+def _own_resources(container, limits: bool, infeasible: bool) -> Resource:
+    """A container's request (limit); with a status entry carrying `resources` (in-place resize, the
+    InPlacePodVerticalScaling gate locked on), determineContainerReqs for requests and max(spec, actuated)
+    for limits (upstream leaves the PodResizePending condition out of the limits)."""
+    status = container.status_resources
+    if status is None:
+        listed = container.limits if limits else container.requests
+    elif limits:
+        listed = effective_requests(False, container.limits, status.limits, {})
+    else:
+        listed = effective_requests(infeasible, container.requests, status.requests, container.allocated_resources)
+    return Resource.from_resource_list(listed)
 
+
+def _aggregate_containers(pod: Pod, limits: bool) -> Resource:
+    """Regular containers summed; each init container plus the sidecars before it, maxed in; sidecars summed.
+    Resize status counts for regular containers and sidecars (their entries in containerStatuses and
+    initContainerStatuses), not for the other init containers."""
+    infeasible = is_pod_resize_infeasible(pod)
     result = Resource()
     for container in pod.containers:
-        result.add(own(container))
+        result.add(_own_resources(container, limits, infeasible))
     restartable = Resource()
     init_max = Resource()
     for container in pod.init_containers:
-        request = own(container)
         if container.restart_policy == "Always":
+            request = _own_resources(container, limits, infeasible)
             result.add(request)
             restartable.add(request)
             candidate = restartable
         else:
+            request = Resource.from_resource_list(container.limits if limits else container.requests)
             candidate = Resource().add(request).add(restartable)
         init_max.set_max_resource(candidate)
     result.set_max_resource(init_max)

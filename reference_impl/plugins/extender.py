@@ -45,9 +45,14 @@ limits too, as the API server defaults them, so one look covers both).
 
 Deliberate differences, each invisible to an extender that answers the same way for the same question:
 victims come back to upstream as new TaskInfo objects decoded from the reply; the reference keeps the
-session's own task for each returned victim whose UID is one of the evictees (in the reply's order) and
-drops the others (a victim outside the evictees, or null, is not modelled: upstream would evict its
-decoded copy or crash). The exchange itself (the whole-exchange timeout, redirects, gzip) is Go's client's:
+session's own task for each returned victim whose UID is one of the evictees (in the reply's order). A
+victim outside the evictees is what upstream's decoded copy is only when it echoes a task of the session
+(its identity, node, status, requests and priority fields as rendered): that copy is then the task's clone,
+which upstream validates, queues and evicts like any victim, so the extender can evict a pod the action did
+not offer (one not preemptable, of a higher priority, of another job or queue). Any other entry outside
+the evictees, and null, is dropped: not modelled (upstream would evict a copy that differs from the cache's
+task, add a task its session does not have, or crash on a nil Resreq).
+The exchange itself (the whole-exchange timeout, redirects, gzip) is Go's client's:
 extender_http.py, which says what it leaves out; Go's error texts are not reproduced word for word.
 """
 
@@ -153,6 +158,12 @@ def is_interested(config: ExtenderConfig, task: TaskInfo) -> bool:
     return any(name in config.managed_resources for container in containers for name in container.requests)
 
 
+# The fields of a returned victim the eviction path reads: an entry that carries them as the task's own
+# rendering is that task's decoded copy (ExtenderPlugin._echoed_task)
+ECHOED = ("UID", "Job", "Name", "Namespace", "NodeName", "Status", "Resreq", "InitResreq", "Priority",
+          "Preemptable", "BestEffort")
+
+
 class ExtenderPlugin(Plugin):
     name = PLUGIN_NAME
 
@@ -167,6 +178,10 @@ class ExtenderPlugin(Plugin):
         # The predicate's last verdict for (task uid, node name) this session, None for a pass: what the
         # scheduler was told, for an observer to judge placements by.
         self.verdicts: dict[tuple[str, str], FitError | None] = {}
+        # UIDs of the victims this session's replies named outside the evictees (echoed tasks, evicted as
+        # upstream evicts their decoded copies): the rules that restate the actions' victim filters pass
+        # them over
+        self.outside_victims: set[str] = set()
 
     def call(self, verb_key: str, body: Any, shape: str | None) -> dict[str, Any]:
         verb = self.config.verbs[verb_key]
@@ -277,8 +292,36 @@ class ExtenderPlugin(Plugin):
         except ExtenderError:
             return [], PERMIT if self.config.ignorable else REJECT
         by_uid = {task.uid: task for task in evictees}
-        chosen = [by_uid[uid] for uid in map(wire.victim_uid, reply.get("victims") or []) if uid in by_uid]
+        chosen = []
+        for entry in reply.get("victims") or []:
+            uid = wire.victim_uid(entry)
+            if uid in by_uid:
+                chosen.append(by_uid[uid])
+                continue
+            copy = self._echoed_task(entry, uid)
+            if copy is not None:
+                chosen.append(copy)
         return chosen, reply.get("status", 0)
+
+    def _echoed_task(self, entry: dict[str, Any] | None, uid: str | None) -> TaskInfo | None:
+        """A victim that is not among the evictees: upstream decodes it into a new TaskInfo and goes on with
+        it (validates, evicts it in the session under its Job and NodeName, and the cache then evicts the
+        task of that Job and UID). When the entry echoes a task of the session (its UID, Job, Name,
+        Namespace, NodeName, Status, requests, Priority, Preemptable and BestEffort as rendered now), that
+        copy is a clone of the task; any other entry is not modelled and dropped (upstream would evict a copy
+        that differs from the cache's task, add a task the session does not have, or dereference a nil
+        Resreq)."""
+        if self.ssn is None or entry is None or uid is None:
+            return None
+        job = self.ssn.jobs.get(entry.get("Job"))
+        task = job.tasks.get(uid) if job is not None else None
+        if task is None:
+            return None
+        rendered = wire.render_task(task)
+        if any(key not in entry or wire.plain_json(entry[key]) != rendered[key] for key in ECHOED):
+            return None
+        self.outside_victims.add(uid)
+        return task.clone()
 
     def job_enqueueable(self, job: Any) -> int:
         try:

@@ -655,6 +655,21 @@ class _Number(str):
     """A JSON number's literal text."""
 
 
+def plain_json(value: Any) -> Any:
+    """A decoded reply value with its numbers as Python numbers (ints where the literal is one), to compare
+    with what the renderers produce."""
+    if isinstance(value, _Number):
+        try:
+            return int(value)
+        except ValueError:
+            return float(value)
+    if isinstance(value, dict):
+        return {key: plain_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain_json(item) for item in value]
+    return value
+
+
 def _reject_constant(name: str) -> Any:
     raise json.JSONDecodeError(f"invalid character {name[0]!r}", name, 0)
 

@@ -46,15 +46,20 @@ _SESSION_ATTR = "_k8s_mirror"
 class PodRequests:
     """A pod's requests as the k8s scheduler counts them (cpu in milli, memory in bytes, gpu in units).
 
-    non0_*: PodInfo.CalculateResource's non-zero requests, what a node's NonZeroRequested holds for the pod;
-    score_non0_*: the resource-allocation scorers' own count of the incoming pod (calculatePodResourceRequest,
-    the 100m / 200Mi defaults for every missing container request). They differ only for a pod with pod-level
-    requests: CalculateResource then fills in a default only for a resource the pod's total leaves out."""
+    cpu, memory, gpu, non0_*: PodInfo.CalculateResource, what a node's Requested and NonZeroRequested hold for
+    the pod; it reads in-place resize status (the global InPlacePodVerticalScaling gate, locked on).
+    score_*: the resource-allocation scorers' own count of the incoming pod (calculatePodResourceRequest: the
+    spec alone, since Volcano's nodeorder hands the scorers no EnableInPlacePodVerticalScaling; score_non0_*
+    with the 100m / 200Mi defaults for every missing container request). Without resize status they differ only
+    for a pod with pod-level requests: CalculateResource then fills in a default only for a resource the pod's
+    total leaves out."""
 
-    __slots__ = ("cpu", "memory", "gpu", "non0_cpu", "non0_memory", "score_non0_cpu", "score_non0_memory")
+    __slots__ = ("cpu", "memory", "gpu", "non0_cpu", "non0_memory", "score_non0_cpu", "score_non0_memory",
+                 "score_cpu", "score_memory", "score_gpu")
 
     def __init__(self, cpu: int, memory: int, gpu: int, non0_cpu: int, non0_memory: int,
-                 score_non0_cpu: int | None = None, score_non0_memory: int | None = None) -> None:
+                 score_non0_cpu: int | None = None, score_non0_memory: int | None = None,
+                 score_cpu: int | None = None, score_memory: int | None = None, score_gpu: int | None = None) -> None:
         self.cpu = cpu
         self.memory = memory
         self.gpu = gpu
@@ -62,6 +67,9 @@ class PodRequests:
         self.non0_memory = non0_memory
         self.score_non0_cpu = non0_cpu if score_non0_cpu is None else score_non0_cpu
         self.score_non0_memory = non0_memory if score_non0_memory is None else score_non0_memory
+        self.score_cpu = cpu if score_cpu is None else score_cpu
+        self.score_memory = memory if score_memory is None else score_memory
+        self.score_gpu = gpu if score_gpu is None else score_gpu
 
 
 def aggregate_pod_requests(pod: Pod, non_missing: bool) -> dict[str, Fraction]:
@@ -80,14 +88,15 @@ def _milli(q: Fraction | int) -> int:
 
 
 def compute_pod_requests(pod: Pod) -> PodRequests:
-    actual = pod_requests(pod)
+    actual = pod_requests(pod, use_status=True)
     if pod_level_requests_set(pod):
         # getNonMissingContainerRequests: a default only where neither the pod level nor a container asks
         defaults = {name: value for name, value in _NON_MISSING.items() if name not in actual}
-        non0 = pod_requests(pod, defaults) if defaults else actual
-        scored = pod_requests(pod, _NON_MISSING)
+        non0 = pod_requests(pod, defaults, use_status=True) if defaults else actual
     else:
-        non0 = scored = pod_requests(pod, _NON_MISSING)
+        non0 = pod_requests(pod, _NON_MISSING, use_status=True)
+    spec = pod_requests(pod)
+    scored = pod_requests(pod, _NON_MISSING)
     return PodRequests(
         cpu=_milli(actual.get("cpu", 0)),
         memory=_value(actual.get("memory", 0)),
@@ -96,6 +105,9 @@ def compute_pod_requests(pod: Pod) -> PodRequests:
         non0_memory=_value(non0.get("memory", 0)),
         score_non0_cpu=_milli(scored.get("cpu", 0)),
         score_non0_memory=_value(scored.get("memory", 0)),
+        score_cpu=_milli(spec.get("cpu", 0)),
+        score_memory=_value(spec.get("memory", 0)),
+        score_gpu=_value(spec.get(GPU, 0)),
     )
 
 

@@ -193,9 +193,10 @@ class NodeOrderPlugin(Plugin):
         pod = task.pod
         req = self.mirror.pod_requests(pod)
         ts = _TaskScoring()
-        ts.cpu, ts.memory, ts.gpu = req.cpu, req.memory, req.gpu
-        ts.non0_cpu, ts.non0_memory = req.score_non0_cpu, req.score_non0_memory  # calculatePodResourceRequest
-        ts.best_effort = req.cpu == 0 and req.memory == 0 and req.gpu == 0
+        # calculatePodResourceRequest: the spec alone (the scorers are not told InPlacePodVerticalScaling)
+        ts.cpu, ts.memory, ts.gpu = req.score_cpu, req.score_memory, req.score_gpu
+        ts.non0_cpu, ts.non0_memory = req.score_non0_cpu, req.score_non0_memory
+        ts.best_effort = ts.cpu == 0 and ts.memory == 0 and ts.gpu == 0
         ts.preferred = None  # PreScore skips pods without preferred terms
         if pod.node_affinity is not None and pod.node_affinity.preferred:
             key = node_affinity_key(pod)[2]

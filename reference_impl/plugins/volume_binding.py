@@ -25,8 +25,11 @@ checked (csi_translation.translated_pv: the zone key becomes the CSI driver's to
 label is added under it), so such a node needs the CSI topology label; a PV the translator refuses fails
 the node with an Error status.
 
-Not modelled: CSIStorageCapacity (no CSIDriver opts in, so every node has enough storage), the translated
-node affinity at PreBind (checkBindings: the harness's bind waits only for the claims to be bound), a bind
+PreBind (checkBindings) checks every PV it pre-bound against the node again, translated as above: an
+Available in-tree PV that Filter matched by its untranslated node affinity (FindMatchingVolume) fails the bind
+there when its translation does not admit the node; the API writes stay, so the PV controller binds the claim.
+
+Not modelled: CSIStorageCapacity (no CSIDriver opts in, so every node has enough storage), a bind
 that times out (the world's PV controller always binds what the scheduler started), scoring (StorageCapacityScoring is off at v1.36, so the plugin scores 0).
 """
 
@@ -322,6 +325,23 @@ class VolumeBinding:
             self.caches.objects.write_pv(pv)
         for pvc in volumes.provisions:
             self.caches.objects.write_pvc(pvc)
+        # checkBindings: each PV the bind pre-bound is checked again against the node, translated to CSI
+        # where the node's CSINode lists its plugin as migrated. Filter matched an Available PV by its
+        # untranslated affinity (FindMatchingVolume), so a migrated in-tree PV can pass there and fail here.
+        # The writes above stay (upstream has no API rollback): the PV controller binds the claim anyway.
+        node = next((n for n in self.caches.objects.world.nodes if n.name == node_name), None)
+        if node is None:  # the node lister's miss
+            return Exception(f'binding volumes: failed to get node "{node_name}": node "{node_name}" not found')
+        labels = node.labels
+        csi_node = self.caches.objects.csi_node(node_name)
+        for _, pv in volumes.static:
+            try:
+                checked = translated_pv(pv, csi_node)
+            except TranslationError as err:
+                return Exception(f"binding volumes: failed to translate pv to csi: {err}")
+            if not pv_fits_node(checked, labels):
+                return Exception(f'binding volumes: pv "{pv.name}" node affinity doesn\'t match node '
+                                 f'"{node_name}": no matching NodeSelectorTerms')
         waited = [pvc.key for pvc, _ in volumes.static] + [pvc.key for pvc in volumes.provisions]
         return VolumeWait(node_name, waited)
 

@@ -2,8 +2,15 @@
 resource/helpers.go), pod-level resources (spec.resources, the PodLevelResources gate on, its v1.36.1 default)
 included.
 
-Quantities are exact fractions (cpu in cores, memory in bytes). Status resources (in-place resize) are not part
-of the scenario format, so the spec is what counts.
+Quantities are exact fractions (cpu in cores, memory in bytes).
+
+- In-place resize (InPlacePodVerticalScaling, GA and locked on; InPlacePodLevelResourcesVerticalScaling, beta and
+  on at v1.36): with `use_status` (UseStatusResources), a container whose status entry has `resources` asks for
+  the largest of its spec request, its actuated request (status resources) and its allocated resources; when
+  the pod's PodResizePending condition says Infeasible, the spec is left out of that maximum. Init containers
+  take their status only when they are sidecars. Pod-level requests are resolved the same way from
+  status.resources and status.allocatedResources; a supported resource the spec names at pod level and the
+  effective list lacks then counts zero (Go's map lookup of a missing key).
 
 - Pod-level resources are supported for cpu, memory and every hugepages-<size>; a pod "sets" pod-level requests
   (limits) when spec.resources.requests (limits) names at least one supported resource.
@@ -62,10 +69,41 @@ def _max_into(total: Amounts, other: Mapping[str, Fraction]) -> None:
             total[name] = value
 
 
+def is_pod_resize_infeasible(pod: Pod) -> bool:
+    """IsPodResizeInfeasible: the pod's first PodResizePending condition has reason Infeasible."""
+    for condition in pod.conditions:
+        if condition.type == "PodResizePending":
+            return condition.reason == "Infeasible"
+    return False
+
+
+def _max_lists(*lists: Mapping[str, Quantity]) -> dict[str, Quantity]:
+    """max(a, b...) of ResourceLists: each named resource at its largest quantity."""
+    result: dict[str, Quantity] = {}
+    for listed in lists:
+        for name, quantity in listed.items():
+            if name not in result or quantity.as_fraction() > result[name].as_fraction():
+                result[name] = quantity
+    return result
+
+
+def effective_requests(infeasible: bool, spec: Mapping[str, Quantity], actuated: Mapping[str, Quantity],
+                       allocated: Mapping[str, Quantity]) -> dict[str, Quantity]:
+    """determineEffectiveRequests (and Volcano's determineContainerReqs, the same rule)."""
+    if infeasible:
+        return _max_lists(actuated, allocated)
+    return _max_lists(spec, actuated, allocated)
+
+
 def _aggregate(containers: Iterable[Container], init_containers: Iterable[Container], limits: bool,
-               non_missing: Mapping[str, Fraction] | None) -> Amounts:
-    def own(container: Container) -> Amounts:
+               non_missing: Mapping[str, Fraction] | None, status_of: Pod | None = None) -> Amounts:
+    infeasible = status_of is not None and is_pod_resize_infeasible(status_of)
+
+    def own(container: Container, sidecar: bool = True) -> Amounts:
         listed = container.limits if limits else container.requests
+        if status_of is not None and sidecar and container.status_resources is not None and not limits:
+            listed = effective_requests(infeasible, listed, container.status_resources.requests,
+                                        container.allocated_resources)
         result = amounts(listed)
         for name, default in (non_missing or {}).items():
             if name not in listed:  # missing, not zero: an explicit 0 stays 0
@@ -78,7 +116,7 @@ def _aggregate(containers: Iterable[Container], init_containers: Iterable[Contai
     restartable: Amounts = {}
     init_max: Amounts = {}
     for container in init_containers:
-        mine = own(container)
+        mine = own(container, container.restart_policy == "Always")
         if container.restart_policy == "Always":
             _add_into(total, mine)
             _add_into(restartable, mine)
@@ -102,14 +140,22 @@ def aggregate_container_limits(containers: Iterable[Container], init_containers:
     return _aggregate(containers, init_containers, True, None)
 
 
-def pod_requests(pod: Pod, non_missing: Mapping[str, Fraction] | None = None) -> Amounts:
+def pod_requests(pod: Pod, non_missing: Mapping[str, Fraction] | None = None, use_status: bool = False) -> Amounts:
     """PodRequests with the PodLevelResources gate on: the containers' aggregate, pod-level requests of the
-    supported resources in its place, overhead added."""
-    requests = aggregate_container_requests(pod.containers, pod.init_containers, non_missing)
+    supported resources in its place, overhead added. `use_status`: UseStatusResources with
+    InPlacePodLevelResourcesVerticalScalingEnabled (the scheduler's PodInfo.CalculateResource)."""
+    requests = _aggregate(pod.containers, pod.init_containers, False, non_missing, pod if use_status else None)
     if pod_level_requests_set(pod):
+        effective = None
+        if use_status and pod.status_resources is not None:
+            effective = effective_requests(is_pod_resize_infeasible(pod), pod.resources.requests,
+                                           pod.status_resources.requests, pod.allocated_resources)
         for name, quantity in pod.resources.requests.items():
             if is_supported_pod_level_resource(name):
-                requests[name] = quantity.as_fraction()
+                if effective is not None:
+                    requests[name] = effective[name].as_fraction() if name in effective else Fraction(0)
+                else:
+                    requests[name] = quantity.as_fraction()
     if pod.overhead:
         _add_into(requests, amounts(pod.overhead))
     return requests

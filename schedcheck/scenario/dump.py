@@ -175,7 +175,34 @@ def pod_document(pod: k8s.Pod) -> dict[str, Any]:
                                  **({"message": c.message} if c.message else {}),
                                  **({"lastTransitionTime": c.last_transition_time} if c.last_transition_time else {})}
                                 for c in pod.conditions]
+    _resize_status(pod, status)
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status}
+
+
+def _requirements(resources: k8s.PodResources) -> dict[str, Any]:
+    return {part: _quantities(listed) for part, listed in
+            (("requests", resources.requests), ("limits", resources.limits)) if listed}
+
+
+def _resize_status(pod: k8s.Pod, status: dict[str, Any]) -> None:
+    """In-place resize status: the containers' entries that carry resources, and the pod level."""
+    for key, containers in (("containerStatuses", pod.containers), ("initContainerStatuses", pod.init_containers)):
+        entries = []
+        for c in containers:
+            if c.status_resources is None and not c.allocated_resources:
+                continue
+            entry: dict[str, Any] = {"name": c.name}
+            if c.status_resources is not None:
+                entry["resources"] = _requirements(c.status_resources)
+            if c.allocated_resources:
+                entry["allocatedResources"] = _quantities(c.allocated_resources)
+            entries.append(entry)
+        if entries:
+            status[key] = entries
+    if pod.status_resources is not None:
+        status["resources"] = _requirements(pod.status_resources)
+    if pod.allocated_resources:
+        status["allocatedResources"] = _quantities(pod.allocated_resources)
 
 
 def _spread(c: k8s.TopologySpreadConstraint) -> dict[str, Any]:

@@ -15,7 +15,15 @@ from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from schedcheck.reference import k8s
-from schedcheck.scenario import device_config, dra_objects, in_tree_volumes, numa_objects, pod_resources, workload_objects
+from schedcheck.scenario import (
+    device_config,
+    dra_objects,
+    in_tree_volumes,
+    numa_objects,
+    pod_resources,
+    resize_status,
+    workload_objects,
+)
 from schedcheck.scenario.errors import ScenarioError, describe
 from schedcheck.scenario.fields import Fields
 from schedcheck.scenario.references import listing, reference_warnings
@@ -108,6 +116,9 @@ _SCHEMAS: dict[str, Schema] = {
             "containers": [_CONTAINER],
             "initContainers": [{**_CONTAINER, "restartPolicy": LEAF}],
             "overhead": LEAF,
+            # spec.os: no filter or scorer Volcano runs reads it (k8s v1.36.1's scheduler plugins neither);
+            # only the kubelet and API validation do: its name is checked and it is accepted, not read
+            "os": {"name": LEAF},
             "resources": pod_resources.SCHEMA,
             "priority": LEAF,
             "priorityClassName": LEAF,
@@ -131,7 +142,8 @@ _SCHEMAS: dict[str, Schema] = {
             },
         },
         "status": {"phase": LEAF, "nominatedNodeName": LEAF, "startTime": LEAF, "conditions": [_CONDITION],
-                   "qosClass": LEAF, "resourceClaimStatuses": [dra_objects.POD_CLAIM_STATUS]},
+                   "qosClass": LEAF, "resourceClaimStatuses": [dra_objects.POD_CLAIM_STATUS],
+                   **resize_status.STATUS_SCHEMA},
     },
     "PodGroup": {
         "metadata": _META,
@@ -592,10 +604,13 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
             )
         )
     volumes, inline_volumes = _pod_volumes(f, spec)
+    if spec.get("os") is not None:  # validated as the API server does, then not read (see the schema)
+        f.choice(f.mapping(spec["os"], "spec.os").get("name"), "spec.os.name", {"linux", "windows"})
     containers = [_container(f, c, f"spec.containers[{i}]", init=False)
                   for i, c in enumerate(f.sequence(spec.get("containers"), "spec.containers"))]
     init_containers = [_container(f, c, f"spec.initContainers[{i}]", init=True)
                        for i, c in enumerate(f.sequence(spec.get("initContainers"), "spec.initContainers"))]
+    status_resources, allocated_resources = resize_status.read_resize_status(f, status, containers, init_containers)
     pod = k8s.Pod(
         name=name,
         raw=k8s.RawDocument(copy_document(doc)),
@@ -608,6 +623,8 @@ def _read_pod(f: Fields, doc: Mapping[str, Any], name: str, ns: str, uid: str, o
         init_containers=init_containers,
         overhead=f.resources(spec.get("overhead"), "spec.overhead"),
         resources=pod_resources.read_pod_resources(f, spec, containers, init_containers),
+        status_resources=status_resources,
+        allocated_resources=allocated_resources,
         priority=f.integer(spec.get("priority"), "spec.priority"),
         priority_class_name=f.string(spec.get("priorityClassName"), "spec.priorityClassName"),
         preemption_policy=f.choice(

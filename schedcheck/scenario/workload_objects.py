@@ -3,13 +3,14 @@ helper.DefaultSelector): v1 Service and ReplicationController, apps/v1 ReplicaSe
 pod's controller reference; objects.py registers the readers and schemas here.
 
 Read: spec.selector only (a Service's and a ReplicationController's a label map, a ReplicaSet's and a
-StatefulSet's a LabelSelector). The other spec fields of these kinds (ports, replicas, the pod template,
-...) and their status are the controllers' business: named in the schemas, so a dump reads without a
-warning, and not read. As the API server validates them: a ReplicaSet's and a StatefulSet's selector is
-required and not empty, a ReplicationController's is required and not empty (the API server fills an
-unset one from the template's labels, which is not read here), a Service's is optional. A pod's
-`metadata.ownerReferences` entry with `controller: true` gives its controller (apiVersion, kind and name
-required; at most one such entry, as the API server allows).
+StatefulSet's a LabelSelector), and a ReplicationController's pod template labels, to default its selector.
+The other spec fields of these kinds (ports, replicas, the pod template, ...) and their status are the
+controllers' business: named in the schemas, so a dump reads without a warning, and not read. As the API
+server validates them: a ReplicaSet's and a StatefulSet's selector is required and not empty, a
+ReplicationController's is not empty once the API server's default has filled an empty one from
+`spec.template.metadata.labels` (and, when the template has labels, selects them), a Service's is optional.
+A pod's `metadata.ownerReferences` entry with `controller: true` gives its controller (apiVersion, kind and
+name required; at most one such entry, as the API server allows).
 """
 
 from __future__ import annotations
@@ -60,9 +61,16 @@ def read_replication_controller(f: Fields, doc: Mapping[str, Any], name: str, ns
                                 out: k8s.ClusterObjects) -> None:
     spec = f.mapping(doc.get("spec"), "spec")
     selector = f.str_map(spec.get("selector"), "spec.selector")
+    template = f.mapping(spec.get("template"), "spec.template")
+    labels = f.str_map(f.mapping(template.get("metadata"), "spec.template.metadata").get("labels"),
+                       "spec.template.metadata.labels")
+    if not selector:  # SetDefaults_ReplicationController: an empty selector takes the template's labels
+        selector = labels
+    elif labels and any(labels.get(k) != v for k, v in selector.items()):
+        f.fail("spec.selector", "does not select the pod template's labels (the API server refuses it)")
     if not selector:
-        f.fail("spec.selector", "missing or empty (the API server requires one; an unset selector is filled "
-                                "from the pod template's labels, which is not read: give spec.selector)")
+        f.fail("spec.selector", "missing or empty, and no pod template labels to default it from (the API "
+                                "server requires one)")
     out.replication_controllers.append(k8s.ReplicationController(name, ns, selector))
 
 

@@ -387,3 +387,53 @@ def test_scheduler_side_fields_read_the_annotations_as_upstream_does():
     assert wire._numa_info(pod) == {"Policy": "single-numa-node", "ResMap": {"1": {"cpu": "2"}}}
     pod.annotations["volcano.sh/topology-decision"] = "{}"  # decodes, without resources: a nil map
     assert wire._numa_info(pod)["ResMap"] is None
+
+
+def test_a_victim_outside_the_evictees_is_its_decoded_copy_only_when_it_echoes_a_session_task():
+    """Upstream goes on with every returned victim, decoded; the reference models one that echoes a task of
+    the session (a clone of it, recorded for the victim rules) and drops any other."""
+    recorder = Recorder()
+    with extender(recorder) as url:
+        ssn = session(args(url, preemptable="victims"))
+        evictor, a, b = task(ssn, "p0"), task(ssn, "p0"), task(ssn, "gpu0")
+        plugin = ssn.plugins["extender"]
+        echo = json.loads(wire.marshal(wire.render_task(b)))
+        changed = {**echo, "Resreq": {**echo["Resreq"], "MilliCPU": echo["Resreq"]["MilliCPU"] + 1}}
+        partial = {key: echo[key] for key in ("UID", "Job", "Name", "Namespace", "NodeName")}
+        recorder.answers["/victims"] = reply({"status": 1, "victims": [echo, changed, partial,
+                                                                       {**echo, "Job": "default/none"}]})
+        chosen, vote = plugin.victims("preemptable", evictor, [a])
+        assert vote == PERMIT and len(chosen) == 1
+        assert chosen[0] is not b and chosen[0].uid == b.uid and chosen[0].resreq.milli_cpu == b.resreq.milli_cpu
+        assert plugin.outside_victims == {b.uid}
+        recorder.answers["/victims"] = reply({"status": 1, "victims": [changed, partial]})
+        assert plugin.victims("preemptable", evictor, [a]) == ([], PERMIT)
+
+
+def test_victim_preemptable_passes_an_extender_named_victim_and_still_catches_any_other(monkeypatch):
+    from pathlib import Path
+
+    from schedcheck.invariants.engine import InvariantEngine
+    from schedcheck.reference.plugins import extender as extender_module
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+
+    path = Path(__file__).resolve().parent.parent / "scenarios" / \
+        "extender-preemptable-victim-outside-the-evictees.yaml"
+
+    def violations() -> list[str]:
+        engine = InvariantEngine(only=["victim.preemptable"])
+        result = run_scenario(load_scenario(path), engine=engine)
+        assert sorted(result.evicted) == ["default/keep-0", "default/low-0"]
+        return [v.invariant for v in engine.violations]
+
+    assert violations() == []
+    # the same evictions without the extender's record of the victim it named: the rule fires
+    original = extender_module.ExtenderPlugin._echoed_task
+
+    def unrecorded(self, entry, uid):
+        found = original(self, entry, uid)
+        self.outside_victims.clear()
+        return found
+    monkeypatch.setattr(extender_module.ExtenderPlugin, "_echoed_task", unrecorded)
+    assert "victim.preemptable" in violations()

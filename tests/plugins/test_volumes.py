@@ -518,3 +518,42 @@ def test_a_kubectl_dump_of_the_storage_kinds_reads_without_warnings():
     assert objects.csi_nodes[0].drivers == [CSINodeDriver("ebs.csi.aws.com", 25)]
     assert objects.volume_attachments == [VolumeAttachment("csi-abc", "ebs.csi.aws.com", "n1", "pvc-1234")]
     assert objects.persistent_volume_claims[0].volume_name == "pvc-1234"
+
+
+# -- PreBind's second look at a migrated in-tree PV --------------------------------------------------------
+
+
+PREBIND_SCENARIO = Path(__file__).resolve().parent.parent / "scenarios" / \
+    "volumes-in-tree-pv-translated-affinity-fails-prebind.yaml"
+
+
+def _run_cycles(path: Path, cycles: int):
+    from schedcheck.reference.scheduler import Scheduler
+
+    scenario = load_scenario(path)
+    scheduler = Scheduler(scenario.objects, scenario.conf, seed=0, now=scenario.now, server_options=scenario.options)
+    for index in range(cycles):
+        if index:
+            scheduler.advance()
+        scheduler.run_once()
+    return scheduler
+
+
+def test_pre_bind_refuses_a_pv_whose_translated_affinity_excludes_the_node_and_keeps_its_writes():
+    path = PREBIND_SCENARIO
+    scheduler = _run_cycles(path, 1)
+    assert [(r.task, r.node, r.pre_bind) for r in scheduler.cache.log.binds] == [
+        ("default/db-0", "n1", 'failed: binding volumes: pv "pv-data" node affinity doesn\'t match node "n1": '
+                               "no matching NodeSelectorTerms")]
+    # no API rollback: the PV stays pre-bound, and the PV controller binds the claim to it
+    assert scheduler.cache.volumes.objects.pv("pv-data").claim_ref.name == "data"
+    scheduler.advance()
+    assert scheduler.cache.volumes.objects.pvc("default", "data").volume_name == "pv-data"
+
+
+def test_pre_bind_passes_the_pv_when_the_node_carries_the_csi_topology_label():
+    path = PREBIND_SCENARIO
+    scenario = load_scenario(path)
+    scenario.objects.nodes[0].labels["topology.gke.io/zone"] = "us-central1-a"
+    result = run_scenario(scenario, seed=0)
+    assert result.binds == {"default/db-0": "n1"}
