@@ -364,6 +364,12 @@ def _failed_recovery(ctx: CheckContext, violation: Violation) -> bool:
     return bool(set(_named(violation, "job")) & ctx.ssn.failed_recoveries)
 
 
+def _gated_task_placed_by_nomination(ctx: CheckContext, violation: Violation) -> bool:
+    """F46: allocate's nomination fast path placed the gated task the violation names (it checks no gate)."""
+    placed = {task for record in ctx.ssn.nominations if record.outcome == "redeemed" for task in record.placed}
+    return any(task in placed for task in _named(violation, "task"))
+
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.predicates-pod-view",
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
@@ -472,6 +478,11 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "when one fails (RecoverOperations stops there), returns without discarding the operations it "
                  "already replayed: the job keeps tasks allocated although it is neither ready nor pipelined",
                  "docs/findings.md #45", _failed_recovery),
+    KnownFinding("F46", "task.gated-not-placed",
+                 "allocate's nomination fast path (a subjob gangpreempt or gangreclaim nominated) allocates a task "
+                 "held only by Volcano's queue-allocation gate on its pod's nominated node without looking at the "
+                 "gate, and the commit binds the still-gated pod",
+                 "docs/findings.md #46", _gated_task_placed_by_nomination),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",
