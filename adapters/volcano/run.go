@@ -158,7 +158,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 		// them nil, and the predicates plugin's volume binding reads them.
 		options.Default()
 	}
-	c := newMockCache(binder, evictor, status, &record.FakeRecorder{})
+	c := newMockCache(binder, evictor, statusUpdater(status), &record.FakeRecorder{})
 	volumes := sc.World.startVolumes(c) // before Run, so that the informers list them
 	sc.World.startDRA(c)
 	stop := make(chan struct{})
