@@ -371,6 +371,10 @@ def _pool_name_shared(ctx: CheckContext, violation: Violation) -> bool:
     driver, _, rest = where.partition("/")
     pool = rest.rpartition("/")[0]
     return any(s.pool == pool and s.driver != driver and s.shared_counters for s in ctx.ssn.cache.dra.slices)
+def _gated_task_placed_by_nomination(ctx: CheckContext, violation: Violation) -> bool:
+    """F53: allocate's nomination fast path placed the gated task the violation names (it checks no gate)."""
+    placed = {task for record in ctx.ssn.nominations if record.outcome == "redeemed" for task in record.placed}
+    return any(task in placed for task in _named(violation, "task"))
 
 
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
@@ -491,6 +495,11 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "session is charged to it: devices and capacity held by the running tasks of a quota-less leaf are "
                  "not counted, and the ancestor admits past its capability",
                  "docs/findings.md #50", lambda ctx, violation: bool(_named(violation, "leaf queue"))),
+    KnownFinding("F53", "task.gated-not-placed",
+                 "allocate's nomination fast path (a subjob gangpreempt or gangreclaim nominated) allocates a task "
+                 "held only by Volcano's queue-allocation gate on its pod's nominated node without looking at the "
+                 "gate, and the commit binds the still-gated pod",
+                 "docs/findings.md #53", _gated_task_placed_by_nomination),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

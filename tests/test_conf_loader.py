@@ -189,6 +189,22 @@ def test_hierarchical_drf_with_proportion_in_one_tier_is_rejected() -> None:
     conf({"actions": "allocate", "tiers": [{"plugins": [{"name": "drf"}, {"name": "proportion"}]}]})
 
 
+def test_a_conf_built_directly_skips_the_loaders_check_and_defaults() -> None:
+    # builtDirectly: a unit test's conf, handed to OpenSession as Go values (uthelper's RegisterSession)
+    tier = {"plugins": [{"name": "drf", "enableHierarchy": True, "enableJobOrder": True}, {"name": "proportion"}]}
+    got = conf({"actions": "allocate", "builtDirectly": True, "tiers": [tier]})
+    assert got.built_directly
+    drf, proportion = got.tiers[0].plugins
+    assert drf.enabled("enableHierarchy") and drf.enabled("enableJobOrder")
+    assert not drf.enabled("enableQueueOrder") and not any(proportion.enabled(k) for k in ENABLE_FLAGS)
+    assert not conf({"actions": "allocate", "builtDirectly": False, "tiers": [{"plugins": [{"name": "drf"}]}]}
+                    ).built_directly
+    err = error({"actions": "allocate", "builtDirectly": "yes", "tiers": []})
+    assert err.field == "builtDirectly" and "true or false" in err.reason
+    # without it, the loader's refusal names the switch
+    assert "builtDirectly: true" in error({"actions": "allocate", "tiers": [tier]}).reason
+
+
 def test_unknown_keys_warn() -> None:
     warnings: list[str] = []
     doc = {

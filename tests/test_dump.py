@@ -27,3 +27,4 @@ def test_round_trip(path):
          for t in original.conf.tiers]
     assert again.conf.configurations == original.conf.configurations
     assert again.conf.pipeline_persistence == original.conf.pipeline_persistence
+    assert again.conf.built_directly == original.conf.built_directly

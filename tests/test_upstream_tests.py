@@ -105,5 +105,23 @@ def test_usage_errors_are_one_line(tmp_path, capsys, monkeypatch):
 
 def test_the_hooks_match_the_dumper():
     text = ut.DUMP_SOURCE.read_text(encoding="utf-8")
-    for _, call in ut.HOOKS:
-        assert call.strip().split("(")[0] in text
+    for _, call in ut.HOOKS + ut.CHECK_HOOKS:
+        assert f"func {call.strip().split('(')[0]}(" in text
+    # every check the Close hook may drop expectations for is hooked, and CheckAll stands for all of them
+    hooked = {call.split('"')[1] for _, call in ut.CHECK_HOOKS if "schedcheckChecked" in call}
+    for name in hooked - {"CheckAll"}:
+        assert f'"{name}":' in text
+    assert hooked == {"CheckAll", "CheckBind", "CheckEvict", "CheckPipelined", "CheckTaskStatusNums", "CheckPGStatus",
+                      "CheckBindInHyperNode"}
+
+
+def test_a_case_whose_test_checks_nothing_agrees_when_the_session_runs(tmp_path):
+    # TestHDRF calls no uthelper check: the dump keeps no expectation and says so; the judge says what agreeing means
+    source = "upstream/hdrf-TestHDRF-rescaling-test.yaml"
+    agree = ut.judge(_case(tmp_path, "hdrf", source, notes={ut.CHECKS_NOTE: "none: the test calls no check"}))
+    assert agree.verdict == "agree" and "calls no check" in agree.detail
+
+    def loader(doc):  # the same conf read by the scheduler's loader is refused, as upstream's loader refuses it
+        del doc["schedulerConf"]["builtDirectly"]
+    refused = ut.judge(_case(tmp_path, "hdrf-loader", source, loader))
+    assert refused.verdict == "unsupported" and "conflict" in refused.detail

@@ -5,6 +5,9 @@
 // RegisterSession remembers the tiers and configurations a case opened its session with, and Run writes
 // the case (its objects, that conf with every enable flag explicit, the actions it runs and its Expect*
 // fields) as one JSON scenario into $SCHEDCHECK_DUMP_DIR before the actions execute.
+// The Check* methods and Close are hooked too: a case's Expect* fields become expectations only when the test
+// asks for them (CheckAll, or CheckBind, CheckEvict, CheckPipelined, CheckTaskStatusNums, CheckPGStatus), so at
+// Close the scenario is written again without the expectations the test never checked.
 // Not part of the adapter's build.
 
 package uthelper
@@ -33,8 +36,30 @@ type schedcheckSessionConf struct {
 	configs []conf.Configuration
 }
 
+// schedcheckCase is a scenario written at Run, kept until Close with the checks the test asked for.
+type schedcheckCase struct {
+	path   string
+	doc    map[string]interface{}
+	checks map[string]bool
+}
+
+// schedcheckCheckKeys are the expect keys each of uthelper's checks judges (CheckBindInHyperNode: the bind
+// count; the per-hypernode counts are noted as unchecked).
+var schedcheckCheckKeys = map[string][]string{
+	"CheckBind":            {"bindCount", "binds", "bindsInclude"},
+	"CheckEvict":           {"evicted", "evictCount"},
+	"CheckPipelined":       {"pipelined"},
+	"CheckTaskStatusNums":  {"taskStatusCounts"},
+	"CheckPGStatus":        {"podGroupPhases"},
+	"CheckBindInHyperNode": {"bindCount"},
+}
+
+// schedcheckCheckAll are the checks CheckAll runs.
+var schedcheckCheckAll = []string{"CheckBind", "CheckEvict", "CheckPipelined", "CheckTaskStatusNums", "CheckPGStatus"}
+
 var (
 	schedcheckMu      sync.Mutex
+	schedcheckCases   = map[*TestCommonStruct]*schedcheckCase{}
 	schedcheckConfs   = map[*TestCommonStruct]schedcheckSessionConf{}
 	schedcheckWritten = map[string]int{}
 	schedcheckUnsafe  = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -44,6 +69,72 @@ func schedcheckRemember(test *TestCommonStruct, tiers []conf.Tier, configs []con
 	schedcheckMu.Lock()
 	defer schedcheckMu.Unlock()
 	schedcheckConfs[test] = schedcheckSessionConf{tiers, configs}
+}
+
+// schedcheckChecked records that the test asked for a check (CheckAll asks for every one).
+func schedcheckChecked(test *TestCommonStruct, check string) {
+	schedcheckMu.Lock()
+	defer schedcheckMu.Unlock()
+	c := schedcheckCases[test]
+	if c == nil {
+		return
+	}
+	if check == "CheckAll" {
+		for _, name := range schedcheckCheckAll {
+			c.checks[name] = true
+		}
+		return
+	}
+	c.checks[check] = true
+}
+
+// schedcheckClosed writes the case again, keeping only the expectations the test checked, and names the
+// checks in an annotation.
+func schedcheckClosed(test *TestCommonStruct) {
+	schedcheckMu.Lock()
+	c := schedcheckCases[test]
+	delete(schedcheckCases, test)
+	schedcheckMu.Unlock()
+	if c == nil {
+		return
+	}
+	asked := make([]string, 0, len(c.checks))
+	checked := map[string]bool{}
+	for name := range c.checks {
+		asked = append(asked, name)
+		for _, key := range schedcheckCheckKeys[name] {
+			checked[key] = true
+		}
+	}
+	sort.Strings(asked)
+	expect, _ := c.doc["expect"].(map[string]interface{})
+	dropped := false
+	for key := range expect {
+		if !checked[key] {
+			delete(expect, key)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return // every expectation written is checked: the scenario written at Run stands
+	}
+	metadata, _ := c.doc["metadata"].(map[string]interface{})
+	annotations, _ := metadata["annotations"].(map[string]string)
+	if len(asked) == 0 {
+		annotations["schedcheck.io/upstream-checks"] = "none: the test calls no uthelper check, so its Expect* fields are not expectations"
+	} else {
+		annotations["schedcheck.io/upstream-checks"] = strings.Join(asked, ",")
+	}
+	schedcheckWrite(c.path, c.doc)
+}
+
+func schedcheckWrite(path string, doc map[string]interface{}) {
+	raw, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "schedcheck dump %s: %v\n", path, err)
+		return
+	}
+	_ = os.WriteFile(path, raw, 0o644)
 }
 
 // schedcheckCaller is the _test.go file and test function that runs the case.
@@ -255,6 +346,9 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 		objects = append(objects, schedcheckObject(o, "resource.k8s.io/v1", "ResourceClaim"))
 	}
 
+	// the test hands its tiers to OpenSession itself: the loader's defaults and its hdrf-and-proportion
+	// check never run (the flags are written explicitly above anyway)
+	schedulerConf["builtDirectly"] = true
 	doc := map[string]interface{}{
 		"apiVersion":    "schedcheck/v1",
 		"kind":          "Scenario",
@@ -371,13 +465,11 @@ func schedcheckDump(test *TestCommonStruct, actions []framework.Action) {
 		name = fmt.Sprintf("%s-%d", base, count)
 	}
 	doc["metadata"] = map[string]interface{}{"name": name, "annotations": annotations}
-	raw, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "schedcheck dump %s: %v\n", name, err)
-		return
-	}
-	pid := os.Getpid()
-	_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s.%d.json", name, pid)), raw, 0o644)
+	path := filepath.Join(dir, fmt.Sprintf("%s.%d.json", name, os.Getpid()))
+	schedcheckWrite(path, doc)
+	schedcheckMu.Lock()
+	schedcheckCases[test] = &schedcheckCase{path: path, doc: doc, checks: map[string]bool{}}
+	schedcheckMu.Unlock()
 }
 
 // schedcheckTestFixtures are the names under which upstream's tests register their own test-only plugins,

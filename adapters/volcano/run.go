@@ -21,7 +21,6 @@ import (
 	vcbeta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	"volcano.sh/volcano/cmd/scheduler/app/options"
-	"volcano.sh/volcano/pkg/scheduler"
 	"volcano.sh/volcano/pkg/scheduler/api"
 	"volcano.sh/volcano/pkg/scheduler/cache"
 	"volcano.sh/volcano/pkg/scheduler/conf"
@@ -96,7 +95,7 @@ type ActionTiming struct {
 
 // Run executes every cycle of sc and returns the result.
 func Run(sc *Scenario) (*Result, error) {
-	actions, tiers, configurations, _, err := scheduler.UnmarshalSchedulerConf(sc.ConfText)
+	actions, tiers, configurations, err := loadSchedulerConf(sc.ConfText)
 	if err != nil {
 		return nil, failf("schedulerConf: %v", err)
 	}
@@ -159,7 +158,7 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 		// them nil, and the predicates plugin's volume binding reads them.
 		options.Default()
 	}
-	c := newMockCache(binder, evictor, status, &record.FakeRecorder{})
+	c := newMockCache(binder, evictor, statusUpdater(status), &record.FakeRecorder{})
 	volumes := sc.World.startVolumes(c) // before Run, so that the informers list them
 	sc.World.startDRA(c)
 	stop := make(chan struct{})

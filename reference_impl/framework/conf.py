@@ -57,6 +57,12 @@ PERSISTENCE_UPSTREAM = "upstream"
 PERSISTENCE_PERSISTENT = "persistent"
 PERSISTENCE_MODES = (PERSISTENCE_UPSTREAM, PERSISTENCE_PERSISTENT)
 
+# builtDirectly (a schedcheck switch, not an upstream key): the conf is handed to the session as a Go value,
+# as upstream's unit tests do (uthelper's RegisterSession), not read by the scheduler's conf loader. The
+# loader's steps are then skipped: an unset enable flag stays off (no ApplyPluginConfDefaults) and drf with
+# enableHierarchy next to proportion in one tier is not refused.
+BUILT_DIRECTLY_KEY = "builtDirectly"
+
 # Every action name upstream registers (pkg/scheduler/actions/factory.go).
 KNOWN_ACTIONS = frozenset(
     {"enqueue", "allocate", "backfill", "preempt", "reclaim", "shuffle", "gangpreempt", "gangreclaim"}
@@ -102,6 +108,7 @@ class SchedulerConf:
     configurations: dict[str, dict[str, Any]] = field(default_factory=dict)  # action -> arguments
     is_default: bool = False  # true when no conf was given and upstream's default applied
     pipeline_persistence: str = PERSISTENCE_UPSTREAM  # see PERSISTENCE_MODES
+    built_directly: bool = False  # see BUILT_DIRECTLY_KEY
 
     @property
     def persistent_pipelines(self) -> bool:

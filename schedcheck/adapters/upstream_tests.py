@@ -39,6 +39,14 @@ HOOKS = (  # (a line of helper.go, the call put after it)
      "*framework.Session {", "\tschedcheckRemember(test, tiers, config)"),
     ("func (test *TestCommonStruct) Run(actions []framework.Action) {", "\tschedcheckDump(test, actions)"),
 )
+# hooks laid in only when uthelper has all of them (else every Expect* field stays an expectation): which
+# checks a test asks for, and Close, where the case is written again with only the expectations it checked
+CHECK_HOOKS = tuple(
+    (f"func (test *TestCommonStruct) {name}(caseIndex int) {result} {{", f'\tschedcheckChecked(test, "{name}")')
+    for name, result in (("CheckAll", "(err error)"), ("CheckBind", "error"), ("CheckEvict", "error"),
+                         ("CheckPipelined", "error"), ("CheckTaskStatusNums", "error"), ("CheckPGStatus", "error"),
+                         ("CheckBindInHyperNode", "error"))
+) + (("func (test *TestCommonStruct) Close() {", "\tschedcheckClosed(test)"),)
 EMPTY_STATUS = {"Node": ("daemonEndpoints", "nodeInfo"), "Queue": ("allocated", "reservation")}
 PID_SUFFIX = re.compile(r"\.\d+\.json$")
 HELP = "extract upstream Volcano's own unit-test cases as scenarios and run them on the reference"
@@ -118,6 +126,9 @@ def extract(src: Path, packages: list[str], out_dir: Path) -> tuple[float, list[
         if line not in text:
             raise UpstreamTestsError(f"{helper}: no line {line!r} to hook (this Volcano version's uthelper differs)")
         text = text.replace(line, f"{line}\n{call}", 1)
+    if all(line in text for line, _ in CHECK_HOOKS):  # all or none: a check not seen would drop its expectations
+        for line, call in CHECK_HOOKS:
+            text = text.replace(line, f"{line}\n{call}", 1)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="schedcheck-upstream-tests-") as scratch:
         patched = Path(scratch) / "helper.go"
@@ -150,6 +161,7 @@ def extract(src: Path, packages: list[str], out_dir: Path) -> tuple[float, list[
 
 SOURCE_NOTE = "schedcheck.io/upstream-source"
 TEST_PLUGINS_NOTE = "schedcheck.io/upstream-test-plugins"  # the test-only plugins the dump recognised
+CHECKS_NOTE = "schedcheck.io/upstream-checks"  # the checks a test asked for, when not all (scenario_dump.go)
 
 
 def _origin(src: Path) -> str:
@@ -206,6 +218,8 @@ def judge(path: Path) -> CaseResult:
         return result
     result.violations = sorted({v.get("id", "") for v in first.violations})
     if not first.expectation_failures:
+        if notes.get(CHECKS_NOTE, "").startswith("none"):
+            result.detail = "the test asserts only that the session opens and its actions run (it calls no check)"
         return result
     result.detail = "; ".join(first.expectation_failures[:2])
     for seed in TIE_SEEDS:
@@ -263,6 +277,9 @@ def keep(scenarios: Path, summary: Summary, target: Path) -> int:
         if notes.get(TEST_PLUGINS_NOTE):
             header += (f"# Upstream's test-only plugin, written as a schedcheck test plugin "
                        f"(schedcheck/scenario/testplugins.py): {notes[TEST_PLUGINS_NOTE]}.\n")
+        if notes.get(CHECKS_NOTE):
+            header += (f"# Upstream's test runs only some of uthelper's checks ({notes[CHECKS_NOTE]}); the "
+                       f"expectations it never checks are left out.\n")
         destination.write_text(header + text, encoding="utf-8")
         written += 1
     return written

@@ -18,6 +18,9 @@ scheduler.go loadSchedulerConf, read at ed72c7c8):
   (framework/arguments.go GetArgOfActionFromConf); names are not checked.
 `pipelinePersistence` (upstream | persistent, default upstream) is schedcheck's own key, not
 upstream's: it selects the unmerged cross-session pipelined-state design (conf.py).
+`builtDirectly: true` is schedcheck's too: the conf is taken as upstream's unit tests hand it to
+OpenSession, not through the loader, so unset enable flags stay off and the drf-hierarchy / proportion
+conflict is not refused (`schedcheck upstream-tests` writes it on every case it extracts).
 Upstream skips (with an error log) a plugin name it has no builder for, at
 session open; here an unknown plugin name is an input error. The names of upstream's
 test-only plugins (testplugins.py) are known too, with their arguments checked.
@@ -33,6 +36,7 @@ from typing import Any
 import yaml
 
 from schedcheck.reference.framework.conf import (
+    BUILT_DIRECTLY_KEY,
     ENABLE_FLAGS,
     KNOWN_ACTIONS,
     KNOWN_PLUGINS,
@@ -50,7 +54,7 @@ from schedcheck.scenario.testplugins import TEST_PLUGINS, check_arguments
 CONF_OBJECT = "schedulerConf"
 CONFIGMAP_KEY = "volcano-scheduler.conf"
 PERSISTENCE_KEY = "pipelinePersistence"
-_TOP_KEYS = {"actions", "tiers", "configurations", "metrics", PERSISTENCE_KEY}
+_TOP_KEYS = {"actions", "tiers", "configurations", "metrics", PERSISTENCE_KEY, BUILT_DIRECTLY_KEY}
 _PLUGIN_KEYS = {"name", "arguments"} | set(ENABLE_FLAGS)
 
 
@@ -133,14 +137,25 @@ def parse_scheduler_conf(
         doc = {}
     root = reader.mapping(doc, "")
     reader.unknown_keys(root, _TOP_KEYS, "")
-    tiers = [_tier(reader, t, f"tiers[{i}]") for i, t in enumerate(reader.sequence(root.get("tiers"), "tiers"))]
+    built_directly = _built_directly(reader, root.get(BUILT_DIRECTLY_KEY))
+    tiers = [_tier(reader, t, f"tiers[{i}]", built_directly)
+             for i, t in enumerate(reader.sequence(root.get("tiers"), "tiers"))]
     _deviceshare_conflicts(reader, tiers)
     return SchedulerConf(
         actions=_actions(reader, root.get("actions")),
         tiers=tiers,
         configurations=_configurations(reader, root.get("configurations")),
         pipeline_persistence=_persistence(reader, root.get(PERSISTENCE_KEY)),
+        built_directly=built_directly,
     )
+
+
+def _built_directly(reader: _ConfReader, value: Any) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        reader.fail(BUILT_DIRECTLY_KEY, f"expected true or false, got {describe(value)}")
+    return value
 
 
 def _persistence(reader: _ConfReader, value: Any) -> str:
@@ -188,7 +203,7 @@ def _actions(reader: _ConfReader, value: Any) -> list[str]:
     return names
 
 
-def _tier(reader: _ConfReader, value: Any, field: str) -> Tier:
+def _tier(reader: _ConfReader, value: Any, field: str, built_directly: bool = False) -> Tier:
     doc = reader.mapping(value, field)
     reader.unknown_keys(doc, {"plugins"}, field)
     plugins = [
@@ -197,9 +212,12 @@ def _tier(reader: _ConfReader, value: Any, field: str) -> Tier:
     ]
     names = {p.name for p in plugins}
     hierarchical_drf = any(p.name == "drf" and p.flags.get("enableHierarchy") for p in plugins)
+    if built_directly:  # a unit test's conf: the loader's check and defaults below never run
+        return Tier(plugins=plugins)
     if hierarchical_drf and "proportion" in names:
         reader.fail(
             field, "drf with enableHierarchy: true and proportion in one tier conflict; upstream rejects the conf"
+            f" (a conf a unit test builds directly skips that check: {BUILT_DIRECTLY_KEY}: true)"
         )
     for option in plugins:
         apply_plugin_conf_defaults(option)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedcheck.reference import k8s
-from schedcheck.reference.framework.conf import ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_DEFAULT, SchedulerConf
+from schedcheck.reference.framework.conf import BUILT_DIRECTLY_KEY, ENABLE_FLAGS, FLAGS_LEFT_OFF_BY_DEFAULT, SchedulerConf
 from schedcheck.reference.util.scheduler_helper import ServerOptions
 from schedcheck.reference.plugins.volume_filters import pod_volumes_in_order
 from schedcheck.scenario.conf_loader import PERSISTENCE_KEY
@@ -471,7 +471,7 @@ def conf_document(conf: SchedulerConf) -> dict[str, Any]:
             entry: dict[str, Any] = {"name": option.name}
             for key in ENABLE_FLAGS:
                 value = option.flags.get(key)
-                default = None if key in FLAGS_LEFT_OFF_BY_DEFAULT else True
+                default = None if key in FLAGS_LEFT_OFF_BY_DEFAULT or conf.built_directly else True
                 if value is not None and value != default:
                     entry[key] = value
             if option.arguments:
@@ -483,6 +483,8 @@ def conf_document(conf: SchedulerConf) -> dict[str, Any]:
         doc["configurations"] = [{"name": name, "arguments": dict(args)} for name, args in conf.configurations.items()]
     if conf.persistent_pipelines:
         doc[PERSISTENCE_KEY] = conf.pipeline_persistence
+    if conf.built_directly:
+        doc[BUILT_DIRECTLY_KEY] = True
     return doc
 
 

@@ -156,3 +156,26 @@ def test_more_scenarios_bind_as_the_reference(volcano_adapter, name):
     up, ref = upstream(volcano_adapter, name), reference(name)
     assert up["binds"] == ref["binds"]
     assert Counter(up["evicted"]) == Counter(ref["evicted"])
+
+
+def test_go_vet_passes_under_the_default_and_the_builders_tags(volcano_adapter, tmp_path):
+    """`go vet ./...` on the adapter, in a copy laid out as the builder lays it (the pinned go.mod, or the
+    SCHEDCHECK_VOLCANO_SRC checkout's), with no tags and with the tags the builder sets."""
+    import shutil
+
+    from schedcheck.adapters import volcano
+
+    work = tmp_path / "adapter"
+    work.mkdir()
+    for f in volcano.source_files():
+        shutil.copy2(f, work / f.name)
+    src = volcano.volcano_source()
+    if src is not None:
+        (work / "go.mod").write_text(volcano.checkout_go_mod(src))
+        sums = (src / "go.sum").read_text(errors="replace") if (src / "go.sum").is_file() else ""
+        (work / "go.sum").write_text(sums + (volcano.ADAPTER_DIR / "go.sum").read_text())
+    env = {**os.environ, "GOFLAGS": (os.environ.get("GOFLAGS", "") + " -mod=mod").strip()}
+    for tags in ([], ["-tags", ",".join(volcano.version_tags(src))]):
+        done = subprocess.run(["go", "vet", *tags, "./..."], cwd=work, env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, f"go vet {' '.join(tags)}: {done.stderr[-2000:]}"

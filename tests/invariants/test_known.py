@@ -245,3 +245,26 @@ def test_f36_needs_the_gang_action_before_allocate():
     result = run_scenario(scenario_from_document(doc, "allocate-first"), seed=0)
     assert result.evicted == [] and sorted(result.binds) == ["data/serve-0", "data/serve-1"]
     assert not any(f.get("known") == "F39" for f in result.findings + result.violations)
+
+
+F53_SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "allocate-nomination-binds-a-gated-task.yaml"
+
+
+def test_the_nomination_fast_path_binding_a_gated_task_is_the_known_finding_f46():
+    result = run_scenario(load_scenario(F53_SCENARIO), seed=0)
+    assert result.violations == [] and result.binds.get("data/serve-2") == "worker-1"
+    assert {f.get("known") for f in result.findings if f.get("id") == "task.gated-not-placed"} == {"F53"}
+    strict = run_scenario(load_scenario(F53_SCENARIO), seed=0, engine=InvariantEngine(fail_on_known={"F53"}))
+    assert [v["id"] for v in strict.violations] == ["task.gated-not-placed"]
+
+
+def test_f46_needs_the_fast_path_the_ordinary_path_skips_the_gated_task():
+    """Without serve-2's nominated node, validation misses, the nomination is dropped and the ordinary search
+    runs: it asks for serve-2's gate removal and skips it; serve-0 and serve-1 still bind (F39), serve-2 does not."""
+    doc = yaml.safe_load(F53_SCENARIO.read_text())
+    pod = next(o for o in doc["objects"] if o["metadata"]["name"] == "serve-2")
+    del pod["status"]["nominatedNodeName"]
+    doc.pop("expect")
+    result = run_scenario(scenario_from_document(doc, "no-nomination"), seed=0)
+    assert "data/serve-2" not in result.binds and result.violations == []
+    assert not any(f.get("id") == "task.gated-not-placed" for f in result.findings)
