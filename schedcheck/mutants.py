@@ -956,3 +956,37 @@ def mutant(name: str) -> Iterator[Mutant]:
 
 
 _MISSING = object()
+
+
+# -- 2026 upstream fixes re-created (helper mineA) ------------------------------------------------------------------
+
+
+def _capacity_preemptive_ignores_real_capability():
+    from schedcheck.reference.plugins import capacity
+
+    def preemptive(self, queue, candidates):
+        if not self.ready or not capacity.queue_is_open(queue):
+            return False
+        attr = self._queue_opts[queue.uid]
+        request = capacity.summed_request(capacity.as_task_list(candidates))
+        future = attr.allocated.clone().add(request)
+        # the bug: no bound by realCapability before asking whether some dimension is within deserved
+        if future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, request)[0]:
+            return True
+        if not (self.hierarchy and self.ancestor_reclaim_level > 0):
+            return False
+        for level in range(1, self.ancestor_reclaim_level + 1):
+            ancestor_id = capacity.ancestor_at_depth(attr, level)
+            ancestor = self._queue_opts.get(ancestor_id) if ancestor_id not in (None, capacity.ROOT_QUEUE) else None
+            if ancestor is not None and ancestor.allocated.clone().add(request) \
+                    .less_equal_partly_with_dimension_zero_filtered(ancestor.deserved, request)[0]:
+                return True
+        return False
+    return [(capacity.CapacityPlugin, "preemptive", preemptive)]
+
+
+MUTANTS.update({m.name: m for m in (
+    Mutant("capacity-reclaim-past-real-capability", "capacity's Preemptive lets a queue reclaim for a task that "
+           "takes it past realCapability, as long as one requested dimension is still within deserved",
+           _capacity_preemptive_ignores_real_capability, "volcano-sh/volcano f28e22fbc (PR #5053, issue #5048)"),
+)})

@@ -117,6 +117,7 @@ PACKAGED = {
     "scheduling-gates-not-read": "task.gated-not-placed",
     "pdb-ignores-budget": "victim.pdb-respected",
     "gpushare-idle-memory-wraps": "device.within-capacity",
+    "capacity-reclaim-past-real-capability": "queue.capacity-reclaim-within-real-capability",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

@@ -10,7 +10,7 @@ from schedcheck.invariants.catalog.queues import topology_aware_preemption
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, invariant
 from schedcheck.invariants.violation import Violation
-from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.resource_info import Resource, is_ignored_scalar_resource
 
 
 def _plugin(ctx: CheckContext):
@@ -90,3 +90,34 @@ def capacity_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
                                 f"{' (an ancestor of ' + attr.name + ')' if queue_id != job.queue else ''} then "
                                 f"holds <{held}>, past its realCapability <{real}> (dimensions {', '.join(over)})",
                             [f"task {op.task}", f"queue {level.name}"], f"<= {real}", str(held))
+
+
+@invariant("queue.capacity-reclaim-within-real-capability", "reclaim pipelines a task only when its queue, with "
+           "the task, stays within its own realCapability on every dimension the task requests", "queue",
+           "capacity.go Preemptive (futureUsed bounded by realCapability before the deserved test; "
+           "volcano-sh/volcano#5048, fixed by #5053)", (OPERATION,), requires=("capacity:enablePreemptive",))
+def capacity_reclaim_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
+    # reclaim asks Preemptive (every plugin must agree) for each task before reclaiming for it; capacity's
+    # answer bounds allocated + request by the queue's realCapability, and reclaim's victims are never of the
+    # reclaimer's own queue, so what the queue holds once the task is pipelined is what Preemptive measured
+    op = ctx.operation
+    if op is None or op.op != "pipeline" or ctx.action != "reclaim":
+        return
+    plugin = _plugin(ctx)
+    job = ctx.ssn.jobs.get(op.job)
+    if plugin is None or job is None:
+        return
+    attrs = plugin.queue_attrs
+    attr = attrs.get(job.queue)
+    task = job.tasks.get(op.task_uid)
+    if attr is None or task is None:
+        return
+    requested = [n for n in task.resreq.resource_names()
+                 if n != "pods" and not is_ignored_scalar_resource(n) and task.resreq.get(n) > 0]
+    held = _subtree_allocated(ctx, attrs).get(job.queue, Resource())
+    real = attr.real_capability
+    over = [n for n in requested if held.get(n) > real.get(n) + max(0.1, 1e-9 * abs(real.get(n)))]
+    if over:
+        yield Violation("", f"reclaim pipelined task {op.task} to {op.node} although its queue {attr.name} then "
+                            f"holds <{held}>, past its realCapability <{real}> (dimensions {', '.join(over)})",
+                        [f"task {op.task}", f"queue {attr.name}"], f"<= {real}", str(held))

@@ -58,3 +58,43 @@ def test_fires_when_only_the_leaf_bound_is_checked(monkeypatch):
     monkeypatch.setattr(capacity.CapacityPlugin, "_branch", lambda self, queue_id: [queue_id])
     found = _run(_hierarchy(), "queue.capacity-within-real-capability")
     assert any("queue eng (an ancestor of team-" in message for message in found)
+
+
+def _reclaim_past_capability() -> ClusterObjects:
+    """ml (capability = deserved = 8 cpu) runs 7 cpu and wants 2 more; batch runs 2 cpu on a roomy second node."""
+    queues = [Queue("ml", "ml", capability=rl(cpu="8", memory="100Gi"), deserved=rl(cpu="8", memory="100Gi")),
+              Queue("batch", "batch", capability=rl(cpu="2", memory="5Gi"))]
+    return ClusterObjects(
+        nodes=[node("a", cpu="8", memory="100Gi"), node("b", cpu="8", memory="100Gi")],
+        pods=[pod("ml-0", group="ml-run", cpu="7", memory="90Gi", node_name="a", phase="Running"),
+              pod("ml-1", group="ml-new", cpu="2", memory="5Gi"),
+              pod("etl-0", group="etl", cpu="2", memory="5Gi", node_name="b", phase="Running")],
+        pod_groups=[pod_group("ml-run", 1, queue="ml", phase="Running"),
+                    pod_group("ml-new", 1, queue="ml", phase="Inqueue"),
+                    pod_group("etl", 1, queue="batch", phase="Running")],
+        queues=queues,
+    )
+
+
+def _run_reclaim(objects: ClusterObjects) -> tuple[list[str], InvariantEngine]:
+    engine = InvariantEngine(only=["queue.capacity-reclaim-within-real-capability"])
+    Scheduler(objects, conf(*TIERS, actions="enqueue, allocate, reclaim"), hooks_factory=engine.hooks).run(1)
+    return [v.message for v in engine.violations], engine
+
+
+def test_reclaim_bound_passes_on_the_faithful_plugin():
+    messages, engine = _run_reclaim(_reclaim_past_capability())
+    assert messages == []
+    # and a reclaim that stays within realCapability (ml's capability raised to 9 cpu) is judged and passes
+    objects = _reclaim_past_capability()
+    objects.queues[0] = Queue("ml", "ml", capability=rl(cpu="9", memory="100Gi"), deserved=rl(cpu="9", memory="100Gi"))
+    messages, engine = _run_reclaim(objects)
+    assert messages == [] and engine.checks["queue.capacity-reclaim-within-real-capability"] > 0
+
+
+def test_reclaim_bound_fires_when_preemptive_skips_real_capability():
+    from schedcheck.mutants import mutant
+
+    with mutant("capacity-reclaim-past-real-capability"):
+        messages, _ = _run_reclaim(_reclaim_past_capability())
+    assert any("reclaim pipelined task" in m and "queue ml" in m and "(dimensions cpu)" in m for m in messages)
