@@ -985,8 +985,46 @@ def _capacity_preemptive_ignores_real_capability():
     return [(capacity.CapacityPlugin, "preemptive", preemptive)]
 
 
+def _preempt_within_job_drains_shared_tasks():
+    from schedcheck.reference.actions import preempt as preempt_action
+    from schedcheck.reference.framework.statement import Statement
+    from schedcheck.reference.util.priority_queue import PriorityQueue
+
+    def execute(self, ssn):
+        self.ssn = ssn
+        self._parse_arguments()
+        self.helper = preempt_action.PredicateHelper(ssn)
+        jobs_by_queue, tasks_by_job, under_request = self._collect_preemptors()
+        every_starving = [job for jobs in under_request.values() for job in jobs]
+        queues = PriorityQueue(ssn.queue_order_fn)
+        for queue_id in jobs_by_queue:
+            if ssn.queues.get(queue_id) is not None:
+                queues.push(ssn.queues[queue_id])
+        while not queues.empty():
+            queue = queues.pop()
+            self._preempt_between_jobs(jobs_by_queue[queue.uid], tasks_by_job)
+            # the bug: the within-job pass walks every queue's starving jobs, refilling and draining the task
+            # queues the between-jobs pass of a queue not yet visited still needs
+            for job in every_starving:
+                tasks_by_job[job.uid] = preempt_action.pending_task_queue(ssn, job)
+                tasks = tasks_by_job[job.uid]
+                while not tasks.empty():
+                    preemptor = tasks.pop()
+                    stmt = Statement(ssn)
+                    if not self.preempt(stmt, preemptor, preempt_action.within_job_filter(preemptor)):
+                        stmt.discard()
+                        break
+                    stmt.commit()
+    return [(preempt_action.Preempt, "execute", execute)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("capacity-reclaim-past-real-capability", "capacity's Preemptive lets a queue reclaim for a task that "
            "takes it past realCapability, as long as one requested dimension is still within deserved",
            _capacity_preemptive_ignores_real_capability, "volcano-sh/volcano f28e22fbc (PR #5053, issue #5048)"),
+    Mutant("preempt-within-job-drains-other-queues", "preempt's within-job pass, run after each queue, walks the "
+           "starving jobs of every queue and refills then drains the task queues their own queue's between-jobs "
+           "pass has yet to use, so a starving job of a queue visited later preempts nothing",
+           _preempt_within_job_drains_shared_tasks, "volcano-sh/volcano 7910fbd6f (preemptorTasks overwritten in "
+           "multi-queue preemption)"),
 )})

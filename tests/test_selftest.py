@@ -118,6 +118,7 @@ PACKAGED = {
     "pdb-ignores-budget": "victim.pdb-respected",
     "gpushare-idle-memory-wraps": "device.within-capacity",
     "capacity-reclaim-past-real-capability": "queue.capacity-reclaim-within-real-capability",
+    "preempt-within-job-drains-other-queues": "eviction.preempt-progress",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.
