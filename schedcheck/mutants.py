@@ -1018,6 +1018,64 @@ def _preempt_within_job_drains_shared_tasks():
     return [(preempt_action.Preempt, "execute", execute)]
 
 
+def _inqueue_counts_allocated(plugin_module: str):
+    import importlib
+
+    from schedcheck.reference.api.types import allocated_status
+    from schedcheck.reference.plugins import queue_attr
+
+    module = importlib.import_module(f"schedcheck.reference.plugins.{plugin_module}")
+
+    def accumulate_job(attr, job):
+        for status, tasks in job.task_status_index.items():
+            if allocated_status(status):
+                for task in tasks.values():
+                    attr.allocated.add(task.resreq)
+                    attr.request.add(task.resreq)
+            elif status == TaskStatus.Pending:
+                for task in tasks.values():
+                    attr.request.add(task.resreq)
+        pod_group = job.pod_group
+        if pod_group.phase == "Inqueue":
+            # the bug: an Inqueue job reserves its whole minimum, though its tasks already Allocated or
+            # Binding are in allocated too (counted twice)
+            attr.inqueue.add(job.deduct_sch_gated_resources(job.get_min_resources()))
+        elif (pod_group.phase == "Running" and job.allocated_task_num() >= pod_group.min_member
+              and pod_group.min_resources is not None):
+            attr.inqueue.add(job.deduct_sch_gated_resources(queue_attr.inqueue_resource(job, job.allocated)))
+        attr.elastic.add(job.get_elastic_resources())
+    return [(module, "accumulate_job", accumulate_job)]
+
+
+def _inqueue_scalars_in_whole_units():
+    from schedcheck.reference.api.resource_info import CPU, MEMORY, PODS, Resource
+    from schedcheck.reference.plugins import overcommit, queue_attr
+    from schedcheck.reference.plugins import util as plugin_util
+
+    def inqueue_resource(job, allocated):
+        names = job.pod_group.min_resources
+        minimum = Resource.from_resource_list(names)
+        out = Resource()
+        for name in names:
+            if name == CPU:
+                out.milli_cpu = max(minimum.milli_cpu - allocated.milli_cpu, 0.0)
+            elif name == MEMORY:
+                out.memory = max(minimum.memory - allocated.memory, 0.0)
+            elif name == PODS:
+                continue  # the bug: pods is not a scalar name, so nothing of it is reserved
+            elif plugin_util._reservable_scalar(name):
+                # the bug: the quantity's whole-unit value, against scalars kept in milli-units
+                whole = -(-minimum.get(name) // 1000)
+                if out.scalars is None:
+                    out.scalars = {}
+                if allocated.scalars is None or name not in allocated.scalars:
+                    out.scalars[name] = whole
+                elif whole - allocated.scalars[name] > 0:
+                    out.scalars[name] = whole - allocated.scalars[name]
+        return out
+    return [(queue_attr, "inqueue_resource", inqueue_resource), (overcommit, "inqueue_resource", inqueue_resource)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("capacity-reclaim-past-real-capability", "capacity's Preemptive lets a queue reclaim for a task that "
            "takes it past realCapability, as long as one requested dimension is still within deserved",
@@ -1027,4 +1085,16 @@ MUTANTS.update({m.name: m for m in (
            "pass has yet to use, so a starving job of a queue visited later preempts nothing",
            _preempt_within_job_drains_shared_tasks, "volcano-sh/volcano 7910fbd6f (preemptorTasks overwritten in "
            "multi-queue preemption)"),
+    Mutant("capacity-inqueue-counts-allocated", "capacity's session open reserves an Inqueue job's whole "
+           "minResources, though its Allocated or Binding tasks are already counted in allocated",
+           lambda: _inqueue_counts_allocated("capacity"), "volcano-sh/volcano 0b82db775 (capacity inqueue "
+           "double-counted for jobs with Binding tasks)"),
+    Mutant("proportion-inqueue-counts-allocated", "proportion's session open reserves an Inqueue job's whole "
+           "minResources, though its Allocated or Binding tasks are already counted in allocated",
+           lambda: _inqueue_counts_allocated("proportion"), "volcano-sh/volcano 6db3122b4 (proportion inqueue "
+           "double-counted for jobs with binding tasks)"),
+    Mutant("inqueue-scalars-in-whole-units", "GetInqueueResource reserves a scalar minimum in whole units against "
+           "milli-unit allocations (a 2-GPU minimum reserves 0.002 GPU) and reserves no pods",
+           _inqueue_scalars_in_whole_units, "volcano-sh/volcano 7110813b1 (PR #5391, milli-units for scalar "
+           "in-queue resources)"),
 )})

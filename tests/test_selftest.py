@@ -119,6 +119,9 @@ PACKAGED = {
     "gpushare-idle-memory-wraps": "device.within-capacity",
     "capacity-reclaim-past-real-capability": "queue.capacity-reclaim-within-real-capability",
     "preempt-within-job-drains-other-queues": "eviction.preempt-progress",
+    "capacity-inqueue-counts-allocated": "queue.capacity-inqueue-recomputed",
+    "proportion-inqueue-counts-allocated": "queue.proportion-recomputed",
+    "inqueue-scalars-in-whole-units": "queue.capacity-inqueue-recomputed",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

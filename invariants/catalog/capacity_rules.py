@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from schedcheck.invariants.catalog.queues import _accounted, _dims_differ
 from schedcheck.invariants.catalog.queues import topology_aware_preemption
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, invariant
+from schedcheck.invariants.recompute import reserved_minimum
+from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource, is_ignored_scalar_resource
+from schedcheck.reference.api.types import allocated_status
 
 
 def _plugin(ctx: CheckContext):
@@ -121,3 +123,73 @@ def capacity_reclaim_within_real_capability(ctx: CheckContext) -> Iterator[Viola
         yield Violation("", f"reclaim pipelined task {op.task} to {op.node} although its queue {attr.name} then "
                             f"holds <{held}>, past its realCapability <{real}> (dimensions {', '.join(over)})",
                         [f"task {op.task}", f"queue {attr.name}"], f"<= {real}", str(held))
+
+
+CAPACITY_INQUEUE_OPENING = "capacity_inqueue_opening"
+
+
+@collect_at_open(CAPACITY_INQUEUE_OPENING, ("queue.capacity-inqueue-recomputed",))
+def _capacity_inqueue_at_open(ssn) -> tuple[dict[str, Resource], dict[str, Resource]] | None:
+    """Per job queue, what its jobs reserve as the session opens; per job still Pending then, the minimum it
+    would reserve once admitted (less its gated tasks, as they stand at open: allocate may lift a gate later)."""
+    if "capacity" not in ssn.plugins:
+        return None
+    reserved: dict[str, Resource] = {}
+    pending: dict[str, Resource] = {}
+    for job in ssn.jobs.values():
+        pod_group = job.pod_group
+        if pod_group is None or job.queue not in ssn.queues:
+            continue
+        if job.is_pending() and pod_group.min_resources is not None:
+            pending[job.uid] = job.deduct_sch_gated_resources(Resource.from_resource_list(pod_group.min_resources))
+        allocated = Resource()
+        count = 0
+        for task in job.tasks.values():
+            if allocated_status(task.status):
+                allocated.add(task.resreq)
+                count += 1
+        # an Inqueue job, or a Running one holding minMember allocated tasks, reserves what of its
+        # minResources is not yet allocated (per named dimension, floored at zero)
+        if pod_group.min_resources is not None and (
+                pod_group.phase == "Inqueue" or (pod_group.phase == "Running" and count >= pod_group.min_member)):
+            share = job.deduct_sch_gated_resources(reserved_minimum(job, allocated))
+            reserved.setdefault(job.queue, Resource()).add(share)
+    return reserved, pending
+
+
+@invariant("queue.capacity-inqueue-recomputed", "capacity's inqueue for every queue (and, with a hierarchy, every "
+           "ancestor) equals what its jobs reserve: the part of minResources not yet allocated of each job Inqueue "
+           "at open (or Running with minMember allocated), plus the minimum of each job enqueue admitted", "queue",
+           "capacity.go buildQueueAttrs / buildHierarchicalQueueAttrs (util.GetInqueueResource, volcano-sh/volcano "
+           "0b82db775 and 7110813b1) and JobEnqueued (5be98af37)", (ACTION,), requires=("capacity",))
+def capacity_inqueue_recomputed(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = _plugin(ctx)
+    opening = ctx.session_state.get(CAPACITY_INQUEUE_OPENING)
+    if plugin is None or opening is None:
+        return
+    reserved, pending = opening
+    expected = {queue_id: total.clone() for queue_id, total in reserved.items()}
+    ssn = ctx.ssn
+    # enqueue tells capacity of an admission only through JobEnqueued, asked when the flag is on; at close the
+    # job updater moves phases on, so the rule is judged at action ends only
+    if "enqueue" in ssn.enabled_actions and ctx.plugin_enabled("capacity", "enableJobEnqueued"):
+        for job in ssn.jobs.values():
+            pod_group = job.pod_group
+            if job.uid in pending and pod_group is not None and pod_group.phase == "Inqueue":
+                expected.setdefault(job.queue, Resource()).add(pending[job.uid])
+    attrs = plugin.queue_attrs
+    totals: dict[str, Resource] = {}
+    for queue_id, amount in expected.items():
+        attr = attrs.get(queue_id)
+        if attr is None:
+            continue
+        for level in (queue_id, *getattr(attr, "ancestors", ())):
+            totals.setdefault(level, Resource()).add(amount)
+    for queue_id, attr in attrs.items():
+        want = totals.get(queue_id, Resource())
+        wrong = _dims_differ(attr.inqueue, want)
+        if wrong:
+            yield Violation("", f"queue {attr.name}: capacity's inqueue is <{attr.inqueue}> but the jobs it reserves "
+                                f"for (Inqueue at open, Running with minMember allocated, or admitted by enqueue) "
+                                f"add up to <{want}> (dimensions {', '.join(wrong)})", [f"queue {attr.name}"],
+                            want.as_dict(), attr.inqueue.as_dict())

@@ -98,3 +98,46 @@ def test_reclaim_bound_fires_when_preemptive_skips_real_capability():
     with mutant("capacity-reclaim-past-real-capability"):
         messages, _ = _run_reclaim(_reclaim_past_capability())
     assert any("reclaim pipelined task" in m and "queue ml" in m and "(dimensions cpu)" in m for m in messages)
+
+
+def _inqueue_cluster(bound_half: bool = True) -> ClusterObjects:
+    """team (capability 6 cpu) holds half (Inqueue, minResources 4 cpu) with half-0 bound (2 cpu), and next
+    (Pending, minResources 2 cpu)."""
+    return ClusterObjects(
+        nodes=[node("n1", cpu="16", memory="64Gi")],
+        pods=[pod("half-0", group="half", cpu="2", memory="2Gi", **({"node_name": "n1"} if bound_half else {})),
+              pod("half-1", group="half", cpu="2", memory="2Gi"),
+              pod("next-0", group="next", cpu="2", memory="2Gi")],
+        pod_groups=[pod_group("half", 2, queue="team", phase="Inqueue", min_resources=rl(cpu="4", memory="4Gi")),
+                    pod_group("next", 1, queue="team", phase="Pending", min_resources=rl(cpu="2", memory="2Gi"))],
+        queues=[Queue("team", "team", capability=rl(cpu="6", memory="60Gi"))],
+    )
+
+
+def _run_inqueue(objects: ClusterObjects, hierarchy: bool = False) -> tuple[list[str], InvariantEngine]:
+    engine = InvariantEngine(only=["queue.capacity-inqueue-recomputed"])
+    flags = {"capacity": {"enableHierarchy": True}} if hierarchy else {}
+    Scheduler(objects, conf(*TIERS, actions="enqueue, allocate", **flags), hooks_factory=engine.hooks).run(2)
+    return [v.message for v in engine.violations], engine
+
+
+def test_inqueue_recomputation_passes_on_the_faithful_plugin():
+    for bound in (True, False):
+        messages, engine = _run_inqueue(_inqueue_cluster(bound))
+        assert messages == [] and engine.checks["queue.capacity-inqueue-recomputed"] > 0
+    messages, _ = _run_inqueue(_hierarchy(), hierarchy=True)
+    assert messages == []
+
+
+def test_inqueue_recomputation_fires_when_allocated_tasks_are_reserved_again():
+    from schedcheck.mutants import mutant
+
+    with mutant("capacity-inqueue-counts-allocated"):
+        messages, _ = _run_inqueue(_inqueue_cluster())
+    assert any("queue team: capacity's inqueue is <cpu 4000.00" in m and "<cpu 2000.00" in m for m in messages)
+
+
+def test_inqueue_recomputation_fires_when_an_admission_is_not_reserved(monkeypatch):
+    monkeypatch.setattr(capacity.CapacityPlugin, "job_enqueued", lambda self, job: None)
+    messages, _ = _run_inqueue(_inqueue_cluster())
+    assert any("queue team: capacity's inqueue is <cpu 2000.00" in m and "<cpu 4000.00" in m for m in messages)
