@@ -1076,6 +1076,22 @@ def _inqueue_scalars_in_whole_units():
     return [(queue_attr, "inqueue_resource", inqueue_resource), (overcommit, "inqueue_resource", inqueue_resource)]
 
 
+def _inqueue_charged_at_vote(plugin_module: str, class_name: str):
+    import importlib
+
+    from schedcheck.reference.framework.session import PERMIT
+
+    owner = getattr(importlib.import_module(f"schedcheck.reference.plugins.{plugin_module}"), class_name)
+    vote, enqueued = owner.job_enqueueable, owner.job_enqueued
+
+    def job_enqueueable(self, job):
+        result = vote(self, job)
+        if result == PERMIT:
+            enqueued(self, job)  # the bug: reserved on this plugin's own permit, before the session's verdict
+        return result
+    return [(owner, "job_enqueueable", job_enqueueable), (owner, "job_enqueued", lambda self, job: None)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("capacity-reclaim-past-real-capability", "capacity's Preemptive lets a queue reclaim for a task that "
            "takes it past realCapability, as long as one requested dimension is still within deserved",
@@ -1097,4 +1113,12 @@ MUTANTS.update({m.name: m for m in (
            "milli-unit allocations (a 2-GPU minimum reserves 0.002 GPU) and reserves no pods",
            _inqueue_scalars_in_whole_units, "volcano-sh/volcano 7110813b1 (PR #5391, milli-units for scalar "
            "in-queue resources)"),
+    Mutant("capacity-inqueue-charged-at-vote", "capacity adds an admitted job's minimum to inqueue inside its "
+           "own JobEnqueueable vote, so a job another plugin then rejects still holds a phantom reservation",
+           lambda: _inqueue_charged_at_vote("capacity", "CapacityPlugin"),
+           "volcano-sh/volcano 5be98af37 (inqueue mutation moved from JobEnqueueableFn to JobEnqueuedFn)"),
+    Mutant("proportion-inqueue-charged-at-vote", "proportion adds an admitted job's minimum to inqueue inside its "
+           "own JobEnqueueable vote, so a job another plugin then rejects still holds a phantom reservation",
+           lambda: _inqueue_charged_at_vote("proportion", "ProportionPlugin"),
+           "volcano-sh/volcano 5be98af37 (inqueue mutation moved from JobEnqueueableFn to JobEnqueuedFn)"),
 )})

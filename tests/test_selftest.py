@@ -122,6 +122,8 @@ PACKAGED = {
     "capacity-inqueue-counts-allocated": "queue.capacity-inqueue-recomputed",
     "proportion-inqueue-counts-allocated": "queue.proportion-recomputed",
     "inqueue-scalars-in-whole-units": "queue.capacity-inqueue-recomputed",
+    "capacity-inqueue-charged-at-vote": "queue.capacity-inqueue-recomputed",
+    "proportion-inqueue-charged-at-vote": "queue.proportion-recomputed",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.
