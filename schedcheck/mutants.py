@@ -1092,6 +1092,19 @@ def _inqueue_charged_at_vote(plugin_module: str, class_name: str):
     return [(owner, "job_enqueueable", job_enqueueable), (owner, "job_enqueued", lambda self, job: None)]
 
 
+def _capacity_best_effort_share_zero():
+    from schedcheck.reference.plugins import capacity
+    from schedcheck.reference.plugins.queue_attr import QueueAttr
+
+    def compare(left, right):
+        if left.share == right.share:
+            return 0  # the bug: no tie-break in favour of a queue with deserved
+        return -1 if left.share < right.share else 1
+    # the bug: a queue without deserved has no dimension to divide by, so its share stays 0 and it goes first
+    return [(capacity.CapacityQueueAttr, "update_share", QueueAttr.update_share),
+            (capacity, "compare_share_with_deserved", compare)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("capacity-reclaim-past-real-capability", "capacity's Preemptive lets a queue reclaim for a task that "
            "takes it past realCapability, as long as one requested dimension is still within deserved",
@@ -1121,4 +1134,7 @@ MUTANTS.update({m.name: m for m in (
            "own JobEnqueueable vote, so a job another plugin then rejects still holds a phantom reservation",
            lambda: _inqueue_charged_at_vote("proportion", "ProportionPlugin"),
            "volcano-sh/volcano 5be98af37 (inqueue mutation moved from JobEnqueueableFn to JobEnqueuedFn)"),
+    Mutant("capacity-best-effort-share-zero", "capacity gives a best-effort queue (no deserved) share 0 and breaks "
+           "no share ties, so best-effort queues are served before queues still below their deserved",
+           _capacity_best_effort_share_zero, "volcano-sh/volcano 20e9c675c (queue share for best-effort queues)"),
 )})

@@ -124,6 +124,7 @@ PACKAGED = {
     "inqueue-scalars-in-whole-units": "queue.capacity-inqueue-recomputed",
     "capacity-inqueue-charged-at-vote": "queue.capacity-inqueue-recomputed",
     "proportion-inqueue-charged-at-vote": "queue.proportion-recomputed",
+    "capacity-best-effort-share-zero": "queue.capacity-share",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

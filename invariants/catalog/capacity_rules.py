@@ -11,7 +11,7 @@ from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.recompute import reserved_minimum
 from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
-from schedcheck.reference.api.resource_info import Resource, is_ignored_scalar_resource
+from schedcheck.reference.api.resource_info import Resource, is_ignored_scalar_resource, share
 from schedcheck.reference.api.types import allocated_status
 
 
@@ -193,3 +193,29 @@ def capacity_inqueue_recomputed(ctx: CheckContext) -> Iterator[Violation]:
                                 f"for (Inqueue at open, Running with minMember allocated, or admitted by enqueue) "
                                 f"add up to <{want}> (dimensions {', '.join(wrong)})", [f"queue {attr.name}"],
                             want.as_dict(), attr.inqueue.as_dict())
+
+
+@invariant("queue.capacity-share", "capacity's share of every queue it keeps current (each queue flat; each leaf "
+           "with a hierarchy) is its largest allocated / deserved ratio over deserved's dimensions, and 1 for a "
+           "best-effort queue (no deserved), so best-effort queues are served after every queue below deserved",
+           "queue", "capacity.go updateQueueAttrShare and compareShareWithDeserved (volcano-sh/volcano 20e9c675c); "
+           "share updated at open and by the allocate/deallocate handlers for the task's own queue",
+           (ACTION,), requires=("capacity",))
+def capacity_share(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = _plugin(ctx)
+    if plugin is None:
+        return
+    hierarchy = getattr(plugin, "hierarchy", False)
+    for queue_id, attr in plugin.queue_attrs.items():
+        if hierarchy and getattr(attr, "children", None):
+            continue  # an ancestor's share is set at open and not moved by the event handlers (upstream)
+        if attr.deserved.is_empty():
+            want = 1.0
+        else:
+            want = max((share(attr.allocated.get(n), attr.deserved.get(n)) for n in attr.deserved.resource_names()),
+                       default=0.0)
+        if abs(want - attr.share) > 1e-9 * max(1.0, abs(want)):
+            kind = "best-effort queue" if attr.deserved.is_empty() else "queue"
+            yield Violation("", f"{kind} {attr.name}: capacity's share is {attr.share:.6g} but allocated <{attr.allocated}> "
+                                f"/ deserved <{attr.deserved}> gives {want:.6g}: queue order reads a wrong share",
+                            [f"queue {attr.name}"], want, attr.share)

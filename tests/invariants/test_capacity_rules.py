@@ -141,3 +141,38 @@ def test_inqueue_recomputation_fires_when_an_admission_is_not_reserved(monkeypat
     monkeypatch.setattr(capacity.CapacityPlugin, "job_enqueued", lambda self, job: None)
     messages, _ = _run_inqueue(_inqueue_cluster())
     assert any("queue team: capacity's inqueue is <cpu 2000.00" in m and "<cpu 4000.00" in m for m in messages)
+
+
+def _best_effort_cluster() -> ClusterObjects:
+    """scavenger (no deserved) and guaranteed (deserved 4 cpu) each want the one 4-cpu node."""
+    return ClusterObjects(
+        nodes=[node("n1", cpu="4", memory="16Gi")],
+        pods=[pod("scavenge-0", group="scavenge", cpu="4"), pod("train-0", group="train", cpu="4")],
+        pod_groups=[pod_group("scavenge", 1, queue="scavenger", phase="Inqueue"),
+                    pod_group("train", 1, queue="guaranteed", phase="Inqueue")],
+        queues=[Queue("scavenger", "scavenger"), Queue("guaranteed", "guaranteed", deserved=rl(cpu="4", memory="8Gi"))],
+    )
+
+
+def test_share_passes_on_the_faithful_plugin():
+    for objects, hierarchy in ((_best_effort_cluster(), False), (_hierarchy(), True), (_hierarchy(), False)):
+        engine = InvariantEngine(only=["queue.capacity-share"])
+        flags = {"capacity": {"enableHierarchy": True}} if hierarchy else {}
+        Scheduler(objects, conf(*TIERS, actions="enqueue, allocate", **flags), hooks_factory=engine.hooks).run(1)
+        assert engine.violations == [] and engine.checks["queue.capacity-share"] > 0
+
+
+def test_share_fires_when_a_best_effort_queue_gets_share_zero():
+    from schedcheck.mutants import mutant
+
+    engine = InvariantEngine(only=["queue.capacity-share"])
+    with mutant("capacity-best-effort-share-zero"):
+        Scheduler(_best_effort_cluster(), conf(*TIERS, actions="enqueue, allocate"), hooks_factory=engine.hooks).run(1)
+    assert any("best-effort queue scavenger: capacity's share is 0" in v.message for v in engine.violations)
+
+
+def test_share_fires_when_the_handlers_leave_it_stale(monkeypatch):
+    monkeypatch.setattr(capacity.CapacityQueueAttr, "update_share", lambda self: None)  # stays as constructed
+    engine = InvariantEngine(only=["queue.capacity-share"])
+    Scheduler(_best_effort_cluster(), conf(*TIERS, actions="enqueue, allocate"), hooks_factory=engine.hooks).run(1)
+    assert engine.violations

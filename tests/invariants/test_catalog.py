@@ -376,6 +376,7 @@ DEDICATED = {
     "queue.capacity-within-real-capability": "test_capacity_rules.py",
     "queue.capacity-reclaim-within-real-capability": "test_capacity_rules.py",
     "queue.capacity-inqueue-recomputed": "test_capacity_rules.py",
+    "queue.capacity-share": "test_capacity_rules.py",
     "node.placement-fits": "test_placement_fits.py",
     "eviction.reclaim-stops-when-fits": "test_placement_fits.py",
     "job.podgroup-phase": "test_podgroup_phase.py",
