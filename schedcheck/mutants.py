@@ -1105,6 +1105,23 @@ def _capacity_best_effort_share_zero():
             (capacity, "compare_share_with_deserved", compare)]
 
 
+def _reclaim_commits_unpipelined_job():
+    from schedcheck.reference.actions import reclaim as reclaim_action
+    from schedcheck.reference.framework.statement import Statement
+
+    def reclaim_for_job(self, queue, job, tasks):
+        ssn = self.ssn
+        stmt = Statement(ssn)
+        while ssn.job_starving(job) and not tasks.empty():
+            task = tasks.pop()
+            if reclaim_action.preemption_policy_never(task) or not ssn.preemptive(queue, [task]) \
+                    or ssn.pre_predicate_fn(task) is not None:
+                continue
+            self.reclaim_for_task(stmt, task, job)
+        stmt.commit()  # the bug: evictions stand whether or not the job ends up pipelined
+    return [(reclaim_action.Reclaim, "_reclaim_for_job", reclaim_for_job)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("capacity-reclaim-past-real-capability", "capacity's Preemptive lets a queue reclaim for a task that "
            "takes it past realCapability, as long as one requested dimension is still within deserved",
@@ -1137,4 +1154,8 @@ MUTANTS.update({m.name: m for m in (
     Mutant("capacity-best-effort-share-zero", "capacity gives a best-effort queue (no deserved) share 0 and breaks "
            "no share ties, so best-effort queues are served before queues still below their deserved",
            _capacity_best_effort_share_zero, "volcano-sh/volcano 20e9c675c (queue share for best-effort queues)"),
+    Mutant("reclaim-commits-unpipelined-job", "reclaim keeps the evictions and pipelines made for a starving job "
+           "whether or not the job ends up pipelined (no JobPipelined check, no discard)",
+           _reclaim_commits_unpipelined_job, "volcano-sh/volcano cdaaa977b (reclaim: one statement per job, "
+           "committed only when JobPipelined)"),
 )})

@@ -125,6 +125,7 @@ PACKAGED = {
     "capacity-inqueue-charged-at-vote": "queue.capacity-inqueue-recomputed",
     "proportion-inqueue-charged-at-vote": "queue.proportion-recomputed",
     "capacity-best-effort-share-zero": "queue.capacity-share",
+    "reclaim-commits-unpipelined-job": "gang.reclaim-commit-pipelined",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.
