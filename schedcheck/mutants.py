@@ -1122,6 +1122,26 @@ def _reclaim_commits_unpipelined_job():
     return [(reclaim_action.Reclaim, "_reclaim_for_job", reclaim_for_job)]
 
 
+def _capacity_reclaim_any_dimension():
+    from schedcheck.reference.api.resource_info import Infinity, Zero
+    from schedcheck.reference.plugins.capacity import CapacityPlugin
+
+    def reclaim_one(self, reclaimer, reclaimee, allocations):
+        job = self.ssn.jobs.get(reclaimee.job)
+        attr = self._queue_opts.get(job.queue) if job is not None else None
+        if attr is None:
+            return False
+        allocated = allocations.setdefault(job.queue, attr.allocated.clone())
+        # the bug: the queue only has to be above deserved somewhere (a dimension deserved names and allocated
+        # lacks counts as above), whatever the reclaimee and the reclaimer ask for
+        if allocated.less_equal(attr.deserved, Infinity) \
+                or not attr.guarantee.less_equal(allocated.clone().sub(reclaimee.resreq), Zero):
+            return False
+        allocated.sub(reclaimee.resreq)
+        return True
+    return [(CapacityPlugin, "_reclaim_one", reclaim_one)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("capacity-reclaim-past-real-capability", "capacity's Preemptive lets a queue reclaim for a task that "
            "takes it past realCapability, as long as one requested dimension is still within deserved",
@@ -1158,4 +1178,7 @@ MUTANTS.update({m.name: m for m in (
            "whether or not the job ends up pipelined (no JobPipelined check, no discard)",
            _reclaim_commits_unpipelined_job, "volcano-sh/volcano cdaaa977b (reclaim: one statement per job, "
            "committed only when JobPipelined)"),
+    Mutant("capacity-reclaim-any-dimension", "capacity's Reclaimable takes any reclaimee of a queue above deserved on "
+           "some dimension, even one the reclaimee does not ask for or one that shares nothing with the reclaimer",
+           _capacity_reclaim_any_dimension, "volcano-sh/volcano d496505d9 (capacity reclaimableFn refactor)"),
 )})

@@ -126,6 +126,7 @@ PACKAGED = {
     "proportion-inqueue-charged-at-vote": "queue.proportion-recomputed",
     "capacity-best-effort-share-zero": "queue.capacity-share",
     "reclaim-commits-unpipelined-job": "gang.reclaim-commit-pipelined",
+    "capacity-reclaim-any-dimension": "victim.capacity-reclaim-relevant",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

@@ -11,7 +11,7 @@ from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.recompute import reserved_minimum
 from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
-from schedcheck.reference.api.resource_info import Resource, is_ignored_scalar_resource, share
+from schedcheck.reference.api.resource_info import Resource, intersection, is_ignored_scalar_resource, share
 from schedcheck.reference.api.types import allocated_status
 
 
@@ -219,3 +219,60 @@ def capacity_share(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"{kind} {attr.name}: capacity's share is {attr.share:.6g} but allocated <{attr.allocated}> "
                                 f"/ deserved <{attr.deserved}> gives {want:.6g}: queue order reads a wrong share",
                             [f"queue {attr.name}"], want, attr.share)
+
+
+def _capacity_decides_reclaimable(ssn) -> bool:
+    """capacity votes on Reclaimable in the only tier that has voters: victims are then always a subset of its
+    answer (a tier's answer is the intersection of its voters'; an earlier tier with victims decides alone,
+    and when a tier's intersection is empty the next tier with voters decides without it)."""
+    voting = [tier for tier in ssn.registered("reclaimable") if tier]
+    return len(voting) == 1 and any(name == "capacity" for name, _ in voting[0])
+
+
+@invariant("victim.capacity-reclaim-relevant", "with capacity voting on Reclaimable in the only tier that has "
+           "voters, every reclaim victim shares a "
+           "resource dimension with its reclaimer and, if it asks for a dimension its queue's deserved names, "
+           "comes from a queue whose allocated (before this statement's evictions) was above deserved on a "
+           "dimension the victim asks for", "victim",
+           "capacity.go reclaimableFn (IntersectionWithIgnoredScalarResources, GreaterPartlyWithRelevantDimensions; "
+           "volcano-sh/volcano d496505d9)", (STATEMENT,), requires=("capacity:enableReclaimable",))
+def capacity_reclaim_relevant(ctx: CheckContext) -> Iterator[Violation]:
+    from schedcheck.invariants.catalog.victims import preemptions, task_of
+
+    if ctx.action != "reclaim" or ctx.statement_kind != "commit":
+        return
+    plugin = _plugin(ctx)
+    if plugin is None or not _capacity_decides_reclaimable(ctx.ssn):
+        return
+    pairs = []
+    taken: dict[str, Resource] = {}
+    for p in preemptions(ctx):
+        reclaimer = task_of(ctx, p.preemptor)
+        for record in p.victims:
+            victim = task_of(ctx, record)
+            job = ctx.ssn.jobs.get(record.job)
+            if reclaimer is None or victim is None or job is None:
+                continue
+            pairs.append((reclaimer, victim, job.queue))
+            taken.setdefault(job.queue, Resource()).add(victim.resreq)
+    attrs = plugin.queue_attrs
+    for reclaimer, victim, queue_id in pairs:
+        attr = attrs.get(queue_id)
+        if attr is None:
+            continue
+        if not any(n != "pods" for n in intersection(victim.resreq, reclaimer.init_resreq)):
+            yield Violation("", f"reclaim evicted {victim.key} for {reclaimer.key} although they share no resource "
+                                f"dimension (<{victim.resreq}> against <{reclaimer.init_resreq}>): the eviction frees "
+                                f"nothing the reclaimer asks for", [f"task {victim.key}", f"task {reclaimer.key}"],
+                            "a shared dimension", "none")
+            continue
+        if not intersection(victim.resreq, attr.deserved):
+            continue  # no deserved dimension to judge: capacity takes it outright
+        # what the queue held when capacity was asked is at most what it holds now plus every victim this
+        # statement took from it (evictions only lower it; the reclaimer's own queue is never a victim's)
+        before = attr.allocated.clone().add(taken[queue_id])
+        if not before.greater_partly_with_relevant_dimensions(attr.deserved, victim.resreq):
+            yield Violation("", f"reclaim took {victim.key} from queue {attr.name} although the queue held at most "
+                                f"<{before}>, not above its deserved <{attr.deserved}> on any dimension the victim "
+                                f"asks for (<{victim.resreq}>)", [f"task {victim.key}", f"queue {attr.name}"],
+                            "allocated above deserved on a relevant dimension", before.as_dict())

@@ -176,3 +176,45 @@ def test_share_fires_when_the_handlers_leave_it_stale(monkeypatch):
     engine = InvariantEngine(only=["queue.capacity-share"])
     Scheduler(_best_effort_cluster(), conf(*TIERS, actions="enqueue, allocate"), hooks_factory=engine.hooks).run(1)
     assert engine.violations
+
+
+def _gpu_over_deserved() -> ClusterObjects:
+    """gpu-team is above deserved on GPUs only; cpu-team's web-0 wants the 4 cpu its etl-0 holds on n1."""
+    gpu_node = node("g1", cpu="2", memory="16Gi")
+    gpu_node.allocatable.update(rl(nvidia_com__gpu="2"))
+    render = pod("render-0", group="render", cpu="1", node_name="g1", phase="Running")
+    render.containers[0].requests.update(rl(nvidia_com__gpu="2"))
+    render.containers[0].limits.update(rl(nvidia_com__gpu="2"))
+    return ClusterObjects(
+        nodes=[node("n1", cpu="4", memory="16Gi"), gpu_node],
+        pods=[render, pod("etl-0", group="etl", cpu="4", node_name="n1", phase="Running"),
+              pod("web-0", group="web", cpu="4")],
+        pod_groups=[pod_group("render", 1, queue="gpu-team", phase="Running"),
+                    pod_group("etl", 0, queue="gpu-team", phase="Running"),
+                    pod_group("web", 1, queue="cpu-team", phase="Inqueue")],
+        queues=[Queue("gpu-team", "gpu-team", reclaimable=True, deserved=rl(cpu="6", memory="32Gi", nvidia_com__gpu="1")),
+                Queue("cpu-team", "cpu-team", deserved=rl(cpu="4", memory="8Gi"))],
+    )
+
+
+def _run_relevant(objects: ClusterObjects, tiers=(["priority", "gang", "conformance", "capacity"], ["nodeorder"])):
+    engine = InvariantEngine(only=["victim.capacity-reclaim-relevant"])
+    Scheduler(objects, conf(*tiers, actions="enqueue, allocate, reclaim"), hooks_factory=engine.hooks).run(1)
+    return [v.message for v in engine.violations]
+
+
+def test_reclaim_relevance_passes_on_the_faithful_plugin():
+    assert _run_relevant(_gpu_over_deserved()) == []
+    # gpu-team above deserved on cpu too (deserved 4 cpu): etl-0 is a fair victim, judged and passing
+    objects = _gpu_over_deserved()
+    objects.queues[0] = Queue("gpu-team", "gpu-team", reclaimable=True,
+                              deserved=rl(cpu="4", memory="32Gi", nvidia_com__gpu="1"))
+    assert _run_relevant(objects) == []
+
+
+def test_reclaim_relevance_fires_when_any_dimension_over_deserved_suffices():
+    from schedcheck.mutants import mutant
+
+    with mutant("capacity-reclaim-any-dimension"):
+        found = _run_relevant(_gpu_over_deserved())
+    assert any("reclaim took default/etl-0 from queue gpu-team" in m for m in found), found

@@ -378,6 +378,7 @@ DEDICATED = {
     "queue.capacity-inqueue-recomputed": "test_capacity_rules.py",
     "queue.capacity-share": "test_capacity_rules.py",
     "gang.reclaim-commit-pipelined": "test_reclaim_commit.py",
+    "victim.capacity-reclaim-relevant": "test_capacity_rules.py",
     "node.placement-fits": "test_placement_fits.py",
     "eviction.reclaim-stops-when-fits": "test_placement_fits.py",
     "job.podgroup-phase": "test_podgroup_phase.py",
