@@ -1142,6 +1142,36 @@ def _capacity_reclaim_any_dimension():
     return [(CapacityPlugin, "_reclaim_one", reclaim_one)]
 
 
+def _reclaim_ignores_shard():
+    from schedcheck.reference.actions import reclaim as reclaim_action
+    from schedcheck.reference.util import scheduler_helper
+
+    def reclaim_for_task(self, stmt, task, job):
+        ssn = self.ssn
+        nodes = ssn.filter_out_unschedulable_and_unresolvable_nodes(task)
+        helper = reclaim_action.PredicateHelper(ssn)
+        saved = scheduler_helper.outside_shard
+        scheduler_helper.outside_shard = lambda session, node: False  # the bug: PredicateNodes without the shard
+        try:
+            candidates, _ = helper.predicate_nodes(task, nodes, ssn.predicate_for_preempt_action,
+                                                   self.enable_predicate_error_cache)
+        finally:
+            scheduler_helper.outside_shard = saved
+        for node in candidates:  # and the nodes in predicate order, not this shard's first
+            reclaimees = self._reclaimees(node, job)
+            if not reclaimees:
+                continue
+            victims = ssn.reclaimable(task, reclaimees)
+            if not reclaim_action.validate_victims(task, node, victims):
+                continue
+            node_stmt = reclaim_action.Statement(ssn)
+            if self._evict_until_fits(node_stmt, task, node, victims or []):
+                stmt.merge(node_stmt)
+                return True
+        return False
+    return [(reclaim_action.Reclaim, "reclaim_for_task", reclaim_for_task)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("capacity-reclaim-past-real-capability", "capacity's Preemptive lets a queue reclaim for a task that "
            "takes it past realCapability, as long as one requested dimension is still within deserved",
@@ -1181,4 +1211,8 @@ MUTANTS.update({m.name: m for m in (
     Mutant("capacity-reclaim-any-dimension", "capacity's Reclaimable takes any reclaimee of a queue above deserved on "
            "some dimension, even one the reclaimee does not ask for or one that shares nothing with the reclaimer",
            _capacity_reclaim_any_dimension, "volcano-sh/volcano d496505d9 (capacity reclaimableFn refactor)"),
+    Mutant("reclaim-ignores-shard", "reclaim filters its candidate nodes without this scheduler's node shard (hard "
+           "mode: nodes outside the shard pass; soft mode: no shard-first order)", _reclaim_ignores_shard,
+           "volcano-sh/volcano 7674fc94e (reclaim's PredicateNodes call without ssn.NodesInShard, after PR #4848 "
+           "and #4794)"),
 )})

@@ -127,6 +127,7 @@ PACKAGED = {
     "capacity-best-effort-share-zero": "queue.capacity-share",
     "reclaim-commits-unpipelined-job": "gang.reclaim-commit-pipelined",
     "capacity-reclaim-any-dimension": "victim.capacity-reclaim-relevant",
+    "reclaim-ignores-shard": "node.in-shard",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.
