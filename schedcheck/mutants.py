@@ -956,3 +956,263 @@ def mutant(name: str) -> Iterator[Mutant]:
 
 
 _MISSING = object()
+
+
+# -- 2026 upstream fixes re-created (helper mineA) ------------------------------------------------------------------
+
+
+def _capacity_preemptive_ignores_real_capability():
+    from schedcheck.reference.plugins import capacity
+
+    def preemptive(self, queue, candidates):
+        if not self.ready or not capacity.queue_is_open(queue):
+            return False
+        attr = self._queue_opts[queue.uid]
+        request = capacity.summed_request(capacity.as_task_list(candidates))
+        future = attr.allocated.clone().add(request)
+        # the bug: no bound by realCapability before asking whether some dimension is within deserved
+        if future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, request)[0]:
+            return True
+        if not (self.hierarchy and self.ancestor_reclaim_level > 0):
+            return False
+        for level in range(1, self.ancestor_reclaim_level + 1):
+            ancestor_id = capacity.ancestor_at_depth(attr, level)
+            ancestor = self._queue_opts.get(ancestor_id) if ancestor_id not in (None, capacity.ROOT_QUEUE) else None
+            if ancestor is not None and ancestor.allocated.clone().add(request) \
+                    .less_equal_partly_with_dimension_zero_filtered(ancestor.deserved, request)[0]:
+                return True
+        return False
+    return [(capacity.CapacityPlugin, "preemptive", preemptive)]
+
+
+def _preempt_within_job_drains_shared_tasks():
+    from schedcheck.reference.actions import preempt as preempt_action
+    from schedcheck.reference.framework.statement import Statement
+    from schedcheck.reference.util.priority_queue import PriorityQueue
+
+    def execute(self, ssn):
+        self.ssn = ssn
+        self._parse_arguments()
+        self.helper = preempt_action.PredicateHelper(ssn)
+        jobs_by_queue, tasks_by_job, under_request = self._collect_preemptors()
+        every_starving = [job for jobs in under_request.values() for job in jobs]
+        queues = PriorityQueue(ssn.queue_order_fn)
+        for queue_id in jobs_by_queue:
+            if ssn.queues.get(queue_id) is not None:
+                queues.push(ssn.queues[queue_id])
+        while not queues.empty():
+            queue = queues.pop()
+            self._preempt_between_jobs(jobs_by_queue[queue.uid], tasks_by_job)
+            # the bug: the within-job pass walks every queue's starving jobs, refilling and draining the task
+            # queues the between-jobs pass of a queue not yet visited still needs
+            for job in every_starving:
+                tasks_by_job[job.uid] = preempt_action.pending_task_queue(ssn, job)
+                tasks = tasks_by_job[job.uid]
+                while not tasks.empty():
+                    preemptor = tasks.pop()
+                    stmt = Statement(ssn)
+                    if not self.preempt(stmt, preemptor, preempt_action.within_job_filter(preemptor)):
+                        stmt.discard()
+                        break
+                    stmt.commit()
+    return [(preempt_action.Preempt, "execute", execute)]
+
+
+def _inqueue_counts_allocated(plugin_module: str):
+    import importlib
+
+    from schedcheck.reference.api.types import allocated_status
+    from schedcheck.reference.plugins import queue_attr
+
+    module = importlib.import_module(f"schedcheck.reference.plugins.{plugin_module}")
+
+    def accumulate_job(attr, job):
+        for status, tasks in job.task_status_index.items():
+            if allocated_status(status):
+                for task in tasks.values():
+                    attr.allocated.add(task.resreq)
+                    attr.request.add(task.resreq)
+            elif status == TaskStatus.Pending:
+                for task in tasks.values():
+                    attr.request.add(task.resreq)
+        pod_group = job.pod_group
+        if pod_group.phase == "Inqueue":
+            # the bug: an Inqueue job reserves its whole minimum, though its tasks already Allocated or
+            # Binding are in allocated too (counted twice)
+            attr.inqueue.add(job.deduct_sch_gated_resources(job.get_min_resources()))
+        elif (pod_group.phase == "Running" and job.allocated_task_num() >= pod_group.min_member
+              and pod_group.min_resources is not None):
+            attr.inqueue.add(job.deduct_sch_gated_resources(queue_attr.inqueue_resource(job, job.allocated)))
+        attr.elastic.add(job.get_elastic_resources())
+    return [(module, "accumulate_job", accumulate_job)]
+
+
+def _inqueue_scalars_in_whole_units():
+    from schedcheck.reference.api.resource_info import CPU, MEMORY, PODS, Resource
+    from schedcheck.reference.plugins import overcommit, queue_attr
+    from schedcheck.reference.plugins import util as plugin_util
+
+    def inqueue_resource(job, allocated):
+        names = job.pod_group.min_resources
+        minimum = Resource.from_resource_list(names)
+        out = Resource()
+        for name in names:
+            if name == CPU:
+                out.milli_cpu = max(minimum.milli_cpu - allocated.milli_cpu, 0.0)
+            elif name == MEMORY:
+                out.memory = max(minimum.memory - allocated.memory, 0.0)
+            elif name == PODS:
+                continue  # the bug: pods is not a scalar name, so nothing of it is reserved
+            elif plugin_util._reservable_scalar(name):
+                # the bug: the quantity's whole-unit value, against scalars kept in milli-units
+                whole = -(-minimum.get(name) // 1000)
+                if out.scalars is None:
+                    out.scalars = {}
+                if allocated.scalars is None or name not in allocated.scalars:
+                    out.scalars[name] = whole
+                elif whole - allocated.scalars[name] > 0:
+                    out.scalars[name] = whole - allocated.scalars[name]
+        return out
+    return [(queue_attr, "inqueue_resource", inqueue_resource), (overcommit, "inqueue_resource", inqueue_resource)]
+
+
+def _inqueue_charged_at_vote(plugin_module: str, class_name: str):
+    import importlib
+
+    from schedcheck.reference.framework.session import PERMIT
+
+    owner = getattr(importlib.import_module(f"schedcheck.reference.plugins.{plugin_module}"), class_name)
+    vote, enqueued = owner.job_enqueueable, owner.job_enqueued
+
+    def job_enqueueable(self, job):
+        result = vote(self, job)
+        if result == PERMIT:
+            enqueued(self, job)  # the bug: reserved on this plugin's own permit, before the session's verdict
+        return result
+    return [(owner, "job_enqueueable", job_enqueueable), (owner, "job_enqueued", lambda self, job: None)]
+
+
+def _capacity_best_effort_share_zero():
+    from schedcheck.reference.plugins import capacity
+    from schedcheck.reference.plugins.queue_attr import QueueAttr
+
+    def compare(left, right):
+        if left.share == right.share:
+            return 0  # the bug: no tie-break in favour of a queue with deserved
+        return -1 if left.share < right.share else 1
+    # the bug: a queue without deserved has no dimension to divide by, so its share stays 0 and it goes first
+    return [(capacity.CapacityQueueAttr, "update_share", QueueAttr.update_share),
+            (capacity, "compare_share_with_deserved", compare)]
+
+
+def _reclaim_commits_unpipelined_job():
+    from schedcheck.reference.actions import reclaim as reclaim_action
+    from schedcheck.reference.framework.statement import Statement
+
+    def reclaim_for_job(self, queue, job, tasks):
+        ssn = self.ssn
+        stmt = Statement(ssn)
+        while ssn.job_starving(job) and not tasks.empty():
+            task = tasks.pop()
+            if reclaim_action.preemption_policy_never(task) or not ssn.preemptive(queue, [task]) \
+                    or ssn.pre_predicate_fn(task) is not None:
+                continue
+            self.reclaim_for_task(stmt, task, job)
+        stmt.commit()  # the bug: evictions stand whether or not the job ends up pipelined
+    return [(reclaim_action.Reclaim, "_reclaim_for_job", reclaim_for_job)]
+
+
+def _capacity_reclaim_any_dimension():
+    from schedcheck.reference.api.resource_info import Infinity, Zero
+    from schedcheck.reference.plugins.capacity import CapacityPlugin
+
+    def reclaim_one(self, reclaimer, reclaimee, allocations):
+        job = self.ssn.jobs.get(reclaimee.job)
+        attr = self._queue_opts.get(job.queue) if job is not None else None
+        if attr is None:
+            return False
+        allocated = allocations.setdefault(job.queue, attr.allocated.clone())
+        # the bug: the queue only has to be above deserved somewhere (a dimension deserved names and allocated
+        # lacks counts as above), whatever the reclaimee and the reclaimer ask for
+        if allocated.less_equal(attr.deserved, Infinity) \
+                or not attr.guarantee.less_equal(allocated.clone().sub(reclaimee.resreq), Zero):
+            return False
+        allocated.sub(reclaimee.resreq)
+        return True
+    return [(CapacityPlugin, "_reclaim_one", reclaim_one)]
+
+
+def _reclaim_ignores_shard():
+    from schedcheck.reference.actions import reclaim as reclaim_action
+    from schedcheck.reference.util import scheduler_helper
+
+    def reclaim_for_task(self, stmt, task, job):
+        ssn = self.ssn
+        nodes = ssn.filter_out_unschedulable_and_unresolvable_nodes(task)
+        helper = reclaim_action.PredicateHelper(ssn)
+        saved = scheduler_helper.outside_shard
+        scheduler_helper.outside_shard = lambda session, node: False  # the bug: PredicateNodes without the shard
+        try:
+            candidates, _ = helper.predicate_nodes(task, nodes, ssn.predicate_for_preempt_action,
+                                                   self.enable_predicate_error_cache)
+        finally:
+            scheduler_helper.outside_shard = saved
+        for node in candidates:  # and the nodes in predicate order, not this shard's first
+            reclaimees = self._reclaimees(node, job)
+            if not reclaimees:
+                continue
+            victims = ssn.reclaimable(task, reclaimees)
+            if not reclaim_action.validate_victims(task, node, victims):
+                continue
+            node_stmt = reclaim_action.Statement(ssn)
+            if self._evict_until_fits(node_stmt, task, node, victims or []):
+                stmt.merge(node_stmt)
+                return True
+        return False
+    return [(reclaim_action.Reclaim, "reclaim_for_task", reclaim_for_task)]
+
+
+MUTANTS.update({m.name: m for m in (
+    Mutant("capacity-reclaim-past-real-capability", "capacity's Preemptive lets a queue reclaim for a task that "
+           "takes it past realCapability, as long as one requested dimension is still within deserved",
+           _capacity_preemptive_ignores_real_capability, "volcano-sh/volcano f28e22fbc (PR #5053, issue #5048)"),
+    Mutant("preempt-within-job-drains-other-queues", "preempt's within-job pass, run after each queue, walks the "
+           "starving jobs of every queue and refills then drains the task queues their own queue's between-jobs "
+           "pass has yet to use, so a starving job of a queue visited later preempts nothing",
+           _preempt_within_job_drains_shared_tasks, "volcano-sh/volcano 7910fbd6f (preemptorTasks overwritten in "
+           "multi-queue preemption)"),
+    Mutant("capacity-inqueue-counts-allocated", "capacity's session open reserves an Inqueue job's whole "
+           "minResources, though its Allocated or Binding tasks are already counted in allocated",
+           lambda: _inqueue_counts_allocated("capacity"), "volcano-sh/volcano 0b82db775 (capacity inqueue "
+           "double-counted for jobs with Binding tasks)"),
+    Mutant("proportion-inqueue-counts-allocated", "proportion's session open reserves an Inqueue job's whole "
+           "minResources, though its Allocated or Binding tasks are already counted in allocated",
+           lambda: _inqueue_counts_allocated("proportion"), "volcano-sh/volcano 6db3122b4 (proportion inqueue "
+           "double-counted for jobs with binding tasks)"),
+    Mutant("inqueue-scalars-in-whole-units", "GetInqueueResource reserves a scalar minimum in whole units against "
+           "milli-unit allocations (a 2-GPU minimum reserves 0.002 GPU) and reserves no pods",
+           _inqueue_scalars_in_whole_units, "volcano-sh/volcano 7110813b1 (PR #5391, milli-units for scalar "
+           "in-queue resources)"),
+    Mutant("capacity-inqueue-charged-at-vote", "capacity adds an admitted job's minimum to inqueue inside its "
+           "own JobEnqueueable vote, so a job another plugin then rejects still holds a phantom reservation",
+           lambda: _inqueue_charged_at_vote("capacity", "CapacityPlugin"),
+           "volcano-sh/volcano 5be98af37 (inqueue mutation moved from JobEnqueueableFn to JobEnqueuedFn)"),
+    Mutant("proportion-inqueue-charged-at-vote", "proportion adds an admitted job's minimum to inqueue inside its "
+           "own JobEnqueueable vote, so a job another plugin then rejects still holds a phantom reservation",
+           lambda: _inqueue_charged_at_vote("proportion", "ProportionPlugin"),
+           "volcano-sh/volcano 5be98af37 (inqueue mutation moved from JobEnqueueableFn to JobEnqueuedFn)"),
+    Mutant("capacity-best-effort-share-zero", "capacity gives a best-effort queue (no deserved) share 0 and breaks "
+           "no share ties, so best-effort queues are served before queues still below their deserved",
+           _capacity_best_effort_share_zero, "volcano-sh/volcano 20e9c675c (queue share for best-effort queues)"),
+    Mutant("reclaim-commits-unpipelined-job", "reclaim keeps the evictions and pipelines made for a starving job "
+           "whether or not the job ends up pipelined (no JobPipelined check, no discard)",
+           _reclaim_commits_unpipelined_job, "volcano-sh/volcano cdaaa977b (reclaim: one statement per job, "
+           "committed only when JobPipelined)"),
+    Mutant("capacity-reclaim-any-dimension", "capacity's Reclaimable takes any reclaimee of a queue above deserved on "
+           "some dimension, even one the reclaimee does not ask for or one that shares nothing with the reclaimer",
+           _capacity_reclaim_any_dimension, "volcano-sh/volcano d496505d9 (capacity reclaimableFn refactor)"),
+    Mutant("reclaim-ignores-shard", "reclaim filters its candidate nodes without this scheduler's node shard (hard "
+           "mode: nodes outside the shard pass; soft mode: no shard-first order)", _reclaim_ignores_shard,
+           "volcano-sh/volcano 7674fc94e (reclaim's PredicateNodes call without ssn.NodesInShard, after PR #4848 "
+           "and #4794)"),
+)})

@@ -117,6 +117,17 @@ PACKAGED = {
     "scheduling-gates-not-read": "task.gated-not-placed",
     "pdb-ignores-budget": "victim.pdb-respected",
     "gpushare-idle-memory-wraps": "device.within-capacity",
+    "capacity-reclaim-past-real-capability": "queue.capacity-reclaim-within-real-capability",
+    "preempt-within-job-drains-other-queues": "eviction.preempt-progress",
+    "capacity-inqueue-counts-allocated": "queue.capacity-inqueue-recomputed",
+    "proportion-inqueue-counts-allocated": "queue.proportion-recomputed",
+    "inqueue-scalars-in-whole-units": "queue.capacity-inqueue-recomputed",
+    "capacity-inqueue-charged-at-vote": "queue.capacity-inqueue-recomputed",
+    "proportion-inqueue-charged-at-vote": "queue.proportion-recomputed",
+    "capacity-best-effort-share-zero": "queue.capacity-share",
+    "reclaim-commits-unpipelined-job": "gang.reclaim-commit-pipelined",
+    "capacity-reclaim-any-dimension": "victim.capacity-reclaim-relevant",
+    "reclaim-ignores-shard": "node.in-shard",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

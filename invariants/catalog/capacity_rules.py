@@ -10,9 +10,11 @@ from typing import Any
 from schedcheck.invariants.catalog.queues import _accounted, _dims_differ
 from schedcheck.invariants.catalog.queues import topology_aware_preemption
 from schedcheck.invariants.context import CheckContext
+from schedcheck.invariants.recompute import reserved_minimum
 from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
-from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.resource_info import Resource, intersection, is_ignored_scalar_resource, share
+from schedcheck.reference.api.types import allocated_status
 
 
 def _plugin(ctx: CheckContext):
@@ -202,3 +204,187 @@ def capacity_dra_within_quota(ctx: CheckContext) -> Iterator[Violation]:
                                        "no DRA quota of its own)" if uncharged_leaves else ""),
                                 [f"task {op.task}", f"queue {queue.name}", *leaves],
                                 "within the queue's DRA capability", "; ".join(wrong))
+
+
+@invariant("queue.capacity-reclaim-within-real-capability", "reclaim pipelines a task only when its queue, with "
+           "the task, stays within its own realCapability on every dimension the task requests", "queue",
+           "capacity.go Preemptive (futureUsed bounded by realCapability before the deserved test; "
+           "volcano-sh/volcano#5048, fixed by #5053)", (OPERATION,), requires=("capacity:enablePreemptive",))
+def capacity_reclaim_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
+    # reclaim asks Preemptive (every plugin must agree) for each task before reclaiming for it; capacity's
+    # answer bounds allocated + request by the queue's realCapability, and reclaim's victims are never of the
+    # reclaimer's own queue, so what the queue holds once the task is pipelined is what Preemptive measured
+    op = ctx.operation
+    if op is None or op.op != "pipeline" or ctx.action != "reclaim":
+        return
+    plugin = _plugin(ctx)
+    job = ctx.ssn.jobs.get(op.job)
+    if plugin is None or job is None:
+        return
+    attrs = plugin.queue_attrs
+    attr = attrs.get(job.queue)
+    task = job.tasks.get(op.task_uid)
+    if attr is None or task is None:
+        return
+    requested = [n for n in task.resreq.resource_names()
+                 if n != "pods" and not is_ignored_scalar_resource(n) and task.resreq.get(n) > 0]
+    held = _subtree_allocated(ctx, attrs).get(job.queue, Resource())
+    real = attr.real_capability
+    over = [n for n in requested if held.get(n) > real.get(n) + max(0.1, 1e-9 * abs(real.get(n)))]
+    if over:
+        yield Violation("", f"reclaim pipelined task {op.task} to {op.node} although its queue {attr.name} then "
+                            f"holds <{held}>, past its realCapability <{real}> (dimensions {', '.join(over)})",
+                        [f"task {op.task}", f"queue {attr.name}"], f"<= {real}", str(held))
+
+
+CAPACITY_INQUEUE_OPENING = "capacity_inqueue_opening"
+
+
+@collect_at_open(CAPACITY_INQUEUE_OPENING, ("queue.capacity-inqueue-recomputed",))
+def _capacity_inqueue_at_open(ssn) -> tuple[dict[str, Resource], dict[str, Resource]] | None:
+    """Per job queue, what its jobs reserve as the session opens; per job still Pending then, the minimum it
+    would reserve once admitted (less its gated tasks, as they stand at open: allocate may lift a gate later)."""
+    if "capacity" not in ssn.plugins:
+        return None
+    reserved: dict[str, Resource] = {}
+    pending: dict[str, Resource] = {}
+    for job in ssn.jobs.values():
+        pod_group = job.pod_group
+        if pod_group is None or job.queue not in ssn.queues:
+            continue
+        if job.is_pending() and pod_group.min_resources is not None:
+            pending[job.uid] = job.deduct_sch_gated_resources(Resource.from_resource_list(pod_group.min_resources))
+        allocated = Resource()
+        count = 0
+        for task in job.tasks.values():
+            if allocated_status(task.status):
+                allocated.add(task.resreq)
+                count += 1
+        # an Inqueue job, or a Running one holding minMember allocated tasks, reserves what of its
+        # minResources is not yet allocated (per named dimension, floored at zero)
+        if pod_group.min_resources is not None and (
+                pod_group.phase == "Inqueue" or (pod_group.phase == "Running" and count >= pod_group.min_member)):
+            share = job.deduct_sch_gated_resources(reserved_minimum(job, allocated))
+            reserved.setdefault(job.queue, Resource()).add(share)
+    return reserved, pending
+
+
+@invariant("queue.capacity-inqueue-recomputed", "capacity's inqueue for every queue (and, with a hierarchy, every "
+           "ancestor) equals what its jobs reserve: the part of minResources not yet allocated of each job Inqueue "
+           "at open (or Running with minMember allocated), plus the minimum of each job enqueue admitted", "queue",
+           "capacity.go buildQueueAttrs / buildHierarchicalQueueAttrs (util.GetInqueueResource, volcano-sh/volcano "
+           "0b82db775 and 7110813b1) and JobEnqueued (5be98af37)", (ACTION,), requires=("capacity",))
+def capacity_inqueue_recomputed(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = _plugin(ctx)
+    opening = ctx.session_state.get(CAPACITY_INQUEUE_OPENING)
+    if plugin is None or opening is None:
+        return
+    reserved, pending = opening
+    expected = {queue_id: total.clone() for queue_id, total in reserved.items()}
+    ssn = ctx.ssn
+    # enqueue tells capacity of an admission only through JobEnqueued, asked when the flag is on; at close the
+    # job updater moves phases on, so the rule is judged at action ends only
+    if "enqueue" in ssn.enabled_actions and ctx.plugin_enabled("capacity", "enableJobEnqueued"):
+        for job in ssn.jobs.values():
+            pod_group = job.pod_group
+            if job.uid in pending and pod_group is not None and pod_group.phase == "Inqueue":
+                expected.setdefault(job.queue, Resource()).add(pending[job.uid])
+    attrs = plugin.queue_attrs
+    totals: dict[str, Resource] = {}
+    for queue_id, amount in expected.items():
+        attr = attrs.get(queue_id)
+        if attr is None:
+            continue
+        for level in (queue_id, *getattr(attr, "ancestors", ())):
+            totals.setdefault(level, Resource()).add(amount)
+    for queue_id, attr in attrs.items():
+        want = totals.get(queue_id, Resource())
+        wrong = _dims_differ(attr.inqueue, want)
+        if wrong:
+            yield Violation("", f"queue {attr.name}: capacity's inqueue is <{attr.inqueue}> but the jobs it reserves "
+                                f"for (Inqueue at open, Running with minMember allocated, or admitted by enqueue) "
+                                f"add up to <{want}> (dimensions {', '.join(wrong)})", [f"queue {attr.name}"],
+                            want.as_dict(), attr.inqueue.as_dict())
+
+
+@invariant("queue.capacity-share", "capacity's share of every queue it keeps current (each queue flat; each leaf "
+           "with a hierarchy) is its largest allocated / deserved ratio over deserved's dimensions, and 1 for a "
+           "best-effort queue (no deserved), so best-effort queues are served after every queue below deserved",
+           "queue", "capacity.go updateQueueAttrShare and compareShareWithDeserved (volcano-sh/volcano 20e9c675c); "
+           "share updated at open and by the allocate/deallocate handlers for the task's own queue",
+           (ACTION,), requires=("capacity",))
+def capacity_share(ctx: CheckContext) -> Iterator[Violation]:
+    plugin = _plugin(ctx)
+    if plugin is None:
+        return
+    hierarchy = getattr(plugin, "hierarchy", False)
+    for queue_id, attr in plugin.queue_attrs.items():
+        if hierarchy and getattr(attr, "children", None):
+            continue  # an ancestor's share is set at open and not moved by the event handlers (upstream)
+        if attr.deserved.is_empty():
+            want = 1.0
+        else:
+            want = max((share(attr.allocated.get(n), attr.deserved.get(n)) for n in attr.deserved.resource_names()),
+                       default=0.0)
+        if abs(want - attr.share) > 1e-9 * max(1.0, abs(want)):
+            kind = "best-effort queue" if attr.deserved.is_empty() else "queue"
+            yield Violation("", f"{kind} {attr.name}: capacity's share is {attr.share:.6g} but allocated <{attr.allocated}> "
+                                f"/ deserved <{attr.deserved}> gives {want:.6g}: queue order reads a wrong share",
+                            [f"queue {attr.name}"], want, attr.share)
+
+
+def _capacity_decides_reclaimable(ssn) -> bool:
+    """capacity votes on Reclaimable in the only tier that has voters: victims are then always a subset of its
+    answer (a tier's answer is the intersection of its voters'; an earlier tier with victims decides alone,
+    and when a tier's intersection is empty the next tier with voters decides without it)."""
+    voting = [tier for tier in ssn.registered("reclaimable") if tier]
+    return len(voting) == 1 and any(name == "capacity" for name, _ in voting[0])
+
+
+@invariant("victim.capacity-reclaim-relevant", "with capacity voting on Reclaimable in the only tier that has "
+           "voters, every reclaim victim shares a "
+           "resource dimension with its reclaimer and, if it asks for a dimension its queue's deserved names, "
+           "comes from a queue whose allocated (before this statement's evictions) was above deserved on a "
+           "dimension the victim asks for", "victim",
+           "capacity.go reclaimableFn (IntersectionWithIgnoredScalarResources, GreaterPartlyWithRelevantDimensions; "
+           "volcano-sh/volcano d496505d9)", (STATEMENT,), requires=("capacity:enableReclaimable",))
+def capacity_reclaim_relevant(ctx: CheckContext) -> Iterator[Violation]:
+    from schedcheck.invariants.catalog.victims import preemptions, task_of
+
+    if ctx.action != "reclaim" or ctx.statement_kind != "commit":
+        return
+    plugin = _plugin(ctx)
+    if plugin is None or not _capacity_decides_reclaimable(ctx.ssn):
+        return
+    pairs = []
+    taken: dict[str, Resource] = {}
+    for p in preemptions(ctx):
+        reclaimer = task_of(ctx, p.preemptor)
+        for record in p.victims:
+            victim = task_of(ctx, record)
+            job = ctx.ssn.jobs.get(record.job)
+            if reclaimer is None or victim is None or job is None:
+                continue
+            pairs.append((reclaimer, victim, job.queue))
+            taken.setdefault(job.queue, Resource()).add(victim.resreq)
+    attrs = plugin.queue_attrs
+    for reclaimer, victim, queue_id in pairs:
+        attr = attrs.get(queue_id)
+        if attr is None:
+            continue
+        if not any(n != "pods" for n in intersection(victim.resreq, reclaimer.init_resreq)):
+            yield Violation("", f"reclaim evicted {victim.key} for {reclaimer.key} although they share no resource "
+                                f"dimension (<{victim.resreq}> against <{reclaimer.init_resreq}>): the eviction frees "
+                                f"nothing the reclaimer asks for", [f"task {victim.key}", f"task {reclaimer.key}"],
+                            "a shared dimension", "none")
+            continue
+        if not intersection(victim.resreq, attr.deserved):
+            continue  # no deserved dimension to judge: capacity takes it outright
+        # what the queue held when capacity was asked is at most what it holds now plus every victim this
+        # statement took from it (evictions only lower it; the reclaimer's own queue is never a victim's)
+        before = attr.allocated.clone().add(taken[queue_id])
+        if not before.greater_partly_with_relevant_dimensions(attr.deserved, victim.resreq):
+            yield Violation("", f"reclaim took {victim.key} from queue {attr.name} although the queue held at most "
+                                f"<{before}>, not above its deserved <{attr.deserved}> on any dimension the victim "
+                                f"asks for (<{victim.resreq}>)", [f"task {victim.key}", f"queue {attr.name}"],
+                            "allocated above deserved on a relevant dimension", before.as_dict())

@@ -104,3 +104,21 @@ def gang_no_stranded_placement(ctx: CheckContext) -> Iterator[Violation]:
                                 f"({', '.join(sorted(t.key for t in stranded)[:3])}) but is neither ready nor "
                                 f"pipelined: a discard did not undo them", [f"job {job.uid}"],
                             "no placed tasks", len(stranded))
+
+
+@invariant("gang.reclaim-commit-pipelined", "reclaim commits a job's statement only when the job is then pipelined "
+           "(the session's JobPipelined vote): a gang that could not be placed keeps none of its evictions", "gang",
+           "reclaim.go (one statement per starving job, committed only if JobPipelined, else discarded; "
+           "volcano-sh/volcano cdaaa977b); gang.go JobPipelined", (STATEMENT,))
+def gang_reclaim_commit_pipelined(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.statement_kind != "commit" or ctx.action != "reclaim":
+        return
+    jobs = {op.task.job for op in ctx.statement_ops if op.name == "pipeline"}
+    for uid in sorted(jobs):
+        job = ctx.ssn.jobs.get(uid)
+        if job is None or session_vote(ctx.ssn, "job_pipelined", job, {"gang": gang_pipelined}):
+            continue
+        evictions = sum(1 for op in ctx.statement_ops if op.name == "evict")
+        yield Violation("", f"reclaim committed job {uid}'s statement ({evictions} eviction(s)) although the job is "
+                            f"not pipelined: its evictions free room for a gang that is not placed",
+                        [f"job {uid}"], "JobPipelined", "not pipelined")

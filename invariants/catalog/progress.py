@@ -58,6 +58,8 @@ def overused(ssn: Any, queue: Any) -> bool:
 def _plainly_open(ssn: Any, node: NodeInfo, task: TaskInfo) -> bool:
     if node.node is None or not node.ready() or node.node.unschedulable:
         return False
+    if ssn.cache.server_options.sharding_mode == "hard" and node.name not in ssn.nodes_in_shard:
+        return False  # PredicateNodes turns away a node outside this scheduler's hard shard
     if any(t.effect in ("NoSchedule", "NoExecute") for t in node.node.taints):
         return False
     return len(node.tasks) + 1 <= node.allocatable.max_task_num

@@ -40,3 +40,14 @@ def test_passes_on_the_faithful_reference(rule, path, bug):
 def test_fires_when_the_action_gives_up_a_way_in(rule, path, bug):
     with mutant(bug):
         assert rule in _findings(path, rule)
+
+
+def test_a_node_outside_the_hard_shard_is_not_a_way_in():
+    """reclaim may not use a node outside this scheduler's hard shard, so a job whose only victims sit there is not
+    stuck by reclaim's fault (the mutant scenario reclaim-ignores-shard, run clean)."""
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+    from schedcheck.selftest import scenario_path
+
+    result = run_scenario(load_scenario(scenario_path("reclaim-ignores-shard")), seed=0)
+    assert not result.violations and not result.findings, result.findings
