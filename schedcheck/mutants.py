@@ -956,3 +956,48 @@ def mutant(name: str) -> Iterator[Mutant]:
 
 
 _MISSING = object()
+
+
+# -- upstream Volcano's 2026 fixes, re-created (helper mineB) ---------------------------------
+
+def _sub_group_tier_name_ignored():
+    import copy
+
+    from schedcheck.reference.framework import topology
+
+    original = topology._adjust_network_topology
+
+    def adjust(ssn):
+        named = {}  # (job, subjob) -> the subjob's spec as the PodGroup gave it
+        for job in ssn.jobs.values():
+            for sub in job.sub_jobs.values():
+                nt = sub.network_topology
+                if sub.uid != job.uid and nt is not None and nt.highest_tier_allowed is None and nt.highest_tier_name:
+                    named[(job.uid, sub.uid)] = nt
+        original(ssn)
+        for (job_uid, sub_uid), nt in named.items():
+            # the bug: the subjob keeps its own untranslated copy, so hard_mode sees no highest tier
+            ssn.jobs[job_uid].sub_jobs[sub_uid].network_topology = copy.copy(nt)
+    return [(topology, "_adjust_network_topology", adjust)]
+
+
+def _snapshot_shares_pods():
+    import copy as _copy
+    import types
+
+    from schedcheck.reference import k8s
+    from schedcheck.reference.cache import cache
+
+    def shallow(obj):
+        return obj if isinstance(obj, k8s.Pod) else _copy.copy(obj)  # the bug: TaskInfo.Clone keeps the pod
+    return [(cache, "copy", types.SimpleNamespace(copy=shallow, deepcopy=_copy.deepcopy))]
+
+
+MUTANTS.update({m.name: m for m in (
+    Mutant("sub-group-tier-name-ignored", "a subgroup policy's highestTierName is never turned into a tier for the "
+           "subjob (only the job's own spec is translated), so the subgroup's hard topology does not constrain it",
+           _sub_group_tier_name_ignored, source="volcano-sh/volcano 863336447 (adjustNetworkTopologySpec)"),
+    Mutant("snapshot-shares-pods", "the snapshot's task clones keep the cache's pod object, so what a session writes "
+           "on a pod (spec.nodeName of a tried and discarded placement) reaches the cache",
+           _snapshot_shares_pods, source="volcano-sh/volcano 4413f018a (deep copies in snapshot clones)"),
+)})
