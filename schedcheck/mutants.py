@@ -993,6 +993,30 @@ def _snapshot_shares_pods():
     return [(cache, "copy", types.SimpleNamespace(copy=shallow, deepcopy=_copy.deepcopy))]
 
 
+def _pre_predicate_failure_stops_job():
+    import sys
+
+    from schedcheck.reference.api.job_info import JobInfo
+    from schedcheck.reference.framework.session import Session
+
+    original_pre, original_continue = Session.pre_predicate_fn, JobInfo.need_continue_allocating
+    failed = [False]
+
+    def pre_predicate_fn(self, task):
+        err = original_pre(self, task)
+        if sys._getframe(1).f_code.co_name == "allocate_resources_for_tasks":
+            failed[0] = err is not None
+        return err
+
+    def need_continue_allocating(self, sub_job=None):
+        if failed[0] and sys._getframe(1).f_code.co_name == "allocate_resources_for_tasks":
+            failed[0] = False
+            return False  # the bug: after a PrePredicate failure the job's loop stops whatever the job needs
+        return original_continue(self, sub_job)
+    return [(Session, "pre_predicate_fn", pre_predicate_fn),
+            (JobInfo, "need_continue_allocating", need_continue_allocating)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("sub-group-tier-name-ignored", "a subgroup policy's highestTierName is never turned into a tier for the "
            "subjob (only the job's own spec is translated), so the subgroup's hard topology does not constrain it",
@@ -1000,4 +1024,7 @@ MUTANTS.update({m.name: m for m in (
     Mutant("snapshot-shares-pods", "the snapshot's task clones keep the cache's pod object, so what a session writes "
            "on a pod (spec.nodeName of a tried and discarded placement) reaches the cache",
            _snapshot_shares_pods, source="volcano-sh/volcano 4413f018a (deep copies in snapshot clones)"),
+    Mutant("pre-predicate-failure-stops-job", "allocate stops placing a job's tasks at the first task whose "
+           "PrePredicate fails, even when the job could still be ready without it (NeedContinueAllocating not asked)",
+           _pre_predicate_failure_stops_job, source="volcano-sh/volcano b83a5e7a4 (PR #5528)"),
 )})
