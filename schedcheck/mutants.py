@@ -1017,6 +1017,35 @@ def _pre_predicate_failure_stops_job():
             (JobInfo, "need_continue_allocating", need_continue_allocating)]
 
 
+def _device_allocate_error_swallowed():
+    from schedcheck.reference.plugins import predicates
+
+    original = predicates.PredicatesPlugin.on_allocate
+
+    def on_allocate(self, event):
+        task = event.task
+        node = self.ssn.nodes.get(task.node_name)
+        if node is None or task.node_name not in self.mirror.nodes or task.uid not in self.mirror.prefiltered:
+            return original(self, event)
+        saved = {}
+        for name in self.ssn.cache.device_flags.registered():
+            pool = node.others.get(name)
+            if pool is None or not pool.has_device_request(task.pod):
+                continue
+
+            def allocate(pod, now_ns, _pool=pool):
+                annotations, err = type(_pool).allocate(_pool, pod, now_ns)
+                return (annotations, None) if err is None else ({}, None)  # the bug: the error is only logged
+            saved[name] = pool
+            pool.allocate = allocate
+        try:
+            return original(self, event)
+        finally:
+            for pool in saved.values():
+                del pool.allocate
+    return [(predicates.PredicatesPlugin, "on_allocate", on_allocate)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("sub-group-tier-name-ignored", "a subgroup policy's highestTierName is never turned into a tier for the "
            "subjob (only the job's own spec is translated), so the subgroup's hard topology does not constrain it",
@@ -1027,4 +1056,8 @@ MUTANTS.update({m.name: m for m in (
     Mutant("pre-predicate-failure-stops-job", "allocate stops placing a job's tasks at the first task whose "
            "PrePredicate fails, even when the job could still be ready without it (NeedContinueAllocating not asked)",
            _pre_predicate_failure_stops_job, source="volcano-sh/volcano b83a5e7a4 (PR #5528)"),
+    Mutant("device-allocate-error-swallowed", "the predicates plugin's allocate handler only logs a shared device's "
+           "Allocate error (a held node lock, no card left) without failing the event, so the task stays placed on "
+           "the node with no device charged or assigned", _device_allocate_error_swallowed,
+           source="volcano-sh/volcano 268bc9ca3 (predicates AllocateFunc sets event.Err)"),
 )})

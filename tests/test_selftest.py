@@ -117,6 +117,11 @@ PACKAGED = {
     "scheduling-gates-not-read": "task.gated-not-placed",
     "pdb-ignores-budget": "victim.pdb-respected",
     "gpushare-idle-memory-wraps": "device.within-capacity",
+    # upstream's 2026 fixes re-created (helper mineB)
+    "sub-group-tier-name-ignored": "topology.sub-group-within-hypernode",
+    "snapshot-shares-pods": "session.no-shared-objects",
+    "pre-predicate-failure-stops-job": "allocate.work-conserving",
+    "device-allocate-error-swallowed": "device.bound-with-assignment",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.
