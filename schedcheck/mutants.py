@@ -1046,6 +1046,27 @@ def _device_allocate_error_swallowed():
     return [(predicates.PredicatesPlugin, "on_allocate", on_allocate)]
 
 
+def _vgpu_allocate_charges_twice():
+    from schedcheck.reference.api.devices import mig, vgpu
+
+    original = vgpu.GPUDevices.allocate
+
+    def allocate(self, pod, now_ns):
+        annotations, err = original(self, pod, now_ns)
+        if err is None and annotations and self.mode != mig.MIG:
+            # the bug: addResource after the fit, which had charged the cards already, charges them again
+            for container in vgpu.decode_pod_devices(annotations.get(vgpu.ASSIGNED_IDS, "")):
+                for uuid, _type, mem, cores in container:
+                    for dev in self.devices.values():
+                        if dev.uuid in uuid:
+                            dev.used_num += 1
+                            dev.used_mem += mem
+                            dev.used_core += cores
+                            break
+        return annotations, err
+    return [(vgpu.GPUDevices, "allocate", allocate)]
+
+
 MUTANTS.update({m.name: m for m in (
     Mutant("sub-group-tier-name-ignored", "a subgroup policy's highestTierName is never turned into a tier for the "
            "subjob (only the job's own spec is translated), so the subgroup's hard topology does not constrain it",
@@ -1060,4 +1081,7 @@ MUTANTS.update({m.name: m for m in (
            "Allocate error (a held node lock, no card left) without failing the event, so the task stays placed on "
            "the node with no device charged or assigned", _device_allocate_error_swallowed,
            source="volcano-sh/volcano 268bc9ca3 (predicates AllocateFunc sets event.Err)"),
+    Mutant("vgpu-allocate-charges-twice", "the vGPU Allocate charges the chosen cards' memory, cores and task count "
+           "a second time (addResource after the fit had charged them) instead of only recording the pod",
+           _vgpu_allocate_charges_twice, source="volcano-sh/volcano 974e2330d (vGPU addToPodMap)"),
 )})

@@ -122,6 +122,7 @@ PACKAGED = {
     "snapshot-shares-pods": "session.no-shared-objects",
     "pre-predicate-failure-stops-job": "allocate.work-conserving",
     "device-allocate-error-swallowed": "device.bound-with-assignment",
+    "vgpu-allocate-charges-twice": "device.within-capacity",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.
