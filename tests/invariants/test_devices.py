@@ -16,6 +16,12 @@ SCENARIOS = sorted(p.name for p in HERE.glob("deviceshare-*.yaml"))
 RULES = ["device.within-capacity", "device.assigned-exists", "device.bound-with-assignment"]
 
 
+def _findings(rules: list[str], name: str) -> list[str]:
+    engine = InvariantEngine(only=rules)
+    run_scenario(load_scenario(HERE / name), engine=engine)
+    return [f.invariant for f in engine.findings]
+
+
 def _violations(rules: list[str], name: str) -> list[str]:
     engine = InvariantEngine(only=rules)
     run_scenario(load_scenario(HERE / name), engine=engine)
@@ -118,3 +124,21 @@ def test_bound_with_assignment_fires_on_a_gpushare_pod_bound_without_its_card(mo
 def test_bound_with_assignment_passes_a_pod_asking_no_device_on_a_locked_node():
     # cpu-0 is bound to the locked l1: it asks no vGPU, so no assignment is owed
     assert _violations(["device.bound-with-assignment"], "deviceshare-vgpu-node-lock-held.yaml") == []
+
+
+def test_eviction_needed_leaves_a_preemptor_asking_the_nodes_devices_aside():
+    # infer-0's cpu fitted a1's FutureIdle before etl-0 was evicted, but its Ascend device did not: preempt
+    # evicts until the predicates pass (5a15213d8), so the eviction was needed
+    found = _findings(["eviction.needed", "eviction.one-minimal"], "preempt-frees-a-fragmented-ascend-device.yaml")
+    assert found == []
+
+
+def test_the_eviction_rules_still_report_a_preemptor_that_asks_no_device():
+    from schedcheck.mutants import mutant
+    from schedcheck.selftest import scenario_path
+
+    assert "eviction.one-minimal" in _findings(["eviction.one-minimal"], "preempt-excess-eviction.yaml")
+    engine = InvariantEngine(only=["eviction.needed"])
+    with mutant("evict-before-fit"):
+        run_scenario(load_scenario(scenario_path("evict-before-fit")), engine=engine)
+    assert [f.invariant for f in engine.findings] == ["eviction.needed"] * len(engine.findings) != []
