@@ -1216,3 +1216,132 @@ MUTANTS.update({m.name: m for m in (
            "volcano-sh/volcano 7674fc94e (reclaim's PredicateNodes call without ssn.NodesInShard, after PR #4848 "
            "and #4794)"),
 )})
+
+
+# -- upstream Volcano's 2026 fixes, re-created (helper mineB) ---------------------------------
+
+def _sub_group_tier_name_ignored():
+    import copy
+
+    from schedcheck.reference.framework import topology
+
+    original = topology._adjust_network_topology
+
+    def adjust(ssn):
+        named = {}  # (job, subjob) -> the subjob's spec as the PodGroup gave it
+        for job in ssn.jobs.values():
+            for sub in job.sub_jobs.values():
+                nt = sub.network_topology
+                if sub.uid != job.uid and nt is not None and nt.highest_tier_allowed is None and nt.highest_tier_name:
+                    named[(job.uid, sub.uid)] = nt
+        original(ssn)
+        for (job_uid, sub_uid), nt in named.items():
+            # the bug: the subjob keeps its own untranslated copy, so hard_mode sees no highest tier
+            ssn.jobs[job_uid].sub_jobs[sub_uid].network_topology = copy.copy(nt)
+    return [(topology, "_adjust_network_topology", adjust)]
+
+
+def _snapshot_shares_pods():
+    import copy as _copy
+    import types
+
+    from schedcheck.reference import k8s
+    from schedcheck.reference.cache import cache
+
+    def shallow(obj):
+        return obj if isinstance(obj, k8s.Pod) else _copy.copy(obj)  # the bug: TaskInfo.Clone keeps the pod
+    return [(cache, "copy", types.SimpleNamespace(copy=shallow, deepcopy=_copy.deepcopy))]
+
+
+def _pre_predicate_failure_stops_job():
+    import sys
+
+    from schedcheck.reference.api.job_info import JobInfo
+    from schedcheck.reference.framework.session import Session
+
+    original_pre, original_continue = Session.pre_predicate_fn, JobInfo.need_continue_allocating
+    failed = [False]
+
+    def pre_predicate_fn(self, task):
+        err = original_pre(self, task)
+        if sys._getframe(1).f_code.co_name == "allocate_resources_for_tasks":
+            failed[0] = err is not None
+        return err
+
+    def need_continue_allocating(self, sub_job=None):
+        if failed[0] and sys._getframe(1).f_code.co_name == "allocate_resources_for_tasks":
+            failed[0] = False
+            return False  # the bug: after a PrePredicate failure the job's loop stops whatever the job needs
+        return original_continue(self, sub_job)
+    return [(Session, "pre_predicate_fn", pre_predicate_fn),
+            (JobInfo, "need_continue_allocating", need_continue_allocating)]
+
+
+def _device_allocate_error_swallowed():
+    from schedcheck.reference.plugins import predicates
+
+    original = predicates.PredicatesPlugin.on_allocate
+
+    def on_allocate(self, event):
+        task = event.task
+        node = self.ssn.nodes.get(task.node_name)
+        if node is None or task.node_name not in self.mirror.nodes or task.uid not in self.mirror.prefiltered:
+            return original(self, event)
+        saved = {}
+        for name in self.ssn.cache.device_flags.registered():
+            pool = node.others.get(name)
+            if pool is None or not pool.has_device_request(task.pod):
+                continue
+
+            def allocate(pod, now_ns, _pool=pool):
+                annotations, err = type(_pool).allocate(_pool, pod, now_ns)
+                return (annotations, None) if err is None else ({}, None)  # the bug: the error is only logged
+            saved[name] = pool
+            pool.allocate = allocate
+        try:
+            return original(self, event)
+        finally:
+            for pool in saved.values():
+                del pool.allocate
+    return [(predicates.PredicatesPlugin, "on_allocate", on_allocate)]
+
+
+def _vgpu_allocate_charges_twice():
+    from schedcheck.reference.api.devices import mig, vgpu
+
+    original = vgpu.GPUDevices.allocate
+
+    def allocate(self, pod, now_ns):
+        annotations, err = original(self, pod, now_ns)
+        if err is None and annotations and self.mode != mig.MIG:
+            # the bug: addResource after the fit, which had charged the cards already, charges them again
+            for container in vgpu.decode_pod_devices(annotations.get(vgpu.ASSIGNED_IDS, "")):
+                for uuid, _type, mem, cores in container:
+                    for dev in self.devices.values():
+                        if dev.uuid in uuid:
+                            dev.used_num += 1
+                            dev.used_mem += mem
+                            dev.used_core += cores
+                            break
+        return annotations, err
+    return [(vgpu.GPUDevices, "allocate", allocate)]
+
+
+MUTANTS.update({m.name: m for m in (
+    Mutant("sub-group-tier-name-ignored", "a subgroup policy's highestTierName is never turned into a tier for the "
+           "subjob (only the job's own spec is translated), so the subgroup's hard topology does not constrain it",
+           _sub_group_tier_name_ignored, source="volcano-sh/volcano 863336447 (adjustNetworkTopologySpec)"),
+    Mutant("snapshot-shares-pods", "the snapshot's task clones keep the cache's pod object, so what a session writes "
+           "on a pod (spec.nodeName of a tried and discarded placement) reaches the cache",
+           _snapshot_shares_pods, source="volcano-sh/volcano 4413f018a (deep copies in snapshot clones)"),
+    Mutant("pre-predicate-failure-stops-job", "allocate stops placing a job's tasks at the first task whose "
+           "PrePredicate fails, even when the job could still be ready without it (NeedContinueAllocating not asked)",
+           _pre_predicate_failure_stops_job, source="volcano-sh/volcano b83a5e7a4 (PR #5528)"),
+    Mutant("device-allocate-error-swallowed", "the predicates plugin's allocate handler only logs a shared device's "
+           "Allocate error (a held node lock, no card left) without failing the event, so the task stays placed on "
+           "the node with no device charged or assigned", _device_allocate_error_swallowed,
+           source="volcano-sh/volcano 268bc9ca3 (predicates AllocateFunc sets event.Err)"),
+    Mutant("vgpu-allocate-charges-twice", "the vGPU Allocate charges the chosen cards' memory, cores and task count "
+           "a second time (addResource after the fit had charged them) instead of only recording the pod",
+           _vgpu_allocate_charges_twice, source="volcano-sh/volcano 974e2330d (vGPU addToPodMap)"),
+)})

@@ -128,6 +128,12 @@ PACKAGED = {
     "reclaim-commits-unpipelined-job": "gang.reclaim-commit-pipelined",
     "capacity-reclaim-any-dimension": "victim.capacity-reclaim-relevant",
     "reclaim-ignores-shard": "node.in-shard",
+    # upstream's 2026 fixes re-created (helper mineB)
+    "sub-group-tier-name-ignored": "topology.sub-group-within-hypernode",
+    "snapshot-shares-pods": "session.no-shared-objects",
+    "pre-predicate-failure-stops-job": "allocate.work-conserving",
+    "device-allocate-error-swallowed": "device.bound-with-assignment",
+    "vgpu-allocate-charges-twice": "device.within-capacity",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

@@ -112,3 +112,48 @@ def device_assigned_exists(ctx: CheckContext) -> Iterator[Violation]:
                 yield Violation("", f"pod {record.task} bound to {record.node} was given device {dev}, which the "
                                     f"node does not have", [f"task {record.task}", f"node {record.node}"],
                                 f"one of {sorted(known)}", dev)
+
+
+def _assignment_key(pool) -> str | None:
+    """The pod annotation a successful device Allocate of this pool always writes (None: a pool whose
+    Allocate may succeed without one, the mindcluster 310P chips, which this rule leaves aside)."""
+    from schedcheck.reference.api.devices import gpushare, vgpu
+
+    if isinstance(pool, gpushare.GPUDevices):
+        return gpushare.GPU_INDEX
+    if isinstance(pool, vgpu.GPUDevices):
+        return vgpu.ASSIGNED_IDS
+    if isinstance(pool, ascend_hami.AscendDevices):
+        return ascend_hami.allocated_annotation(pool.type)
+    return None
+
+
+@invariant("device.bound-with-assignment", "every pod bound in a session whose node's GPU-share, vGPU or HAMi Ascend "
+           "pool it asks devices of carries that pool's device assignment (the allocate handler's device Allocate "
+           "succeeded; a failed one fails the allocation, so the task is not placed)", "node",
+           "plugins/predicates AllocateFunc (device Allocate error -> event.Err, 268bc9ca3); api/devices "
+           "(Allocate: gpu-index, vgpu-ids-new, Ascend devices-allocated); cache.go Bind (PodAnnotations)",
+           (CLOSE,), requires=("predicates",))
+def device_bound_with_assignment(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    if ssn.conf.persistent_pipelines:
+        return  # a kept pipelined task is allocated without an event (its devices were charged when pipelined)
+    registered = ssn.cache.device_flags.registered()
+    if not registered:
+        return
+    start = ctx.session_state.get("binds_at_open", 0)
+    tasks = {t.key: t for job in ssn.jobs.values() for t in job.tasks.values()}
+    for record in ssn.cache.log.binds[start:]:
+        task = tasks.get(record.task)
+        node = ssn.nodes.get(record.node)
+        if record.pre_bind or task is None or node is None:
+            continue
+        for name in registered:
+            pool = node.others.get(name)
+            key = _assignment_key(pool) if pool is not None else None
+            if key is None or not pool.has_device_request(task.pod):
+                continue
+            if key not in (task.pod_annotations or {}):
+                yield Violation("", f"pod {record.task} asks {name} devices and was bound to {record.node} without a "
+                                    f"device assignment ({key})", [f"task {record.task}", f"node {record.node}"],
+                                f"{key} written", "none")

@@ -48,6 +48,16 @@ def _near_pod_limit(node) -> bool:
     return len(node.tasks) >= node.allocatable.max_task_num - 1
 
 
+def _asks_node_devices(ctx: CheckContext, preemptor, node) -> bool:
+    """The preemptor asks a shared-device pool of the node: preempt also evicts until its device predicate
+    passes (preemptorFitsOnNode asks PredicateFn, upstream 5a15213d8), which FutureIdle does not show."""
+    for name in ctx.ssn.cache.device_flags.registered():
+        pool = node.others.get(name) if node.others else None
+        if pool is not None and pool.has_device_request(preemptor.pod):
+            return True
+    return False
+
+
 @invariant("eviction.same-node", "every eviction of a committed preempt or reclaim is on the node where its "
            "preemptor is pipelined", "eviction", "preempt.go / reclaim.go (per-node statements)", (STATEMENT,))
 def eviction_same_node(ctx: CheckContext) -> Iterator[Violation]:
@@ -61,22 +71,24 @@ def eviction_same_node(ctx: CheckContext) -> Iterator[Violation]:
                             sorted(pipelined_nodes), record.node)
 
 
-@invariant("eviction.needed", "no eviction happens when FutureIdle already fits the preemptor", "eviction",
+@invariant("eviction.needed", "no eviction happens when FutureIdle already fits the preemptor (one asking a "
+           "shared device of the node aside: its device predicate can need evictions)", "eviction",
            "preempt.go ValidateVictims / normalPreempt; semantics §8.4", (STATEMENT,), severity=QUALITY)
 def eviction_needed(ctx: CheckContext) -> Iterator[Violation]:
     for preemptor, victims, before, node in _future_idle_before(ctx):
-        if victims and not _near_pod_limit(node) and preemptor.init_resreq.less_equal(before, Zero):
+        if victims and not _near_pod_limit(node) and preemptor.init_resreq.less_equal(before, Zero) \
+                and not _asks_node_devices(ctx, preemptor, node):
             yield Violation("", f"{preemptor.key} fitted node {node.name} (FutureIdle <{before}>) before "
                                 f"{len(victims)} eviction(s)", [f"task {preemptor.key}", f"node {node.name}"]
                             + [f"task {v.key}" for v in victims], 0, len(victims))
 
 
 @invariant("eviction.one-minimal", "no victim could have been spared: without any single victim the preemptor "
-           "would not fit", "eviction", "upstream issue on excess evictions; semantics §8.4 (reprieve in the "
+           "would not fit (one asking a shared device of the node aside)", "eviction", "upstream issue on excess evictions; semantics §8.4 (reprieve in the "
            "topology-aware path)", (STATEMENT,), severity=QUALITY)
 def eviction_one_minimal(ctx: CheckContext) -> Iterator[Violation]:
     for preemptor, victims, before, node in _future_idle_before(ctx):
-        if len(victims) < 2 or _near_pod_limit(node):
+        if len(victims) < 2 or _near_pod_limit(node) or _asks_node_devices(ctx, preemptor, node):
             continue
         freed = Resource()
         for victim in victims:

@@ -24,6 +24,7 @@ from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.resource_info import Zero
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.plugins.predicates import required_terms_conflict
 
 NODE_FILTERS = {"predicates"}  # whose filters a plainly open node passes (restated below)
 
@@ -199,9 +200,11 @@ def reclaim_progress(ctx: CheckContext) -> Iterator[Violation]:
 @invariant("allocate.work-conserving", "allocate leaves no job Pending-short when the tasks it still needs to be "
            "ready or pipelined (or one more, once it is) are identical simple pods, its queue is not overused and "
            "admits them all, and one plainly open node's FutureIdle and pod slots fit them all (jobs with a network "
-           "topology aside)", "job",
-           "allocate.go (every job of every queue not overused; Allocatable; predicates; Idle then FutureIdle); "
-           "seed 000 (allocate); semantics §8.2", (ACTION,), severity=QUALITY)
+           "topology aside; pending tasks PrePredicate refuses on their pod spec alone are set aside when the job "
+           "can be ready without them)", "job",
+           "allocate.go (every job of every queue not overused; Allocatable; predicates; Idle then FutureIdle; a "
+           "PrePredicate failure continues while NeedContinueAllocating, b83a5e7a4); seed 000 (allocate); "
+           "semantics §8.2", (ACTION,), severity=QUALITY)
 def allocate_work_conserving(ctx: CheckContext) -> Iterator[Violation]:
     # Allocate only consumes Idle and only adds to queues' allocated, so what fits at the end of the
     # action fitted when the job's turn came; with identical tasks task order cannot matter, and with
@@ -215,6 +218,16 @@ def allocate_work_conserving(ctx: CheckContext) -> Iterator[Violation]:
         return
     for job in sorted(ssn.jobs.values(), key=lambda j: j.uid):
         pending = sorted(job.tasks_with_status(TaskStatus.Pending), key=lambda t: t.uid)
+        refused = [t for t in pending if _pre_predicate_refuses(ssn, t)]
+        if refused:
+            # each refused task is a PrePredicate failure that marks its role failed and asks
+            # NeedContinueAllocating, which goes on only for a job of more tasks than minMember with no
+            # role minimums or subgroups; a task of a failed role is skipped afterwards
+            roles = {t.task_role for t in refused}
+            pending = [t for t in pending if t not in refused]
+            if job.min_available >= len(job.tasks) or job.contains_sub_job_policy() \
+                    or any(t.task_role and t.task_role in roles for t in pending):
+                continue
         queue = ssn.queues.get(job.queue)
         if not pending or queue is None or job.task_min_available or not all(_simple_task(t) for t in pending):
             continue
@@ -239,6 +252,15 @@ def allocate_work_conserving(ctx: CheckContext) -> Iterator[Violation]:
                                 f"it needs (<{task.init_resreq}> each) and queue {job.queue} admits them",
                             [f"job {job.uid}", f"task {task.key}", f"node {node.name}"],
                             f"{need} task(s) placed", "none")
+
+
+def _pre_predicate_refuses(ssn: Any, task: TaskInfo) -> bool:
+    """The predicates plugin's PrePredicate fails on the pod spec alone, whatever the cluster holds: one of
+    NodeAffinity's required terms pins no node name (an empty intersection of metadata.name In lists)."""
+    if not task.pod.node_affinity or not required_terms_conflict(task.pod):
+        return False
+    return any(name == "predicates" and getattr(getattr(fn, "__self__", None), "node_affinity_enable", False)
+               for tier in ssn.registered("pre_predicate") for name, fn in tier)
 
 
 def _queue_admits(ssn: Any, queue: Any, task: TaskInfo, count: int) -> bool:

@@ -405,6 +405,7 @@ DEDICATED = {
     "numa.single-numa-node-aligned": "test_numa.py",
     "device.within-capacity": "test_devices.py",
     "device.assigned-exists": "test_devices.py",
+    "device.bound-with-assignment": "test_devices.py",
     "topology.nomination-within-hypernode": "test_nomination_rule.py",
     "dra.devices-not-oversubscribed": "test_dra.py",
     "dra.match-attribute-held": "test_dra.py",

@@ -1,4 +1,4 @@
-"""device.within-capacity and device.assigned-exists: the shared-GPU ledgers of deviceshare (fires / passes)."""
+"""device.within-capacity, device.assigned-exists and device.bound-with-assignment: the shared-GPU ledgers of deviceshare (fires / passes)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,13 @@ from schedcheck.scenario.loader import load_scenario
 
 HERE = Path(__file__).resolve().parents[1] / "scenarios"
 SCENARIOS = sorted(p.name for p in HERE.glob("deviceshare-*.yaml"))
-RULES = ["device.within-capacity", "device.assigned-exists"]
+RULES = ["device.within-capacity", "device.assigned-exists", "device.bound-with-assignment"]
+
+
+def _findings(rules: list[str], name: str) -> list[str]:
+    engine = InvariantEngine(only=rules)
+    run_scenario(load_scenario(HERE / name), engine=engine)
+    return [f.invariant for f in engine.findings]
 
 
 def _violations(rules: list[str], name: str) -> list[str]:
@@ -23,7 +29,7 @@ def _violations(rules: list[str], name: str) -> list[str]:
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
-def test_both_rules_pass_on_the_faithful_reference(name):
+def test_the_rules_pass_on_the_faithful_reference(name):
     assert len(SCENARIOS) >= 4
     assert _violations(RULES, name) == []
 
@@ -98,3 +104,41 @@ def test_assigned_exists_fires_on_a_mindcluster_chip_the_node_lacks(monkeypatch)
 
 def test_assigned_exists_passes_a_mindcluster_chip_of_the_pods_node():
     assert _violations(["device.assigned-exists"], "deviceshare-mindcluster-batch-score.yaml") == []
+
+
+def test_bound_with_assignment_fires_when_a_held_node_lock_is_only_logged():
+    # l1's vGPU lock is held: the device Allocate fails; upstream before 268bc9ca3 bound gpu-0 anyway
+    from schedcheck.mutants import mutant
+
+    with mutant("device-allocate-error-swallowed"):
+        assert "device.bound-with-assignment" in _violations(["device.bound-with-assignment"],
+                                                             "deviceshare-vgpu-node-lock-held.yaml")
+
+
+def test_bound_with_assignment_fires_on_a_gpushare_pod_bound_without_its_card(monkeypatch):
+    monkeypatch.setattr(gpushare.GPUDevices, "allocate", lambda self, pod, now: ({}, None))
+    assert "device.bound-with-assignment" in _violations(["device.bound-with-assignment"],
+                                                         "deviceshare-gpushare-memory-fit.yaml")
+
+
+def test_bound_with_assignment_passes_a_pod_asking_no_device_on_a_locked_node():
+    # cpu-0 is bound to the locked l1: it asks no vGPU, so no assignment is owed
+    assert _violations(["device.bound-with-assignment"], "deviceshare-vgpu-node-lock-held.yaml") == []
+
+
+def test_eviction_needed_leaves_a_preemptor_asking_the_nodes_devices_aside():
+    # infer-0's cpu fitted a1's FutureIdle before etl-0 was evicted, but its Ascend device did not: preempt
+    # evicts until the predicates pass (5a15213d8), so the eviction was needed
+    found = _findings(["eviction.needed", "eviction.one-minimal"], "preempt-frees-a-fragmented-ascend-device.yaml")
+    assert found == []
+
+
+def test_the_eviction_rules_still_report_a_preemptor_that_asks_no_device():
+    from schedcheck.mutants import mutant
+    from schedcheck.selftest import scenario_path
+
+    assert "eviction.one-minimal" in _findings(["eviction.one-minimal"], "preempt-excess-eviction.yaml")
+    engine = InvariantEngine(only=["eviction.needed"])
+    with mutant("evict-before-fit"):
+        run_scenario(load_scenario(scenario_path("evict-before-fit")), engine=engine)
+    assert [f.invariant for f in engine.findings] == ["eviction.needed"] * len(engine.findings) != []

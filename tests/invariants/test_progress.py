@@ -22,6 +22,8 @@ CASES = [
     ("allocate.work-conserving", "tests/scenarios/pipeline-future-idle.yaml", "allocate-never-pipelines"),
     ("allocate.work-conserving", "tests/scenarios/proportion-overused-needs-every-dimension.yaml",
      "proportion-overused-any-dimension"),
+    ("allocate.work-conserving", "tests/scenarios/allocate-continues-past-a-pre-predicate-failure.yaml",
+     "pre-predicate-failure-stops-job"),
 ]
 
 

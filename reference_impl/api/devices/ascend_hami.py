@@ -37,7 +37,9 @@ The session writes, at allocation, `hami.io/Ascend310P-devices-to-allocate` and
 container), `huawei.com/Ascend310P` (JSON: each device's UUID and template name, or memory and core in
 hami-core mode), `predicate-time`, `hami.io/vgpu-node`, `hami.io/vgpu-time`, `hami.io/bind-phase`
 (allocating) and `hami.io/bind-time`. A placed pod's usage is read back from the -devices-allocated
-annotation.
+annotation. With `deviceshare.NodeLockEnable` the allocation first takes the node lock named
+`hami.io/mutex.lock` (nodelock.py: refused while another lock of that name is younger than five minutes);
+upstream 3347c2025 named it after the kind and released it right after allocating.
 
 Faithful to upstream where it looks wrong (docs/findings.md): the annotation is decoded as one
 container's list (split on ":" only), so from the second container on a device id reads ";id", matches no
@@ -58,12 +60,14 @@ import re
 
 from schedcheck.reference.api.devices.base import DeviceFlags, ERROR, SUCCESS, UNSCHEDULABLE, as_int64
 from schedcheck.reference.api.devices.config import DEFAULT_CONFIG, DeviceConfig, VNPUConfig
+from schedcheck.reference.api.devices.nodelock import lock_node
 from schedcheck.reference.util.assertion import assertf
 
 HAMI_PREFIX = "hami.io"
 VNPU_MODE = "huawei.com/vnpu-mode"
 HAMI_CORE = "hami-core"
 NODE_HAMI_CORE = "hami-vnpu-core"
+NODE_LOCK = "hami.io/mutex.lock"  # NodeLockAscend: the lock of every kind (3347c2025)
 ASSIGNED_NODE = "hami.io/vgpu-node"
 ASSIGNED_TIME = "hami.io/vgpu-time"
 BIND_TIME = "hami.io/bind-time"
@@ -355,6 +359,7 @@ class AscendDevices:
         self.hami_core = hami_core
         self.flags = flags
         self.policy = policy  # ads.Policy: set by ScoreNode, read by Allocate
+        self.locks = None  # the API server's node annotations (nodelock.py), set by the cache
         self.templates = sorted(config.templates, key=lambda t: t.memory)
 
     @classmethod
@@ -372,8 +377,10 @@ class AscendDevices:
         return cls(node.name, config, devices, node_supports_hami_core(node, flags.config), flags)
 
     def deep_copy(self) -> AscendDevices:
-        return AscendDevices(self.name, self.config, {k: d.copy() for k, d in self.devices.items()}, self.hami_core,
-                             self.flags, self.policy)
+        out = AscendDevices(self.name, self.config, {k: d.copy() for k, d in self.devices.items()}, self.hami_core,
+                            self.flags, self.policy)
+        out.locks = self.locks
+        return out
 
     # -- ledger ------------------------------------------------------------------------------
 
@@ -570,6 +577,10 @@ class AscendDevices:
         return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")  # Go's HTML escaping
 
     def allocate(self, pod, now_ns: int) -> tuple[dict[str, str] | None, str | None]:
+        if self.flags.node_lock and self.locks is not None:
+            lock_err = lock_node(self.locks, self.name, NODE_LOCK, now_ns)
+            if lock_err is not None:
+                return None, f"node {self.name} locked for {pod.name} hami vnpu. lockname {lock_err}"
         pod_devs, code, err = self.select_devices(pod, self.policy)
         if code != SUCCESS:
             return None, f"failed to select ascend devices for pod {pod.name}: {err}"

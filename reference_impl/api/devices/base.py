@@ -30,7 +30,7 @@ class DeviceFlags:
     schedule_policy: str = ""  # deviceshare.SchedulePolicy (vgpu.SchedulePolicy)
     ascend_hami: bool = False  # deviceshare.AscendHAMiVNPUEnable (hami.AscendHAMiVNPUEnable)
     ascend_mindcluster: bool = False  # deviceshare.AscendMindClusterVNPUEnable (vnpu.AscendMindClusterVNPUEnable)
-    node_lock: bool = False  # deviceshare.NodeLockEnable (gpushare / vgpu NodeLockEnable)
+    node_lock: bool = False  # deviceshare.NodeLockEnable (gpushare / vgpu / HAMi Ascend NodeLockEnable)
     # deviceshare.KnownGeometriesCMName / -Namespace of the first build (config.InitDevicesConfig runs once)
     cm_name: str = DEFAULT_CM_NAME
     cm_namespace: str = DEFAULT_CM_NAMESPACE
