@@ -1,40 +1,87 @@
-"""The subset of CEL that device selectors (DeviceClass and claim request selectors) are evaluated in.
+"""CEL for device selectors (DeviceClass and claim request selectors), as Kubernetes v1.36 compiles and runs them.
 
-Kubernetes compiles each selector with cel-go against a `device` variable: `device.driver` (string),
-`device.attributes` and `device.capacity` (maps from a domain to a map of names; a domain the device does
-not have reads as an empty map, k8s.io/dynamic-resource-allocation/cel), `device.allowMultipleAllocations`.
-Modelled here: literals (strings, integers, true/false), `device.<field>`, `x.name` and `x["key"]`
-lookups (a missing key is the runtime error "no such key: <key>"), `key in map`, `!`, `==`, `!=`, `<`,
-`<=`, `>`, `>=` (same-type operands; CEL's equality across types is false), `&&` and `||` with CEL's
-error absorption (`false && error` is false), and parentheses. Anything else (function and method calls
-such as semver() or quantity(), macros, arithmetic, the ternary) raises NotModelled when parsed, so a
-selector the reference cannot evaluate is reported, never guessed.
+Kubernetes compiles each selector with cel-go in its base environment (k8s.io/apiserver pkg/cel/environment)
+plus a `device` variable of an object type (k8s.io/dynamic-resource-allocation/cel): `device.driver` (string),
+`device.allowMultipleAllocations` (bool; DRAConsumableCapacity, on at 1.36), `device.attributes` (domain ->
+name -> value typed `any`: bool, int, string or a Semver) and `device.capacity` (domain -> name -> Quantity).
+A domain the device lacks reads as an empty map; a missing name is the runtime error "no such key: <name>".
+
+This module is a small CEL front end and interpreter for that environment, in two steps as in cel-go:
+`parse` reads the text and type-checks it (a `CompileError` is what the API server refuses at admission and
+the allocator reports as "CEL compile error"); `evaluate` runs it on one device (a `CelRuntimeError` is a
+"CEL runtime error", which fails the whole allocation attempt, not just that device).
+
+Evaluated as cel-go does: literals of every kind (int, uint, double, string, raw and bytes literals, null,
+lists and maps, homogeneous only), arithmetic with int64/uint64 overflow errors, comparisons (numeric ones
+across int, uint and double; equality across types false at run time and a compile error when the static
+types differ), `in`, `?:`, `&&`/`||` with error absorption, `has()`, the macros all/exists/exists_one/map
+(two and three argument)/filter and cel.bind, conversions (int, uint, double, string, bool, bytes, dyn,
+type), size, the string functions (contains, startsWith, endsWith, matches, and the strings extension's
+charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring, trim, join), the regex
+library's find and findAll, Kubernetes' list library (isSorted, sum, min, max, indexOf, lastIndexOf), the
+lists extension's distinct, flatten, lists.range, reverse, slice and sort, sets.contains/equivalent/
+intersects, the semver library (semver, isSemver, isGreaterThan, isLessThan, compareTo, major, minor,
+patch) and the quantity library (quantity, isQuantity, isGreaterThan, isLessThan, compareTo, add, sub,
+asInteger, asApproximateFloat, isInteger).
+
+Not evaluated (NotModelled, so a selector using it is reported, never guessed): optional types (`.?`,
+optional.*, value/orValue/hasValue), url, ip, cidr, timestamp, duration, string format, the two-variable
+macros (all/exists/existsOne with two variables, transformList, transformMap), sortBy, first/last, and the
+authz library. Not checked: the estimated cost limit (an expression whose worst case exceeds 1,000,000 is
+refused at admission, and one that runs past it fails at run time). Regular expressions run on Python's
+`re`, not RE2: patterns both accept agree.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import Any, Callable
 
 from schedcheck.reference.quantity import Quantity
 
-_TOKEN = re.compile(r"""\s*(?:(?P<num>\d+)|(?P<str>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(?P<id>[A-Za-z_][A-Za-z0-9_]*)
-                        |(?P<op>==|!=|<=|>=|&&|\|\||[<>!()\[\].]))""", re.VERBOSE)
-_RELATIONS = ("==", "!=", "<", "<=", ">", ">=", "in")
+INT_MIN, INT_MAX, UINT_MAX = -(2**63), 2**63 - 1, 2**64 - 1
+MAX_LENGTH = 10 * 1024  # resourceapi.CELSelectorExpressionMaxLength
 
 
 class NotModelled(ValueError):
     """The expression uses CEL the reference does not evaluate."""
 
 
+class CompileError(ValueError):
+    """cel-go (with Kubernetes' environment) refuses the expression: the API server rejects it at admission."""
+
+
 class CelRuntimeError(ValueError):
     """Evaluation failed (cel-go's runtime error text)."""
 
 
+class UInt(int):
+    """A CEL uint (Python's int is CEL's int)."""
+
+
+@dataclass(frozen=True)
+class CelType:
+    name: str
+
+
+@dataclass(frozen=True)
+class Semver:
+    major: int
+    minor: int
+    patch: int
+    pre: tuple[str, ...] = ()
+
+    def key(self) -> tuple:
+        pre = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.pre)
+        return (self.major, self.minor, self.patch, 1 if not self.pre else 0, pre)
+
+
 @dataclass(frozen=True)
 class Expr:
-    op: str  # lit | var | field | index | not | and | or | == != < <= > >= in
+    op: str
     args: tuple[Any, ...]
 
 
@@ -42,15 +89,52 @@ class DefaultMap(dict):
     """A map whose missing keys read as an empty map (device.attributes, device.capacity)."""
 
 
-def parse(text: str) -> Expr:
-    tokens = _tokenize(text)
-    parser = _Parser(tokens, text)
-    expr = parser.disjunction()
-    if parser.pos != len(tokens):
-        raise NotModelled(f"unexpected {tokens[parser.pos][1]!r}")
-    if expr.op == "lit" and not isinstance(expr.args[0], bool):
-        raise NotModelled("must evaluate to bool")
-    return expr
+# -- static types -------------------------------------------------------------------------------------------
+# A type is a string ("bool", "int", "uint", "double", "string", "bytes", "null", "type", "Quantity",
+# "Semver", "device", "dyn", "any") or a tuple ("list", elem) / ("map", key, value).
+DYN, ANY = "dyn", "any"
+ATTRS = ("map", "string", ("map", "string", ANY))
+CAPS = ("map", "string", ("map", "string", "Quantity"))
+DEVICE_FIELDS = {"driver": "string", "attributes": ATTRS, "capacity": CAPS, "allowMultipleAllocations": "bool"}
+NUMERIC = ("int", "uint", "double")
+
+
+def _loose(t: Any) -> bool:
+    return t in (DYN, ANY)
+
+
+def _kind(t: Any) -> str:
+    return t[0] if isinstance(t, tuple) else t
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Assignable either way, dyn matching anything."""
+    if _loose(a) or _loose(b):
+        return True
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return a[0] == b[0] and all(_same(x, y) for x, y in zip(a[1:], b[1:]))
+    return a == b
+
+
+def _name(t: Any) -> str:
+    if isinstance(t, tuple):
+        return f"{t[0]}({', '.join(_name(x) for x in t[1:])})"
+    return {"Quantity": "kubernetes.Quantity", "Semver": "kubernetes.Semver", "device": "kubernetes.DRADevice",
+            "null": "null_type"}.get(t, t)
+
+
+# -- lexer --------------------------------------------------------------------------------------------------
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<float>(?:\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\.\d+(?:[eE][+-]?\d+)?))
+  | (?P<hex>0[xX][0-9a-fA-F]+[uU]?)
+  | (?P<num>\d+[uU]?)
+  | (?P<str>[rRbB]{0,2}(?:\"\"\"(?:[^\\]|\\.)*?\"\"\"|'''(?:[^\\]|\\.)*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'))
+  | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op>==|!=|<=|>=|&&|\|\||\.\?|[<>!()\[\]{}.,:?+\-*/%]))""", re.VERBOSE | re.DOTALL)
+_RESERVED = {"as", "break", "const", "continue", "else", "for", "function", "if", "import", "let", "loop",
+             "package", "namespace", "return", "var", "void", "while"}
+_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'",
+            '"': '"', "`": "`", "?": "?"}
 
 
 def _tokenize(text: str) -> list[tuple[str, str]]:
@@ -60,28 +144,77 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
             break
         match = _TOKEN.match(text, pos)
         if match is None:
-            raise NotModelled(f"unexpected character {text[pos:].strip()[0]!r}")
+            raise CompileError(f"syntax error at {text[pos:].strip()[:10]!r}")
         kind = match.lastgroup or ""
         tokens.append((kind, match.group(kind)))
         pos = match.end()
     return tokens
 
 
+def _string_literal(token: str) -> str | bytes:
+    prefix = re.match(r"[rRbB]*", token).group(0).lower()  # type: ignore[union-attr]
+    body = token[len(prefix):]
+    quote = 3 if body[:3] in ('"""', "'''") else 1
+    body = body[quote:-quote]
+    if "r" in prefix:
+        text = body
+    else:
+        out, i = [], 0
+        while i < len(body):
+            ch = body[i]
+            if ch != "\\":
+                out.append(ch)
+                i += 1
+                continue
+            nxt = body[i + 1]
+            if nxt in _ESCAPES:
+                out.append(_ESCAPES[nxt])
+                i += 2
+            elif nxt in "uU":
+                width = 4 if nxt == "u" else 8
+                out.append(chr(int(body[i + 2:i + 2 + width], 16)))
+                i += 2 + width
+            elif nxt in "xX":
+                out.append(chr(int(body[i + 2:i + 4], 16)))
+                i += 4
+            elif nxt in "0123":
+                out.append(chr(int(body[i + 1:i + 4], 8)))
+                i += 4
+            else:
+                raise CompileError(f"invalid escape sequence \\{nxt}")
+        text = "".join(out)
+    return text.encode("utf-8") if "b" in prefix else text
+
+
+# -- parser -------------------------------------------------------------------------------------------------
+_MACROS = {"all", "exists", "exists_one", "map", "filter"}
+_RELATIONS = ("==", "!=", "<", "<=", ">", ">=", "in")
+
+
 class _Parser:
-    def __init__(self, tokens: list[tuple[str, str]], text: str) -> None:
-        self.tokens, self.pos, self.text = tokens, 0, text
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens, self.pos = tokens, 0
 
     def peek(self) -> str | None:
         return self.tokens[self.pos][1] if self.pos < len(self.tokens) else None
 
     def take(self, expected: str | None = None) -> tuple[str, str]:
         if self.pos >= len(self.tokens):
-            raise NotModelled("unexpected end of expression")
+            raise CompileError("syntax error: unexpected end of expression")
         token = self.tokens[self.pos]
         if expected is not None and token[1] != expected:
-            raise NotModelled(f"expected {expected!r}, got {token[1]!r}")
+            raise CompileError(f"syntax error: expected {expected!r}, got {token[1]!r}")
         self.pos += 1
         return token
+
+    def expr(self) -> Expr:
+        cond = self.disjunction()
+        if self.peek() != "?":
+            return cond
+        self.take()
+        yes = self.disjunction()
+        self.take(":")
+        return Expr("cond", (cond, yes, self.expr()))
 
     def disjunction(self) -> Expr:
         left = self.conjunction()
@@ -98,100 +231,680 @@ class _Parser:
         return left
 
     def relation(self) -> Expr:
-        left = self.unary()
-        if self.peek() in _RELATIONS:
+        left = self.addition()
+        while self.peek() in _RELATIONS:
             op = self.take()[1]
-            return Expr(op, (left, self.unary()))
+            left = Expr("binop", (op, left, self.addition()))
+        return left
+
+    def addition(self) -> Expr:
+        left = self.multiplication()
+        while self.peek() in ("+", "-"):
+            op = self.take()[1]
+            left = Expr("binop", (op, left, self.multiplication()))
+        return left
+
+    def multiplication(self) -> Expr:
+        left = self.unary()
+        while self.peek() in ("*", "/", "%"):
+            op = self.take()[1]
+            left = Expr("binop", (op, left, self.unary()))
         return left
 
     def unary(self) -> Expr:
         if self.peek() == "!":
             self.take()
             return Expr("not", (self.unary(),))
-        return self.postfix()
+        if self.peek() == "-":
+            self.take()
+            kind, text = self.tokens[self.pos] if self.pos < len(self.tokens) else ("", "")
+            if kind in ("num", "hex", "float") and not text.lower().endswith("u"):
+                self.take()
+                return self.postfix(self._number(kind, text, negative=True))
+            return Expr("neg", (self.unary(),))
+        return self.postfix(self.primary())
 
-    def postfix(self) -> Expr:
-        expr = self.primary()
-        while self.peek() in (".", "["):
-            if self.take()[1] == ".":
-                kind, name = self.take()
-                if kind != "id":
-                    raise NotModelled(f"expected a field name after '.', got {name!r}")
-                if self.peek() == "(":
-                    raise NotModelled(f"method call .{name}()")
-                expr = Expr("field", (expr, name))
-            else:
-                key = self.disjunction()
+    def args(self, close: str) -> list[Expr]:
+        out: list[Expr] = []
+        while self.peek() != close:
+            out.append(self.expr())
+            if self.peek() != close:
+                self.take(",")
+        self.take(close)
+        return out
+
+    def postfix(self, expr: Expr) -> Expr:
+        while self.peek() in (".", "[", ".?"):
+            token = self.take()[1]
+            if token == ".?":
+                raise NotModelled("optional field selection .?")
+            if token == "[":
+                key = self.expr()
                 self.take("]")
                 expr = Expr("index", (expr, key))
+                continue
+            kind, name = self.take()
+            if kind != "id":
+                raise CompileError(f"syntax error: expected a field name after '.', got {name!r}")
+            if self.peek() == "(":
+                self.take()
+                args = self.args(")")
+                expr = self._call(name, expr, args)
+            else:
+                expr = Expr("select", (expr, name))
         return expr
+
+    def _call(self, name: str, target: Expr | None, args: list[Expr]) -> Expr:
+        if target is not None and name in _MACROS and 2 <= len(args) <= 3:
+            variables = [a.args[0] for a in args[:-1] if a.op == "ident"]
+            if len(args) == 3 and name != "map" or name == "map" and len(args) == 3 and len(variables) != 1:
+                raise NotModelled(f"two-variable macro {name}()")
+            if not args[0].op == "ident":
+                raise CompileError(f"argument of {name}() must be a simple name")
+            if len(args) == 3:
+                return Expr("comp", ("map", target, args[0].args[0], args[2], args[1]))
+            if name != "map" or len(args) == 2:
+                return Expr("comp", (name, target, args[0].args[0], args[1], None))
+        if target is not None and name in ("existsOne", "transformList", "transformMap", "transformMapEntry",
+                                           "sortBy"):
+            raise NotModelled(f"macro {name}()")
+        if target is not None and target.op == "ident" and target.args[0] == "cel" and name == "bind":
+            if len(args) != 3 or args[0].op != "ident":
+                raise CompileError("cel.bind() takes a name, a value and an expression")
+            return Expr("bind", (args[0].args[0], args[1], args[2]))
+        if target is None and name == "has":
+            if len(args) != 1 or args[0].op != "select":
+                raise CompileError("invalid argument to has() macro")
+            return Expr("has", (args[0],))
+        if target is not None and target.op == "ident" and target.args[0] in ("sets", "lists", "optional",
+                                                                               "strings", "math", "base64"):
+            return Expr("call", (f"{target.args[0]}.{name}", None, tuple(args)))
+        return Expr("call", (name, target, tuple(args)))
+
+    @staticmethod
+    def _number(kind: str, text: str, negative: bool = False) -> Expr:
+        sign = -1 if negative else 1
+        if kind == "float":
+            return Expr("lit", (sign * float(text),))
+        unsigned = text.lower().endswith("u")
+        digits = text[:-1] if unsigned else text
+        value = int(digits, 16) if kind == "hex" else int(digits)
+        if unsigned:
+            if value > UINT_MAX:
+                raise CompileError(f"invalid uint literal {text}")
+            return Expr("lit", (UInt(value),))
+        value *= sign
+        if not INT_MIN <= value <= INT_MAX:
+            raise CompileError(f"invalid int literal {text}")
+        return Expr("lit", (value,))
 
     def primary(self) -> Expr:
         kind, text = self.take()
-        if kind == "num":
-            return Expr("lit", (int(text),))
+        if kind in ("num", "hex", "float"):
+            return self._number(kind, text)
         if kind == "str":
-            return Expr("lit", (bytes(text[1:-1], "utf-8").decode("unicode_escape"),))
+            return Expr("lit", (_string_literal(text),))
         if kind == "id":
-            if self.peek() == "(":
-                raise NotModelled(f"function call {text}()")
+            if text in _RESERVED:
+                raise CompileError(f"reserved identifier {text}")
             if text in ("true", "false"):
                 return Expr("lit", (text == "true",))
-            if text != "device":
-                raise NotModelled(f"unknown identifier {text}")
-            return Expr("var", (text,))
+            if text == "null":
+                return Expr("lit", (None,))
+            if self.peek() == "(":
+                self.take()
+                return self._call(text, None, self.args(")"))
+            return Expr("ident", (text,))
         if text == "(":
-            expr = self.disjunction()
+            expr = self.expr()
             self.take(")")
             return expr
-        raise NotModelled(f"unexpected {text!r}")
+        if text == "[":
+            return Expr("list", tuple(self.args("]")))
+        if text == "{":
+            entries: list[tuple[Expr, Expr]] = []
+            while self.peek() != "}":
+                key = self.expr()
+                self.take(":")
+                entries.append((key, self.expr()))
+                if self.peek() != "}":
+                    self.take(",")
+            self.take("}")
+            return Expr("map", tuple(entries))
+        if text == ".":
+            raise CompileError("syntax error: leading '.'")
+        raise CompileError(f"syntax error: unexpected {text!r}")
 
 
-def evaluate(expr: Expr, device: dict[str, Any]) -> Any:
+def parse(text: str) -> Expr:
+    """Parse and type-check a selector: CompileError where Kubernetes refuses it, NotModelled where it uses
+    CEL this module does not evaluate."""
+    if len(text) > MAX_LENGTH:
+        raise CompileError(f"longer than {MAX_LENGTH} characters")
+    tokens = _tokenize(text)
+    parser = _Parser(tokens)
+    expr = parser.expr()
+    if parser.pos != len(tokens):
+        raise CompileError(f"syntax error: unexpected {tokens[parser.pos][1]!r}")
+    result = _Checker().check(expr, {"device": "device"})
+    if result not in ("bool", ANY):
+        raise CompileError(f"must evaluate to bool or the unknown type, not {_name(result)}")
+    return expr
+
+
+# -- functions ----------------------------------------------------------------------------------------------
+# name -> list of (receiver type or None for a global, argument types, result type). "T" stands for any type
+# (list element), "L" for any list, "M" for any map, "N" for int/uint/double.
+_SIGS: dict[str, list[tuple[Any, tuple[Any, ...], Any]]] = {
+    "size": [(None, ("string",), "int"), (None, ("bytes",), "int"), (None, ("L",), "int"), (None, ("M",), "int"),
+             ("string", (), "int"), ("bytes", (), "int"), ("L", (), "int"), ("M", (), "int")],
+    "contains": [("string", ("string",), "bool")],
+    "startsWith": [("string", ("string",), "bool")],
+    "endsWith": [("string", ("string",), "bool")],
+    "matches": [("string", ("string",), "bool"), (None, ("string", "string"), "bool")],
+    "charAt": [("string", ("int",), "string")],
+    "indexOf": [("string", ("string",), "int"), ("string", ("string", "int"), "int"), ("L", ("T",), "int")],
+    "lastIndexOf": [("string", ("string",), "int"), ("string", ("string", "int"), "int"), ("L", ("T",), "int")],
+    "lowerAscii": [("string", (), "string")],
+    "upperAscii": [("string", (), "string")],
+    "replace": [("string", ("string", "string"), "string"), ("string", ("string", "string", "int"), "string")],
+    "split": [("string", ("string",), ("list", "string")), ("string", ("string", "int"), ("list", "string"))],
+    "substring": [("string", ("int",), "string"), ("string", ("int", "int"), "string")],
+    "trim": [("string", (), "string")],
+    "join": [(("list", "string"), (), "string"), (("list", "string"), ("string",), "string")],
+    "find": [("string", ("string",), "string")],
+    "findAll": [("string", ("string",), ("list", "string")), ("string", ("string", "int"), ("list", "string"))],
+    "isSorted": [("L", (), "bool")],
+    "sum": [("L", (), "T")], "min": [("L", (), "T")], "max": [("L", (), "T")],
+    "distinct": [("L", (), "L")], "flatten": [("L", (), DYN), ("L", ("int",), DYN)], "reverse": [("L", (), "L")],
+    "slice": [("L", ("int", "int"), "L")], "sort": [("L", (), "L")],
+    "lists.range": [(None, ("int",), ("list", "int"))],
+    "sets.contains": [(None, ("L", "L"), "bool")], "sets.equivalent": [(None, ("L", "L"), "bool")],
+    "sets.intersects": [(None, ("L", "L"), "bool")],
+    "semver": [(None, ("string",), "Semver"), (None, ("string", "bool"), "Semver")],
+    "isSemver": [(None, ("string",), "bool"), (None, ("string", "bool"), "bool")],
+    "isGreaterThan": [("Semver", ("Semver",), "bool"), ("Quantity", ("Quantity",), "bool")],
+    "isLessThan": [("Semver", ("Semver",), "bool"), ("Quantity", ("Quantity",), "bool")],
+    "compareTo": [("Semver", ("Semver",), "int"), ("Quantity", ("Quantity",), "int")],
+    "major": [("Semver", (), "int")], "minor": [("Semver", (), "int")], "patch": [("Semver", (), "int")],
+    "quantity": [(None, ("string",), "Quantity")], "isQuantity": [(None, ("string",), "bool")],
+    "add": [("Quantity", ("Quantity",), "Quantity"), ("Quantity", ("int",), "Quantity")],
+    "sub": [("Quantity", ("Quantity",), "Quantity"), ("Quantity", ("int",), "Quantity")],
+    "asInteger": [("Quantity", (), "int")], "asApproximateFloat": [("Quantity", (), "double")],
+    "isInteger": [("Quantity", (), "bool")],
+    "int": [(None, (t,), "int") for t in ("int", "uint", "double", "string")],
+    "uint": [(None, (t,), "uint") for t in ("int", "uint", "double", "string")],
+    "double": [(None, (t,), "double") for t in ("int", "uint", "double", "string")],
+    "string": [(None, (t,), "string") for t in ("int", "uint", "double", "string", "bytes", "bool")],
+    "bool": [(None, ("bool",), "bool"), (None, ("string",), "bool")],
+    "bytes": [(None, ("bytes",), "bytes"), (None, ("string",), "bytes")],
+    "dyn": [(None, ("T",), DYN)], "type": [(None, ("T",), "type")],
+}
+# Known to Kubernetes' environment, not evaluated here.
+_UNMODELLED = {"optional.of", "optional.ofNonZeroValue", "optional.none", "value", "hasValue", "orValue", "or",
+               "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
+               "ip", "isIP", "cidr", "isCIDR", "family", "containsIP", "containsCIDR", "prefixLength", "masked",
+               "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
+               "ip.isCanonical", "timestamp", "duration", "getFullYear", "getMonth", "getDate", "getDayOfMonth",
+               "getDayOfWeek", "getDayOfYear", "getHours", "getMinutes", "getSeconds", "getMilliseconds",
+               "format", "first", "last", "strings.quote", "validate", "named", "authorizer", "path", "group",
+               "serviceAccount", "resource", "subresource", "namespace", "name", "check", "allowed", "reason",
+               "errored", "error", "fieldSelector", "labelSelector", "math.greatest", "math.least", "math.ceil",
+               "math.floor", "math.round", "math.abs", "math.sign", "math.isNaN", "math.isInf", "math.isFinite",
+               "base64.encode", "base64.decode", "math.bitAnd", "math.bitOr", "math.bitNot", "math.bitXor",
+               "math.bitShiftLeft", "math.bitShiftRight", "math.trunc", "math.sqrt"}
+_CONVERSIONS = ("int", "uint", "double", "string", "bool", "bytes")
+
+
+def _unify(param: Any, arg: Any, binding: dict[str, Any]) -> bool:
+    if _loose(arg):
+        return True
+    if param == "T":
+        if "T" in binding and not _same(binding["T"], arg):
+            return False
+        binding.setdefault("T", arg)
+        return True
+    if param == "L":
+        if _kind(arg) != "list":
+            return False
+        return _unify("T", arg[1], binding) if isinstance(arg, tuple) else True
+    if param == "M":
+        return _kind(arg) == "map"
+    return _same(param, arg)
+
+
+def _result(result: Any, binding: dict[str, Any]) -> Any:
+    if result == "T":
+        return binding.get("T", DYN)
+    if result == "L":
+        return ("list", binding.get("T", DYN))
+    return result
+
+
+class _Checker:
+    def check(self, expr: Expr, scope: dict[str, Any]) -> Any:
+        op, args = expr.op, expr.args
+        if op == "lit":
+            return _type_of(args[0])
+        if op == "ident":
+            name = args[0]
+            if name in scope:
+                return scope[name]
+            if name in ("int", "uint", "double", "string", "bool", "bytes", "list", "map", "null_type", "type"):
+                return "type"
+            raise CompileError(f"undeclared reference to '{name}'")
+        if op == "select":
+            return self._select(self.check(args[0], scope), args[1])
+        if op == "has":
+            target, field = args[0].args
+            self._select(self.check(target, scope), field)
+            return "bool"
+        if op == "index":
+            target, key = self.check(args[0], scope), self.check(args[1], scope)
+            if _loose(target):
+                return DYN
+            if _kind(target) == "list" and _same(key, "int") or _kind(target) == "list" and key in NUMERIC:
+                return target[1]
+            if _kind(target) == "map" and _same(key, target[1]):
+                return target[2]
+            raise CompileError(f"found no matching overload for '_[_]' applied to '({_name(target)}, {_name(key)})'")
+        if op in ("and", "or", "not"):
+            for arg in args:
+                if not _same(self.check(arg, scope), "bool"):
+                    raise CompileError(f"found no matching overload for '{op}' applied to a non-bool operand")
+            return "bool"
+        if op == "neg":
+            operand = self.check(args[0], scope)
+            if not (_loose(operand) or operand in ("int", "double")):
+                raise CompileError(f"found no matching overload for '-_' applied to '({_name(operand)})'")
+            return operand
+        if op == "cond":
+            cond, yes, no = (self.check(a, scope) for a in args)
+            if not _same(cond, "bool"):
+                raise CompileError(f"found no matching overload for '_?_:_' applied to '({_name(cond)}, ...)'")
+            if not _same(yes, no):
+                raise CompileError(f"found no matching overload for '_?_:_' applied to '(bool, {_name(yes)}, "
+                                   f"{_name(no)})'")
+            return no if _loose(yes) else yes
+        if op == "binop":
+            return self._binop(args[0], self.check(args[1], scope), self.check(args[2], scope))
+        if op == "list":
+            return ("list", self._homogeneous([self.check(a, scope) for a in args]))
+        if op == "map":
+            keys = self._homogeneous([self.check(k, scope) for k, _ in args])
+            return ("map", keys, self._homogeneous([self.check(v, scope) for _, v in args]))
+        if op == "comp":
+            kind, target, var, body, cond = args
+            range_type = self.check(target, scope)
+            if _loose(range_type):
+                elem = DYN
+            elif _kind(range_type) in ("list", "map"):
+                elem = range_type[1]
+            else:
+                raise CompileError(f"expression of type '{_name(range_type)}' cannot be the range of a "
+                                   "comprehension (must be list, map, or dynamic)")
+            inner = {**scope, var: elem}
+            if cond is not None and not _same(self.check(cond, inner), "bool"):
+                raise CompileError(f"{kind}() filter must be bool")
+            body_type = self.check(body, inner)
+            if kind in ("all", "exists", "exists_one", "filter") and not _same(body_type, "bool"):
+                raise CompileError(f"{kind}() predicate must be bool")
+            return "bool" if kind in ("all", "exists", "exists_one") else \
+                ("list", body_type) if kind == "map" else ("list", elem)
+        if op == "bind":
+            var, value, body = args
+            return self.check(body, {**scope, var: self.check(value, scope)})
+        if op == "call":
+            return self._call(expr, scope)
+        raise AssertionError(op)
+
+    @staticmethod
+    def _homogeneous(types: list[Any]) -> Any:
+        fixed = [t for t in types if not _loose(t)]
+        for t in fixed[1:]:
+            if not _same(fixed[0], t):
+                raise CompileError(f"expected type '{_name(fixed[0])}' but found '{_name(t)}'")
+        return fixed[0] if fixed else (types[0] if types else DYN)
+
+    @staticmethod
+    def _select(target: Any, field: str) -> Any:
+        if target == "device":
+            if field not in DEVICE_FIELDS:
+                raise CompileError(f"undefined field '{field}'")
+            return DEVICE_FIELDS[field]
+        if _loose(target):
+            return DYN
+        if _kind(target) == "map" and _same(target[1], "string"):
+            return target[2]
+        raise CompileError(f"type '{_name(target)}' does not support field selection")
+
+    @staticmethod
+    def _binop(op: str, left: Any, right: Any) -> Any:
+        def fail() -> CompileError:
+            return CompileError(f"found no matching overload for '_{op}_' applied to '({_name(left)}, {_name(right)})'")
+        if op in ("==", "!="):
+            if not _same(left, right) and not (left == "null" or right == "null"):
+                raise fail()
+            return "bool"
+        if op == "in":
+            if _loose(right):
+                return "bool"
+            if _kind(right) in ("list", "map") and _same(left, right[1]):
+                return "bool"
+            raise fail()
+        if op in ("<", "<=", ">", ">="):
+            ordered = NUMERIC + ("string", "bytes", "bool")
+            if any(not _loose(t) and t not in ordered for t in (left, right)):
+                raise fail()
+            if _loose(left) or _loose(right):
+                return "bool"
+            if left in NUMERIC and right in NUMERIC or left == right and left in ("string", "bytes", "bool"):
+                return "bool"
+            raise fail()
+        # arithmetic
+        if _loose(left) and _loose(right):
+            return DYN
+        known = right if _loose(left) else left
+        if not _same(left, right):
+            raise fail()
+        allowed = {"+": ("int", "uint", "double", "string", "bytes", "list"), "-": NUMERIC, "*": NUMERIC,
+                   "/": NUMERIC, "%": ("int", "uint")}[op]
+        if _kind(known) not in allowed:
+            raise fail()
+        if _kind(known) == "list" and isinstance(left, tuple) and isinstance(right, tuple):
+            return left if not _loose(left[1]) else right
+        return known
+
+    def _call(self, expr: Expr, scope: dict[str, Any]) -> Any:
+        name, target, args = expr.args
+        if target is not None and target.op == "ident" and target.args[0] not in scope and \
+                f"{target.args[0]}.{name}" in _UNMODELLED:
+            raise NotModelled(f"function {target.args[0]}.{name}()")
+        if name in _UNMODELLED:
+            raise NotModelled(f"function {name}()")
+        if name not in _SIGS:
+            raise CompileError(f"undeclared reference to '{name}'")
+        receiver = self.check(target, scope) if target is not None else None
+        arg_types = [self.check(a, scope) for a in args]
+        results = []
+        for recv, params, result in _SIGS[name]:
+            if (recv is None) != (target is None) or len(params) != len(arg_types):
+                continue
+            binding: dict[str, Any] = {}
+            if recv is not None and not _unify(recv, receiver, binding):
+                continue
+            if all(_unify(p, a, binding) for p, a in zip(params, arg_types)):
+                results.append(_result(result, binding))
+        if not results:
+            shown = ", ".join(_name(a) for a in arg_types)
+            on = f"{_name(receiver)}." if target is not None else ""
+            raise CompileError(f"found no matching overload for '{name}' applied to '{on}({shown})'")
+        if name == "matches" and args and args[-1].op == "lit" and isinstance(args[-1].args[0], str):
+            try:
+                re.compile(args[-1].args[0])
+            except re.error as err:
+                raise CompileError(f"invalid matches argument ({err})") from err
+        if name in _CONVERSIONS and target is None and len(args) == 1 and args[0].op == "lit":
+            try:
+                _CALLS[name](None, [args[0].args[0]])
+            except CelRuntimeError as err:  # cel-go folds a conversion of a literal when it plans the program
+                raise CompileError(f"program instantiation failed: {err}") from err
+        return results[0] if len(results) == 1 else DYN
+
+
+def _type_of(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, UInt):
+        return "uint"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bytes):
+        return "bytes"
+    if value is None:
+        return "null"
+    if isinstance(value, Quantity):
+        return "Quantity"
+    if isinstance(value, Semver):
+        return "Semver"
+    if isinstance(value, CelType):
+        return "type"
+    if isinstance(value, list):
+        return ("list", DYN)
+    if isinstance(value, dict):
+        return ("map", DYN, DYN)
+    return DYN
+
+
+# -- evaluation ---------------------------------------------------------------------------------------------
+def _int(value: int) -> int:
+    if not INT_MIN <= value <= INT_MAX:
+        raise CelRuntimeError("integer overflow")
+    return value
+
+
+def _uint(value: int) -> UInt:
+    if not 0 <= value <= UINT_MAX:
+        raise CelRuntimeError("unsigned integer overflow")
+    return UInt(value)
+
+
+def _is_num(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _num_cmp(a: Any, b: Any) -> int:
+    if isinstance(a, float) and math.isnan(a) or isinstance(b, float) and math.isnan(b):
+        return 2  # unordered
+    fa, fb = (Fraction(a) if not isinstance(a, float) or math.isfinite(a) else a for a in (a, b))
+    return (fa > fb) - (fa < fb)
+
+
+def equal(a: Any, b: Any) -> bool:
+    if isinstance(a, (Semver, Quantity)) or isinstance(b, (Semver, Quantity)):
+        if type(a) is not type(b):  # Kubernetes' Semver and Quantity values refuse other types
+            raise CelRuntimeError("no such overload")
+        return a.key() == b.key() if isinstance(a, Semver) else a == b
+    if _is_num(a) and _is_num(b):
+        return _num_cmp(a, b) == 0
+    if type(a) is not type(b) and not (isinstance(a, dict) and isinstance(b, dict)):
+        if not (isinstance(a, str) and isinstance(b, str) and not isinstance(a, bytes)):
+            return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(any(equal(k, j) and equal(v, b[j]) for j in b) for k, v in a.items())
+    if isinstance(a, Semver):
+        return a.key() == b.key()
+    return a == b
+
+
+def _compare(a: Any, b: Any) -> int:
+    if _is_num(a) and _is_num(b):
+        return _num_cmp(a, b)
+    if type(a) is type(b) and isinstance(a, (str, bytes, bool)):
+        return (a > b) - (a < b)
+    raise CelRuntimeError("no such overload")
+
+
+def _arith(op: str, a: Any, b: Any) -> Any:
+    if op == "+" and isinstance(a, list) and isinstance(b, list):
+        return a + b
+    if op == "+" and type(a) is type(b) and isinstance(a, (str, bytes)):
+        return a + b
+    if type(a) is not type(b) or not _is_num(a):
+        raise CelRuntimeError("no such overload")
+    if isinstance(a, float):
+        if op == "%":
+            raise CelRuntimeError("no such overload")
+        if op == "/":
+            if b == 0:
+                return math.copysign(math.inf, a) * math.copysign(1, b) if a != 0 else math.nan
+            return a / b
+        return {"+": a + b, "-": a - b, "*": a * b}[op]
+    wrap = _uint if isinstance(a, UInt) else _int
+    if op in ("/", "%"):
+        if b == 0:
+            raise CelRuntimeError("division by zero" if op == "/" else "modulus by zero")
+        quotient = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+        if op == "/":
+            return wrap(quotient)
+        if not isinstance(a, UInt) and a == INT_MIN and b == -1:
+            raise CelRuntimeError("integer overflow")
+        return wrap(a - b * quotient)
+    return wrap({"+": a + b, "-": a - b, "*": a * b}[op])
+
+
+def evaluate(expr: Expr, device: dict[str, Any], scope: dict[str, Any] | None = None) -> Any:
+    scope = scope if scope is not None else {"device": device}
     op, args = expr.op, expr.args
     if op == "lit":
         return args[0]
-    if op == "var":
-        return device
-    if op in ("field", "index"):
-        target = evaluate(args[0], device)
-        key = args[1] if op == "field" else evaluate(args[1], device)
+    if op == "ident":
+        if args[0] in scope:
+            return scope[args[0]]
+        return CelType(args[0])
+    if op in ("select", "index"):
+        target = evaluate(args[0], device, scope)
+        key = args[1] if op == "select" else evaluate(args[1], device, scope)
+        if isinstance(target, list):
+            if not _is_num(key) or isinstance(key, float) and key != int(key):
+                raise CelRuntimeError("no such overload")
+            if not 0 <= int(key) < len(target):
+                raise CelRuntimeError(f"index out of bounds: {key}")
+            return target[int(key)]
         if not isinstance(target, dict):
-            raise CelRuntimeError(f"no such key: {key}")
-        if key in target:
-            return target[key]
+            raise CelRuntimeError("no such overload")
+        for candidate in target:
+            if equal(candidate, key):
+                return target[candidate]
         if isinstance(target, DefaultMap):
             return {}
         raise CelRuntimeError(f"no such key: {key}")
+    if op == "has":
+        target = evaluate(args[0].args[0], device, scope)
+        if not isinstance(target, dict):
+            raise CelRuntimeError("no such overload")
+        return args[0].args[1] in target or isinstance(target, DefaultMap)
     if op == "not":
-        value = evaluate(args[0], device)
+        value = evaluate(args[0], device, scope)
         if not isinstance(value, bool):
             raise CelRuntimeError("no such overload")
         return not value
-    if op in ("and", "or"):
-        return _logical(op, args, device)
-    left, right = evaluate(args[0], device), evaluate(args[1], device)
-    if op == "in":
-        if not isinstance(right, dict):
+    if op == "neg":
+        value = evaluate(args[0], device, scope)
+        if isinstance(value, float):
+            return -value
+        if not _is_num(value) or isinstance(value, UInt):
             raise CelRuntimeError("no such overload")
-        return left in right
-    same = type(left) is type(right)
-    if op == "==":
-        return same and left == right
-    if op == "!=":
-        return not (same and left == right)
-    if not same or not isinstance(left, (int, str, Quantity)) or isinstance(left, bool):
+        return _int(-value)
+    if op in ("and", "or"):
+        return _logical(op, args, device, scope)
+    if op == "cond":
+        cond = evaluate(args[0], device, scope)
+        if not isinstance(cond, bool):
+            raise CelRuntimeError("no such overload")
+        return evaluate(args[1] if cond else args[2], device, scope)
+    if op == "binop":
+        operator = args[0]
+        left, right = evaluate(args[1], device, scope), evaluate(args[2], device, scope)
+        if operator == "==":
+            return equal(left, right)
+        if operator == "!=":
+            return not equal(left, right)
+        if operator == "in":
+            if isinstance(right, (list, dict)):
+                return any(equal(left, item) for item in right)
+            raise CelRuntimeError("no such overload")
+        if operator in ("<", "<=", ">", ">="):
+            order = _compare(left, right)
+            if order == 2:
+                return False
+            return {"<": order < 0, "<=": order <= 0, ">": order > 0, ">=": order >= 0}[operator]
+        return _arith(operator, left, right)
+    if op == "list":
+        return [evaluate(a, device, scope) for a in args]
+    if op == "map":
+        out: dict[Any, Any] = {}
+        for key_expr, value_expr in args:
+            key = evaluate(key_expr, device, scope)
+            if any(equal(key, k) for k in out):
+                raise CelRuntimeError(f"Failed with repeated key: {key}")
+            out[key] = evaluate(value_expr, device, scope)
+        return out
+    if op == "comp":
+        return _comprehension(args, device, scope)
+    if op == "bind":
+        var, value, body = args
+        return evaluate(body, device, {**scope, var: evaluate(value, device, scope)})
+    if op == "call":
+        name, target, call_args = args
+        receiver = evaluate(target, device, scope) if target is not None else None
+        values = [evaluate(a, device, scope) for a in call_args]
+        return _CALLS[name](receiver, values)
+    raise AssertionError(op)
+
+
+def _comprehension(args: tuple[Any, ...], device: dict[str, Any], scope: dict[str, Any]) -> Any:
+    kind, target, var, body, cond = args
+    items = evaluate(target, device, scope)
+    if not isinstance(items, (list, dict)):
         raise CelRuntimeError("no such overload")
-    return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    if kind in ("all", "exists"):
+        absorbing = kind == "exists"
+        error: CelRuntimeError | None = None
+        for item in items:
+            try:
+                value = evaluate(body, device, {**scope, var: item})
+            except CelRuntimeError as err:
+                error = error or err
+                continue
+            if not isinstance(value, bool):
+                error = error or CelRuntimeError("no such overload")
+            elif value == absorbing:
+                return absorbing
+        if error is not None:
+            raise error
+        return not absorbing
+    if kind == "exists_one":
+        count = 0
+        for item in items:
+            value = evaluate(body, device, {**scope, var: item})
+            if not isinstance(value, bool):
+                raise CelRuntimeError("no such overload")
+            count += value
+        return count == 1
+    out = []
+    for item in items:
+        inner = {**scope, var: item}
+        if kind == "filter":
+            keep = evaluate(body, device, inner)
+            if not isinstance(keep, bool):
+                raise CelRuntimeError("no such overload")
+            if keep:
+                out.append(item)
+            continue
+        if cond is not None:
+            keep = evaluate(cond, device, inner)
+            if not isinstance(keep, bool):
+                raise CelRuntimeError("no such overload")
+            if not keep:
+                continue
+        out.append(evaluate(body, device, inner))
+    return out
 
 
-def _logical(op: str, args: tuple[Any, ...], device: dict[str, Any]) -> bool:
+def _logical(op: str, args: tuple[Any, ...], device: dict[str, Any], scope: dict[str, Any]) -> bool:
     """CEL's commutative && and ||: a deciding operand wins over an error in the other."""
     absorbing = op == "or"  # true decides ||, false decides &&
     error: CelRuntimeError | None = None
     for arg in args:
         try:
-            value = evaluate(arg, device)
+            value = evaluate(arg, device, scope)
         except CelRuntimeError as err:
             error = error or err
             continue
@@ -204,14 +917,469 @@ def _logical(op: str, args: tuple[Any, ...], device: dict[str, Any]) -> bool:
     return not absorbing
 
 
-def device_variable(driver: str, attributes: dict[str, Any], capacity: dict[str, Quantity]) -> dict[str, Any]:
-    """The `device` variable: attribute and capacity names without a domain belong to the driver's."""
+# -- function implementations (receiver, arguments) ------------------------------------------------------------
+def _want(value: Any, *types: type) -> Any:
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+        raise CelRuntimeError("no such overload")
+    return value
+
+
+def _size(recv: Any, args: list[Any]) -> int:
+    value = recv if recv is not None else args[0]
+    if isinstance(value, (str, bytes, list, dict)):
+        return len(value)
+    raise CelRuntimeError("no such overload")
+
+
+def _str_fn(fn: Callable[..., Any]) -> Callable[[Any, list[Any]], Any]:
+    def call(recv: Any, args: list[Any]) -> Any:
+        if recv is None:
+            recv, args = args[0], args[1:]
+        if not isinstance(recv, str):
+            raise CelRuntimeError("no such overload")
+        return fn(recv, *args)
+    return call
+
+
+def _char_at(s: str, i: int) -> str:
+    if not 0 <= _want(i, int) <= len(s):
+        raise CelRuntimeError(f"index out of range: {i}")
+    return s[i:i + 1]
+
+
+def _index_of(s: str, sub: str, start: int = 0) -> int:
+    if not 0 <= start <= len(s):
+        raise CelRuntimeError(f"index out of range: {start}")
+    return s.find(_want(sub, str), start)
+
+
+def _last_index_of(s: str, sub: str, end: int | None = None) -> int:
+    if end is None:
+        return s.rfind(_want(sub, str))
+    if not 0 <= end < len(s) and not (end == 0 and s == ""):
+        raise CelRuntimeError(f"index out of range: {end}")
+    return s.rfind(sub, 0, end + len(sub))
+
+
+def _replace(s: str, old: str, new: str, count: int = -1) -> str:
+    if count < 0:
+        return s.replace(old, new)
+    return s.replace(old, new, count)
+
+
+def _split(s: str, sep: str, count: int = -1) -> list[str]:
+    if count == 0:
+        return []
+    if sep == "":
+        chars = list(s)
+        if count > 0 and len(chars) > count:
+            chars = chars[:count - 1] + ["".join(chars[count - 1:])]
+        return chars
+    return s.split(sep) if count < 0 else s.split(sep, count - 1)
+
+
+def _substring(s: str, start: int, end: int | None = None) -> str:
+    end = len(s) if end is None else end
+    if not 0 <= start <= len(s):
+        raise CelRuntimeError(f"index out of range: {start}")
+    if not 0 <= end <= len(s):
+        raise CelRuntimeError(f"index out of range: {end}")
+    if start > end:
+        raise CelRuntimeError(f"invalid substring range. start: {start}, end: {end}")
+    return s[start:end]
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(_want(pattern, str))
+    except re.error as err:
+        raise CelRuntimeError(f"error parsing regexp: {err}") from err
+
+
+def _find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
+    found = [m.group(0) for m in _regex(pattern).finditer(s)]
+    return found if limit < 0 else found[:limit]
+
+
+def _join(recv: Any, args: list[Any]) -> str:
+    if not isinstance(recv, list) or not all(isinstance(x, str) for x in recv):
+        raise CelRuntimeError("no such overload")
+    return _want(args[0], str).join(recv) if args else "".join(recv)
+
+
+def _list_fn(fn: Callable[..., Any]) -> Callable[[Any, list[Any]], Any]:
+    def call(recv: Any, args: list[Any]) -> Any:
+        if not isinstance(recv, list):
+            raise CelRuntimeError("no such overload")
+        return fn(recv, *args)
+    return call
+
+
+def _comparable(items: list[Any]) -> None:
+    for a, b in zip(items, items[1:]):
+        _compare(a, b)
+
+
+def _sorted(items: list[Any]) -> list[Any]:
+    _comparable(items)
+    import functools
+    return sorted(items, key=functools.cmp_to_key(_compare))
+
+
+def _sum(items: list[Any]) -> Any:
+    total: Any = 0
+    if items:
+        total = items[0]
+        for item in items[1:]:
+            total = _arith("+", total, item)
+    return total
+
+
+def _extreme(name: str, sign: int) -> Callable[[list[Any]], Any]:
+    def fn(items: list[Any]) -> Any:
+        if not items:
+            raise CelRuntimeError(f"{name} called on empty list")
+        best = items[0]
+        for item in items[1:]:
+            if _compare(item, best) * sign > 0:
+                best = item
+        return best
+    return fn
+
+
+def _index(items: list[Any], value: Any, last: bool = False) -> int:
+    found = [i for i, item in enumerate(items) if equal(item, value)]
+    return (found[-1] if last else found[0]) if found else -1
+
+
+def _distinct(items: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in items:
+        if not any(equal(item, seen) for seen in out):
+            out.append(item)
+    return out
+
+
+def _flatten(items: list[Any], depth: int = 1) -> list[Any]:
+    if depth < 0:
+        raise CelRuntimeError("level must be non-negative")
+    out: list[Any] = []
+    for item in items:
+        out += _flatten(item, depth - 1) if isinstance(item, list) and depth > 0 else [item]
+    return out
+
+
+def _slice(items: list[Any], start: int, end: int) -> list[Any]:
+    if start < 0 or end < 0:
+        raise CelRuntimeError(f"cannot slice({start}, {end}), negative indexes not supported")
+    if start > end:
+        raise CelRuntimeError(f"cannot slice({start}, {end}), start index must be less than or equal to end index")
+    if end > len(items):
+        raise CelRuntimeError(f"cannot slice({start}, {end}), list is length {len(items)}")
+    return items[start:end]
+
+
+def _sets(test: Callable[[list[Any], list[Any]], bool]) -> Callable[[Any, list[Any]], bool]:
+    def call(_recv: Any, args: list[Any]) -> bool:
+        a, b = (_want(x, list) for x in args)
+        return test(a, b)
+    return call
+
+
+def _has(items: list[Any], value: Any) -> bool:
+    return any(equal(value, item) for item in items)
+
+
+_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+                     r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
+                     r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$")
+
+
+def parse_semver(text: str, normalize: bool = False) -> Semver:
+    if normalize:
+        text = text.removeprefix("v")
+        numbers, rest = re.match(r"([^-+]*)(.*)", text, re.DOTALL).group(1, 2)  # type: ignore[union-attr]
+        parts = numbers.split(".")
+        parts += ["0"] * (3 - len(parts))
+        text = ".".join((p.lstrip("0") or "0") if p.isdigit() else p for p in parts) + rest
+    match = _SEMVER.match(text)
+    if match is None:
+        core = re.match(r"[^-+]*", text).group(0)  # type: ignore[union-attr]
+        parts = core.split(".")
+        if len(parts) != 3:
+            raise CelRuntimeError("No Major.Minor.Patch elements found")
+        for label, part in zip(("Major", "Minor", "Patch"), parts):
+            if part.isdigit() and len(part) > 1 and part[0] == "0":
+                raise CelRuntimeError(f'{label} number must not contain leading zeroes "{part}"')
+            if not part.isdigit():
+                raise CelRuntimeError(f'Invalid character(s) found in {label.lower()} number "{part}"')
+        raise CelRuntimeError(f"invalid semver {text!r}")
+    pre = tuple(match.group(4).split(".")) if match.group(4) else ()
+    return Semver(int(match.group(1)), int(match.group(2)), int(match.group(3)), pre)
+
+
+def _semver(_recv: Any, args: list[Any]) -> Semver:
+    return parse_semver(_want(args[0], str), bool(args[1]) if len(args) > 1 else False)
+
+
+def _is_semver(_recv: Any, args: list[Any]) -> bool:
+    try:
+        _semver(None, args)
+    except CelRuntimeError:
+        return False
+    return True
+
+
+def _order(name: str) -> Callable[[Any, list[Any]], Any]:
+    def call(recv: Any, args: list[Any]) -> Any:
+        other = args[0]
+        if isinstance(recv, Semver) and isinstance(other, Semver):
+            a, b = recv.key(), other.key()
+        elif isinstance(recv, Quantity) and isinstance(other, Quantity):
+            a, b = recv.as_fraction(), other.as_fraction()
+        else:
+            raise CelRuntimeError("no such overload")
+        order = (a > b) - (a < b)
+        return {"isGreaterThan": order > 0, "isLessThan": order < 0, "compareTo": order}[name]
+    return call
+
+
+def _semver_part(index: int) -> Callable[[Any, list[Any]], int]:
+    def call(recv: Any, _args: list[Any]) -> int:
+        return (_want(recv, Semver).major, recv.minor, recv.patch)[index]
+    return call
+
+
+def _quantity(_recv: Any, args: list[Any]) -> Quantity:
+    try:
+        return Quantity.parse(_want(args[0], str))
+    except ValueError as err:
+        raise CelRuntimeError("quantities must match the regular expression "
+                              "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'") from err
+
+
+def _is_quantity(_recv: Any, args: list[Any]) -> bool:
+    try:
+        _quantity(None, args)
+    except CelRuntimeError:
+        return False
+    return True
+
+
+def _q_arith(sign: int) -> Callable[[Any, list[Any]], Quantity]:
+    def call(recv: Any, args: list[Any]) -> Quantity:
+        other = args[0]
+        value = other.as_fraction() if isinstance(other, Quantity) else Fraction(_want(other, int))
+        return Quantity(_want(recv, Quantity).as_fraction() + sign * value, recv.format)
+    return call
+
+
+def _as_integer(recv: Any, _args: list[Any]) -> int:
+    value = _want(recv, Quantity).as_fraction()
+    if value.denominator != 1 or not INT_MIN <= value <= INT_MAX:
+        raise CelRuntimeError("cannot convert value to integer")
+    return int(value)
+
+
+def _is_integer(recv: Any, _args: list[Any]) -> bool:
+    value = _want(recv, Quantity).as_fraction()
+    return value.denominator == 1 and INT_MIN <= value <= INT_MAX
+
+
+def _to_int(_recv: Any, args: list[Any]) -> int:
+    value = args[0]
+    if isinstance(value, str):
+        if not re.fullmatch(r"[+-]?\d+", value):
+            raise CelRuntimeError("type conversion error from 'string' to 'int'")
+        value = int(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value) or not INT_MIN < value < INT_MAX:
+            raise CelRuntimeError("integer overflow")
+        value = int(value)
+    elif not _is_num(value):
+        raise CelRuntimeError("no such overload")
+    return _int(int(value))
+
+
+def _to_uint(_recv: Any, args: list[Any]) -> UInt:
+    value = args[0]
+    if isinstance(value, str):
+        if not re.fullmatch(r"\+?\d+", value):
+            raise CelRuntimeError("type conversion error from 'string' to 'uint'")
+        value = int(value)
+    elif isinstance(value, float):
+        if not math.isfinite(value) or not -1 < value < 2.0**64:
+            raise CelRuntimeError("unsigned integer overflow")
+        value = int(value)
+    elif not _is_num(value):
+        raise CelRuntimeError("no such overload")
+    return _uint(int(value))
+
+
+def _to_double(_recv: Any, args: list[Any]) -> float:
+    value = args[0]
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError as err:
+            raise CelRuntimeError("type conversion error from 'string' to 'double'") from err
+    if not _is_num(value):
+        raise CelRuntimeError("no such overload")
+    return float(value)
+
+
+def _format_double(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    text = repr(value)
+    if text.endswith(".0"):
+        text = text[:-2]
+    if "e" in text:  # Go's 'g'-like exponent: 1e+21
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa.removesuffix('.0')}e{'+' if not exponent.startswith('-') else '-'}{exponent.lstrip('+-').zfill(2)}"
+    return text
+
+
+def _to_string(_recv: Any, args: list[Any]) -> str:
+    value = args[0]
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _format_double(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise CelRuntimeError("invalid UTF-8 in bytes, cannot convert to string") from err
+    raise CelRuntimeError("no such overload")
+
+
+def _to_bool(_recv: Any, args: list[Any]) -> bool:
+    value = args[0]
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        truth = {"1": True, "t": True, "T": True, "true": True, "TRUE": True, "True": True,
+                 "0": False, "f": False, "F": False, "false": False, "FALSE": False, "False": False}
+        if value in truth:
+            return truth[value]
+        raise CelRuntimeError("type conversion error from 'string' to 'bool'")
+    raise CelRuntimeError("no such overload")
+
+
+def _to_bytes(_recv: Any, args: list[Any]) -> bytes:
+    value = args[0]
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    raise CelRuntimeError("no such overload")
+
+
+def _type(_recv: Any, args: list[Any]) -> CelType:
+    kind = _kind(_type_of(args[0]))
+    return CelType({"null": "null_type", "Quantity": "kubernetes.Quantity", "Semver": "kubernetes.Semver"}
+                   .get(kind, kind))
+
+
+_CALLS: dict[str, Callable[[Any, list[Any]], Any]] = {
+    "size": _size,
+    "contains": _str_fn(lambda s, sub: s.find(_want(sub, str)) >= 0),
+    "startsWith": _str_fn(lambda s, p: s.startswith(_want(p, str))),
+    "endsWith": _str_fn(lambda s, p: s.endswith(_want(p, str))),
+    "matches": _str_fn(lambda s, p: _regex(p).search(s) is not None),
+    "charAt": _str_fn(_char_at), "lowerAscii": _str_fn(lambda s: "".join(c.lower() if c.isascii() else c for c in s)),
+    "upperAscii": _str_fn(lambda s: "".join(c.upper() if c.isascii() else c for c in s)),
+    "replace": _str_fn(_replace), "split": _str_fn(_split), "substring": _str_fn(_substring),
+    "trim": _str_fn(lambda s: s.strip(" \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                                      "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")),
+    "join": _join,
+    "find": _str_fn(lambda s, p: (lambda m: m.group(0) if m else "")(_regex(p).search(s))),
+    "findAll": _str_fn(_find_all),
+    "isSorted": _list_fn(lambda items: (_comparable(items), all(_compare(a, b) <= 0 for a, b in zip(items, items[1:])))[1]),
+    "sum": _list_fn(_sum), "min": _list_fn(_extreme("min", -1)), "max": _list_fn(_extreme("max", 1)),
+    "distinct": _list_fn(_distinct), "flatten": _list_fn(_flatten), "reverse": _list_fn(lambda items: items[::-1]),
+    "slice": _list_fn(_slice), "sort": _list_fn(_sorted),
+    "lists.range": lambda _r, args: list(range(_want(args[0], int))),
+    "sets.contains": _sets(lambda a, b: all(_has(a, x) for x in b)),
+    "sets.equivalent": _sets(lambda a, b: all(_has(a, x) for x in b) and all(_has(b, x) for x in a)),
+    "sets.intersects": _sets(lambda a, b: any(_has(a, x) for x in b)),
+    "semver": _semver, "isSemver": _is_semver,
+    "isGreaterThan": _order("isGreaterThan"), "isLessThan": _order("isLessThan"), "compareTo": _order("compareTo"),
+    "major": _semver_part(0), "minor": _semver_part(1), "patch": _semver_part(2),
+    "quantity": _quantity, "isQuantity": _is_quantity, "add": _q_arith(1), "sub": _q_arith(-1),
+    "asInteger": _as_integer, "isInteger": _is_integer,
+    "asApproximateFloat": lambda recv, _a: float(_want(recv, Quantity).as_fraction()),
+    "int": _to_int, "uint": _to_uint, "double": _to_double, "string": _to_string, "bool": _to_bool,
+    "bytes": _to_bytes, "dyn": lambda _r, args: args[0], "type": _type,
+}
+
+
+def _index_of_any(recv: Any, args: list[Any]) -> int:
+    if isinstance(recv, list):
+        return _index(recv, args[0])
+    return _str_fn(_index_of)(recv, args)
+
+
+def _last_index_of_any(recv: Any, args: list[Any]) -> int:
+    if isinstance(recv, list):
+        return _index(recv, args[0], last=True)
+    return _str_fn(_last_index_of)(recv, args)
+
+
+_CALLS["indexOf"], _CALLS["lastIndexOf"] = _index_of_any, _last_index_of_any
+
+
+def result_bool(value: Any) -> bool:
+    """DeviceMatches' conversion of the result to a Go bool (cel-go's error texts)."""
+    if isinstance(value, bool):
+        return value
+    kind = _name(_kind(_type_of(value)))
+    detail = ("unsupported native conversion from string to 'bool'" if kind == "string"
+              else f"unsupported type conversion from '{kind}' to bool")
+    raise CelRuntimeError(f"CEL result of type {kind} could not be converted to bool: {detail}")
+
+
+def device_variable(driver: str, attributes: dict[str, Any], capacity: dict[str, Quantity],
+                    allow_multiple_allocations: bool = False) -> dict[str, Any]:
+    """The `device` variable: attribute and capacity names without a domain belong to the driver's; a version
+    attribute is a Semver (one that does not parse is a runtime error, as upstream's DeviceMatches)."""
     attrs: DefaultMap = DefaultMap()
     for name, value in attributes.items():
         domain, _, ident = name.rpartition("/")
+        if _is_version(value):
+            try:
+                value = parse_semver(str(value))
+            except CelRuntimeError as err:
+                value = _BadVersion(f"attribute {name}: parse semantic version: {err}")
         attrs.setdefault(domain or driver, {})[ident] = value
     caps: DefaultMap = DefaultMap()
     for name, value in capacity.items():
         domain, _, ident = name.rpartition("/")
         caps.setdefault(domain or driver, {})[ident] = value
-    return {"driver": driver, "attributes": attrs, "capacity": caps, "allowMultipleAllocations": False}
+    return {"driver": driver, "attributes": attrs, "capacity": caps,
+            "allowMultipleAllocations": allow_multiple_allocations}
+
+
+@dataclass(frozen=True)
+class _BadVersion:
+    message: str
+
+
+def _is_version(value: Any) -> bool:
+    return type(value).__name__ == "SemVer"  # k8s_dra.SemVer, without importing the API module here
+
+
+def bad_version(variable: dict[str, Any]) -> str | None:
+    """The error upstream's DeviceMatches returns before evaluating, when a version attribute does not parse."""
+    for names in variable["attributes"].values():
+        for value in names.values():
+            if isinstance(value, _BadVersion):
+                return value.message
+    return None

@@ -8,6 +8,7 @@ from typing import Any
 
 from schedcheck.reference import k8s, k8s_dra
 from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.util import dra_cel
 from schedcheck.scenario.errors import describe
 from schedcheck.scenario.fields import Fields
 
@@ -95,7 +96,14 @@ def _selectors(f: Fields, value: Any, field: str) -> list[str]:
     out = []
     for i, item in enumerate(f.sequence(value, field)):
         cel = f.mapping(f.mapping(item, f"{field}[{i}]").get("cel"), f"{field}[{i}].cel")
-        out.append(f.string(cel.get("expression"), f"{field}[{i}].cel.expression", required=True))
+        expression = f.string(cel.get("expression"), f"{field}[{i}].cel.expression", required=True)
+        try:
+            dra_cel.parse(expression)
+        except dra_cel.CompileError as err:  # the API server compiles every selector and refuses these
+            f.fail(f"{field}[{i}].cel.expression", f"CEL expression {expression!r} does not compile: {err}")
+        except dra_cel.NotModelled:
+            pass  # warned about (dra_warnings.py)
+        out.append(expression)
     return out
 
 

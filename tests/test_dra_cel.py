@@ -1,0 +1,88 @@
+"""reference_impl/util/dra_cel.py against the answers Kubernetes' own CEL compiler gave (tests/data/cel_table.json,
+recorded with adapters/celoracle by tests/data/regen_cel_table.py: k8s.io/dynamic-resource-allocation v0.36.1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schedcheck.reference.k8s_dra import SemVer
+from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.util import dra_cel
+from schedcheck.scenario.errors import ScenarioError
+from schedcheck.scenario.loader import scenario_from_document
+
+TABLE = json.loads((Path(__file__).parent / "data/cel_table.json").read_text())
+# Kubernetes accepts these; the reference reports them as not modelled rather than guess.
+NOT_MODELLED = {'"%s-%d".format(["a", 1]) == "a-1"', "[1, 2, 3].first().value() == 1", "[1, 2].all(i, v, v > i)",
+                '{"a": 1}.exists(k, v, v == 1)', "[1, 2].transformList(i, v, v * 2) == [2, 4]",
+                "optional.of(1).hasValue()", 'device.attributes["gpu.example.com"].?model.orValue("") == "a100"',
+                'url("https://x.io/p").getHost() == "x.io"', 'isURL("nope")', 'ip("10.0.0.1").family() == 4',
+                'cidr("10.0.0.0/8").containsIP("10.1.2.3")',
+                'timestamp("2024-01-01T00:00:00Z") < timestamp("2025-01-01T00:00:00Z")', 'duration("1h") > duration("30m")'}
+
+
+def variable(doc: dict[str, Any]) -> dict[str, Any]:
+    attributes = {}
+    for name, value in doc["attributes"].items():
+        ((kind, raw),) = value.items()
+        attributes[name] = SemVer(raw) if kind == "version" else raw
+    capacity = {name: Quantity.parse(q) for name, q in doc["capacity"].items()}
+    return dra_cel.device_variable(doc["driver"], attributes, capacity, doc["allowMultipleAllocations"])
+
+
+def judge(expression: str, device: dict[str, Any]) -> tuple[str, Any]:
+    try:
+        compiled = dra_cel.parse(expression)
+    except dra_cel.CompileError as err:
+        return "compile_error", str(err)
+    except dra_cel.NotModelled as err:
+        return "not_modelled", str(err)
+    try:
+        return "result", dra_cel.result_bool(dra_cel.evaluate(compiled, variable(device)))
+    except dra_cel.CelRuntimeError as err:
+        return "runtime_error", str(err)
+
+
+@pytest.mark.parametrize("case", TABLE["cases"], ids=lambda c: f"{c['device']}:{c['expression'][:60]}")
+def test_reference_cel_agrees_with_kubernetes(case: dict[str, Any]) -> None:
+    kind, value = judge(case["expression"], TABLE["devices"][case["device"]])
+    if kind == "not_modelled":
+        assert case["expression"] in NOT_MODELLED and "compile_error" not in case, value
+        return
+    assert kind in case, f"Kubernetes: {case}; reference: {kind} {value}"
+    if kind in ("result", "runtime_error"):  # runtime errors keep cel-go's text (it reaches the pod's condition)
+        assert value == case[kind]
+
+
+def test_the_table_covers_every_outcome() -> None:
+    kinds = {k for case in TABLE["cases"] for k in ("result", "compile_error", "runtime_error") if k in case}
+    assert kinds == {"result", "compile_error", "runtime_error"} and len(TABLE["cases"]) > 400
+
+
+def test_a_broken_evaluator_disagrees_with_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table test can fail: int overflow unchecked, the overflow cases come out as results."""
+    monkeypatch.setattr(dra_cel, "_int", lambda value: value)
+    case = next(c for c in TABLE["cases"] if c["expression"] == "9223372036854775807 + 1 > 0")
+    assert case["runtime_error"] == "integer overflow"
+    assert judge(case["expression"], TABLE["devices"][case["device"]]) == ("result", True)
+
+
+def test_a_version_attribute_that_does_not_parse_fails_before_evaluation() -> None:
+    variable = dra_cel.device_variable("d", {"v": SemVer("1.2")}, {})
+    assert dra_cel.bad_version(variable) == "attribute v: parse semantic version: No Major.Minor.Patch elements found"
+    assert dra_cel.bad_version(dra_cel.device_variable("d", {"v": SemVer("1.2.0")}, {})) is None
+
+
+def test_the_reader_refuses_a_selector_the_api_server_would_refuse() -> None:
+    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"selectors": [{"cel": {"expression": 'device.driver == "a"'}},
+                                  {"cel": {"expression": "device.attributes['a'].v > semver('1.0.0')"}}]}}
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document({"apiVersion": "schedcheck/v1", "kind": "Scenario", "objects": [doc]}, "s.yaml")
+    text = str(info.value)
+    assert "s.yaml" in text and "DeviceClass gpu" in text and "spec.selectors[1].cel.expression" in text
+    assert "does not compile" in text and "\n" not in text
