@@ -86,3 +86,22 @@ def test_the_reader_refuses_a_selector_the_api_server_would_refuse() -> None:
     text = str(info.value)
     assert "s.yaml" in text and "DeviceClass gpu" in text and "spec.selectors[1].cel.expression" in text
     assert "does not compile" in text and "\n" not in text
+
+
+def test_the_reader_refuses_a_version_attribute_that_is_not_semver() -> None:
+    slice_ = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s1"},
+              "spec": {"driver": "d", "nodeName": "n1", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                       "devices": [{"name": "g0", "attributes": {"v": {"version": "1.02.0"}}}]}}
+    with pytest.raises(ScenarioError) as info:
+        scenario_from_document({"apiVersion": "schedcheck/v1", "kind": "Scenario", "objects": [slice_]}, "s.yaml")
+    assert "ResourceSlice s1" in str(info.value) and "attributes" in str(info.value)
+    assert 'Minor number must not contain leading zeroes "02"' in str(info.value)
+
+
+def test_quantities_keep_kubernetes_int64_amount() -> None:
+    """isInteger answers from how apimachinery holds the quantity, not from its value."""
+    def is_integer(text: str) -> bool:
+        return dra_cel.result_bool(dra_cel.evaluate(dra_cel.parse(f'quantity("{text}").isInteger()'), {}))
+    assert is_integer("1k") and is_integer("40Gi") and is_integer("0")
+    assert not is_integer("1000m")  # an int64 amount with scale -3: never an integer to AsInt64
+    assert not is_integer("1Ei")  # too little precision left for an int64 amount: a decimal

@@ -80,6 +80,18 @@ class Semver:
 
 
 @dataclass(frozen=True)
+class CelQuantity:
+    """A Kubernetes Quantity as CEL sees it: the value, and how apimachinery holds it, an int64 amount
+    (value, scale) or an arbitrary-precision decimal (None); isInteger and asInteger answer from the latter
+    (an int64 amount with a negative scale, or a decimal, is never an integer to them, whatever its value)."""
+    value: Quantity
+    amount: tuple[int, int] | None
+
+    def key(self) -> Fraction:
+        return self.value.as_fraction()
+
+
+@dataclass(frozen=True)
 class Expr:
     op: str
     args: tuple[Any, ...]
@@ -156,34 +168,35 @@ def _string_literal(token: str) -> str | bytes:
     body = token[len(prefix):]
     quote = 3 if body[:3] in ('"""', "'''") else 1
     body = body[quote:-quote]
+    is_bytes = "b" in prefix
     if "r" in prefix:
-        text = body
-    else:
-        out, i = [], 0
-        while i < len(body):
-            ch = body[i]
-            if ch != "\\":
-                out.append(ch)
-                i += 1
-                continue
-            nxt = body[i + 1]
-            if nxt in _ESCAPES:
-                out.append(_ESCAPES[nxt])
-                i += 2
-            elif nxt in "uU":
-                width = 4 if nxt == "u" else 8
-                out.append(chr(int(body[i + 2:i + 2 + width], 16)))
-                i += 2 + width
-            elif nxt in "xX":
-                out.append(chr(int(body[i + 2:i + 4], 16)))
-                i += 4
-            elif nxt in "0123":
-                out.append(chr(int(body[i + 1:i + 4], 8)))
-                i += 4
-            else:
-                raise CompileError(f"invalid escape sequence \\{nxt}")
-        text = "".join(out)
-    return text.encode("utf-8") if "b" in prefix else text
+        return body.encode("utf-8") if is_bytes else body
+    out: list[bytes] = []  # UTF-8 pieces; in a bytes literal \x and octal escapes are single bytes
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            out.append(ch.encode("utf-8"))
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _ESCAPES:
+            out.append(_ESCAPES[nxt].encode("utf-8"))
+            i += 2
+        elif nxt in "uU":
+            width = 4 if nxt == "u" else 8
+            if is_bytes:
+                raise CompileError("unicode escape in a bytes literal")
+            out.append(chr(int(body[i + 2:i + 2 + width], 16)).encode("utf-8"))
+            i += 2 + width
+        elif nxt in "xX" or nxt in "0123":
+            code = int(body[i + 2:i + 4], 16) if nxt in "xX" else int(body[i + 1:i + 4], 8)
+            out.append(bytes([code]) if is_bytes else chr(code).encode("utf-8"))
+            i += 4
+        else:
+            raise CompileError(f"invalid escape sequence \\{nxt}")
+    data = b"".join(out)
+    return data if is_bytes else data.decode("utf-8")
 
 
 # -- parser -------------------------------------------------------------------------------------------------
@@ -296,8 +309,7 @@ class _Parser:
 
     def _call(self, name: str, target: Expr | None, args: list[Expr]) -> Expr:
         if target is not None and name in _MACROS and 2 <= len(args) <= 3:
-            variables = [a.args[0] for a in args[:-1] if a.op == "ident"]
-            if len(args) == 3 and name != "map" or name == "map" and len(args) == 3 and len(variables) != 1:
+            if len(args) == 3 and name != "map":
                 raise NotModelled(f"two-variable macro {name}()")
             if not args[0].op == "ident":
                 raise CompileError(f"argument of {name}() must be a simple name")
@@ -503,7 +515,7 @@ class _Checker:
             target, key = self.check(args[0], scope), self.check(args[1], scope)
             if _loose(target):
                 return DYN
-            if _kind(target) == "list" and _same(key, "int") or _kind(target) == "list" and key in NUMERIC:
+            if _kind(target) == "list" and _same(key, "int"):
                 return target[1]
             if _kind(target) == "map" and _same(key, target[1]):
                 return target[2]
@@ -560,11 +572,11 @@ class _Checker:
 
     @staticmethod
     def _homogeneous(types: list[Any]) -> Any:
-        fixed = [t for t in types if not _loose(t)]
-        for t in fixed[1:]:
-            if not _same(fixed[0], t):
-                raise CompileError(f"expected type '{_name(fixed[0])}' but found '{_name(t)}'")
-        return fixed[0] if fixed else (types[0] if types else DYN)
+        """HomogeneousAggregateLiterals: every element of one static type (dyn and any are types here)."""
+        for t in types[1:]:
+            if t != types[0] and not (isinstance(t, tuple) and _same(types[0], t)):
+                raise CompileError(f"expected type '{_name(types[0])}' but found '{_name(t)}'")
+        return types[0] if types else DYN
 
     @staticmethod
     def _select(target: Any, field: str) -> Any:
@@ -583,7 +595,7 @@ class _Checker:
         def fail() -> CompileError:
             return CompileError(f"found no matching overload for '_{op}_' applied to '({_name(left)}, {_name(right)})'")
         if op in ("==", "!="):
-            if not _same(left, right) and not (left == "null" or right == "null"):
+            if not _same(left, right):
                 raise fail()
             return "bool"
         if op == "in":
@@ -635,6 +647,10 @@ class _Checker:
                 continue
             if all(_unify(p, a, binding) for p, a in zip(params, arg_types)):
                 results.append(_result(result, binding))
+        if name in ("sum", "min", "max") and receiver is not None and isinstance(receiver, tuple):
+            allowed = NUMERIC if name == "sum" else NUMERIC + ("string", "bytes", "bool")
+            if not _loose(receiver[1]) and receiver[1] not in allowed:
+                results = []
         if not results:
             shown = ", ".join(_name(a) for a in arg_types)
             on = f"{_name(receiver)}." if target is not None else ""
@@ -644,6 +660,11 @@ class _Checker:
                 re.compile(args[-1].args[0])
             except re.error as err:
                 raise CompileError(f"invalid matches argument ({err})") from err
+        if name in ("find", "findAll") and args and args[0].op == "lit" and isinstance(args[0].args[0], str):
+            try:  # Kubernetes' regex library compiles a literal pattern when the program is planned
+                re.compile(args[0].args[0])
+            except re.error as err:
+                raise CompileError(f"program instantiation failed: error parsing regexp: {err}") from err
         if name in _CONVERSIONS and target is None and len(args) == 1 and args[0].op == "lit":
             try:
                 _CALLS[name](None, [args[0].args[0]])
@@ -667,7 +688,7 @@ def _type_of(value: Any) -> Any:
         return "bytes"
     if value is None:
         return "null"
-    if isinstance(value, Quantity):
+    if isinstance(value, CelQuantity):
         return "Quantity"
     if isinstance(value, Semver):
         return "Semver"
@@ -705,10 +726,10 @@ def _num_cmp(a: Any, b: Any) -> int:
 
 
 def equal(a: Any, b: Any) -> bool:
-    if isinstance(a, (Semver, Quantity)) or isinstance(b, (Semver, Quantity)):
+    if isinstance(a, (Semver, CelQuantity)) or isinstance(b, (Semver, CelQuantity)):
         if type(a) is not type(b):  # Kubernetes' Semver and Quantity values refuse other types
             raise CelRuntimeError("no such overload")
-        return a.key() == b.key() if isinstance(a, Semver) else a == b
+        return a.key() == b.key()
     if _is_num(a) and _is_num(b):
         return _num_cmp(a, b) == 0
     if type(a) is not type(b) and not (isinstance(a, dict) and isinstance(b, dict)):
@@ -788,7 +809,7 @@ def evaluate(expr: Expr, device: dict[str, Any], scope: dict[str, Any] | None = 
     if op == "has":
         target = evaluate(args[0].args[0], device, scope)
         if not isinstance(target, dict):
-            raise CelRuntimeError("no such overload")
+            return False
         return args[0].args[1] in target or isinstance(target, DefaultMap)
     if op == "not":
         value = evaluate(args[0], device, scope)
@@ -832,8 +853,8 @@ def evaluate(expr: Expr, device: dict[str, Any], scope: dict[str, Any] | None = 
         out: dict[Any, Any] = {}
         for key_expr, value_expr in args:
             key = evaluate(key_expr, device, scope)
-            if any(equal(key, k) for k in out):
-                raise CelRuntimeError(f"Failed with repeated key: {key}")
+            for seen in [k for k in out if equal(key, k)]:
+                del out[seen]
             out[key] = evaluate(value_expr, device, scope)
         return out
     if op == "comp":
@@ -947,18 +968,28 @@ def _char_at(s: str, i: int) -> str:
     return s[i:i + 1]
 
 
-def _index_of(s: str, sub: str, start: int = 0) -> int:
-    if not 0 <= start <= len(s):
+def _index_of(s: str, sub: str, start: int | None = None) -> int:
+    _want(sub, str)
+    if start is None:
+        return s.find(sub)
+    if sub == "":
+        return start
+    if start < 0:
         raise CelRuntimeError(f"index out of range: {start}")
-    return s.find(_want(sub, str), start)
+    return -1 if start >= len(s) else s.find(sub, start)
 
 
 def _last_index_of(s: str, sub: str, end: int | None = None) -> int:
+    _want(sub, str)
     if end is None:
-        return s.rfind(_want(sub, str))
-    if not 0 <= end < len(s) and not (end == 0 and s == ""):
+        return s.rfind(sub)
+    if sub == "":
+        return end
+    if end < 0:
         raise CelRuntimeError(f"index out of range: {end}")
-    return s.rfind(sub, 0, end + len(sub))
+    if end >= len(s):
+        return -1
+    return s.rfind(sub, 0, min(end, len(s) - len(sub)) + len(sub))
 
 
 def _replace(s: str, old: str, new: str, count: int = -1) -> str:
@@ -1090,32 +1121,63 @@ def _has(items: list[Any], value: Any) -> bool:
     return any(equal(value, item) for item in items)
 
 
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-                     r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
-                     r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$")
+_ALPHANUM = re.compile(r"[0-9A-Za-z-]*")
+
+
+def _number(text: str, what: str) -> int:
+    """One of major, minor, patch as blang/semver reads it (its error texts)."""
+    if not text.isdigit() and text != "":
+        raise CelRuntimeError(f'Invalid character(s) found in {what} number "{text}"')
+    if len(text) > 1 and text[0] == "0":
+        raise CelRuntimeError(f'{what.capitalize()} number must not contain leading zeroes "{text}"')
+    if text == "" or int(text) > UINT_MAX:
+        problem = "invalid syntax" if text == "" else "value out of range"
+        raise CelRuntimeError(f'strconv.ParseUint: parsing "{text}": {problem}')
+    return int(text)
 
 
 def parse_semver(text: str, normalize: bool = False) -> Semver:
+    """blang/semver's Parse (Kubernetes' semver library; with `normalize`, a leading v dropped, leading zeroes
+    trimmed and a short version filled up with zeroes first)."""
     if normalize:
-        text = text.removeprefix("v")
-        numbers, rest = re.match(r"([^-+]*)(.*)", text, re.DOTALL).group(1, 2)  # type: ignore[union-attr]
-        parts = numbers.split(".")
-        parts += ["0"] * (3 - len(parts))
-        text = ".".join((p.lstrip("0") or "0") if p.isdigit() else p for p in parts) + rest
-    match = _SEMVER.match(text)
-    if match is None:
-        core = re.match(r"[^-+]*", text).group(0)  # type: ignore[union-attr]
-        parts = core.split(".")
-        if len(parts) != 3:
-            raise CelRuntimeError("No Major.Minor.Patch elements found")
-        for label, part in zip(("Major", "Minor", "Patch"), parts):
-            if part.isdigit() and len(part) > 1 and part[0] == "0":
-                raise CelRuntimeError(f'{label} number must not contain leading zeroes "{part}"')
-            if not part.isdigit():
-                raise CelRuntimeError(f'Invalid character(s) found in {label.lower()} number "{part}"')
-        raise CelRuntimeError(f"invalid semver {text!r}")
-    pre = tuple(match.group(4).split(".")) if match.group(4) else ()
-    return Semver(int(match.group(1)), int(match.group(2)), int(match.group(3)), pre)
+        parts = text.removeprefix("v").split(".", 2)
+        parts = [("0" + p.lstrip("0") if not p.lstrip("0")[:1].isdigit() else p.lstrip("0")) if len(p) > 1 else p
+                 for p in parts]
+        if len(parts) < 3:
+            if any(c in parts[-1] for c in "+-"):
+                raise CelRuntimeError("short version cannot contain PreRelease/Build meta data")
+            parts += ["0"] * (3 - len(parts))
+        text = ".".join(parts)
+    if text == "":
+        raise CelRuntimeError("Version string empty")
+    parts = text.split(".", 2)
+    if len(parts) != 3:
+        raise CelRuntimeError("No Major.Minor.Patch elements found")
+    major, minor = _number(parts[0], "major"), _number(parts[1], "minor")
+    rest, build, pre = parts[2], None, None
+    if "+" in rest:
+        rest, build = rest.split("+", 1)
+    if "-" in rest:
+        rest, pre = rest.split("-", 1)
+    patch = _number(rest, "patch")
+    identifiers = []
+    for item in pre.split(".") if pre is not None else []:
+        if item == "":
+            raise CelRuntimeError("Prerelease is empty")
+        if item.isdigit():
+            if len(item) > 1 and item[0] == "0":
+                raise CelRuntimeError(f'Numeric PreRelease version must not contain leading zeroes "{item}"')
+            if int(item) > UINT_MAX:
+                raise CelRuntimeError(f'strconv.ParseUint: parsing "{item}": value out of range')
+        elif not _ALPHANUM.fullmatch(item):
+            raise CelRuntimeError(f'Invalid character(s) found in prerelease "{item}"')
+        identifiers.append(item)
+    for item in build.split(".") if build is not None else []:
+        if item == "":
+            raise CelRuntimeError("Build meta data is empty")
+        if not _ALPHANUM.fullmatch(item):
+            raise CelRuntimeError(f'Invalid character(s) found in build meta data "{item}"')
+    return Semver(major, minor, patch, tuple(identifiers))
 
 
 def _semver(_recv: Any, args: list[Any]) -> Semver:
@@ -1135,10 +1197,10 @@ def _order(name: str) -> Callable[[Any, list[Any]], Any]:
         other = args[0]
         if isinstance(recv, Semver) and isinstance(other, Semver):
             a, b = recv.key(), other.key()
-        elif isinstance(recv, Quantity) and isinstance(other, Quantity):
-            a, b = recv.as_fraction(), other.as_fraction()
+        elif isinstance(recv, CelQuantity) and isinstance(other, CelQuantity):
+            a, b = recv.key(), other.key()
         else:
-            raise CelRuntimeError("no such overload")
+            raise _no_overload(name, recv, other)
         order = (a > b) - (a < b)
         return {"isGreaterThan": order > 0, "isLessThan": order < 0, "compareTo": order}[name]
     return call
@@ -1146,13 +1208,92 @@ def _order(name: str) -> Callable[[Any, list[Any]], Any]:
 
 def _semver_part(index: int) -> Callable[[Any, list[Any]], int]:
     def call(recv: Any, _args: list[Any]) -> int:
-        return (_want(recv, Semver).major, recv.minor, recv.patch)[index]
+        if not isinstance(recv, Semver):
+            raise _no_overload(("major", "minor", "patch")[index], recv)
+        return (recv.major, recv.minor, recv.patch)[index]
     return call
 
 
-def _quantity(_recv: Any, args: list[Any]) -> Quantity:
+def _no_overload(name: str, *values: Any) -> CelRuntimeError:
+    """Kubernetes' library functions, called at run time with a value of another type (cel-go's text)."""
+    return CelRuntimeError(f"no such overload: {name}({', '.join(_type_name(v) for v in values)})")
+
+
+def _type_name(value: Any) -> str:
+    return _name(_kind(_type_of(value)))
+
+
+_QUANTITY_SYNTAX = re.compile(r"([+-]?)0*([0-9]*)(?:\.([0-9]*))?(.*)", re.DOTALL)
+
+
+def _int64_amount(text: str) -> tuple[int, int] | None:
+    """How apimachinery's ParseQuantity holds `text`: an int64 amount (value, scale) when the digits and the
+    suffix leave enough precision, else None (an arbitrary-precision decimal)."""
+    if text == "0":
+        return (0, 0)
+    sign, num, denom, suffix = _QUANTITY_SYNTAX.fullmatch(text).groups()  # type: ignore[union-attr]
+    num, denom = num or "0", denom or ""
+    _base, exponent, fmt = Quantity._interpret_suffix(suffix)
+    mantissa = 1
+    if fmt == "BinarySI":
+        scale = 0
+        if exponent >= 0 and not denom:
+            mantissa = 1 << exponent
+            precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+        else:
+            precision = -1
+    else:
+        scale, precision = exponent, 18 - len(num) - len(denom)
+    if precision >= 0:
+        scale -= len(denom)
+        if scale >= -9:
+            result = int(num + denom) * mantissa
+            if result <= INT_MAX:
+                return (-result if sign == "-" else result, scale)
+    return None
+
+
+def _scaled(value: int, scale: int) -> int | None:
+    result = value * 10**scale
+    return result if INT_MIN <= result <= INT_MAX else None
+
+
+def _amount_add(a: tuple[int, int] | None, b: tuple[int, int] | None) -> tuple[int, int] | None:
+    """int64Amount.Add: None once it would overflow (the quantity turns into a decimal)."""
+    if a is None or b is None:
+        return None
+    if b[0] == 0:
+        return a
+    if a[0] == 0:
+        return b
+    (x, xs), (y, ys) = a, b
+    if xs > ys:
+        x, xs = _scaled(x, xs - ys), ys  # type: ignore[assignment]
+    elif ys > xs:
+        y, ys = _scaled(y, ys - xs), xs  # type: ignore[assignment]
+    if x is None or y is None or not INT_MIN <= x + y <= INT_MAX:
+        return None
+    return (x + y, xs)
+
+
+def _as_int64(q: CelQuantity) -> int | None:
+    if q.amount is None or q.amount[1] < 0:
+        return None
+    return _scaled(*q.amount)
+
+
+def cel_quantity(value: Quantity, text: str | None = None) -> CelQuantity:
+    """A capacity as the scheduler decodes it: `text` if given, else the canonical form the API server
+    stores (which is what an informer hands the scheduler)."""
+    return CelQuantity(value, _int64_amount(str(value) if text is None else text))
+
+
+def _quantity(_recv: Any, args: list[Any]) -> CelQuantity:
+    text = _want(args[0], str)
     try:
-        return Quantity.parse(_want(args[0], str))
+        if text != text.strip():
+            raise ValueError("spaces")
+        return cel_quantity(Quantity.parse(text), text)
     except ValueError as err:
         raise CelRuntimeError("quantities must match the regular expression "
                               "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'") from err
@@ -1166,24 +1307,42 @@ def _is_quantity(_recv: Any, args: list[Any]) -> bool:
     return True
 
 
-def _q_arith(sign: int) -> Callable[[Any, list[Any]], Quantity]:
-    def call(recv: Any, args: list[Any]) -> Quantity:
+def _q_arith(name: str, sign: int) -> Callable[[Any, list[Any]], CelQuantity]:
+    def call(recv: Any, args: list[Any]) -> CelQuantity:
         other = args[0]
-        value = other.as_fraction() if isinstance(other, Quantity) else Fraction(_want(other, int))
-        return Quantity(_want(recv, Quantity).as_fraction() + sign * value, recv.format)
+        if not isinstance(recv, CelQuantity) or not (isinstance(other, CelQuantity) or _is_num(other)
+                                                     and not isinstance(other, (float, UInt))):
+            raise _no_overload(name, recv, other)
+        if isinstance(other, CelQuantity):
+            value, amount = other.key(), other.amount
+        else:
+            value, amount = Fraction(other), (other, 0)
+        if amount is not None and sign < 0:
+            amount = (-amount[0], amount[1])
+        total = Quantity(recv.key() + sign * value, recv.value.format)
+        return CelQuantity(total, _amount_add(recv.amount, amount))
     return call
 
 
 def _as_integer(recv: Any, _args: list[Any]) -> int:
-    value = _want(recv, Quantity).as_fraction()
-    if value.denominator != 1 or not INT_MIN <= value <= INT_MAX:
+    if not isinstance(recv, CelQuantity):
+        raise _no_overload("asInteger", recv)
+    value = _as_int64(recv)
+    if value is None:
         raise CelRuntimeError("cannot convert value to integer")
-    return int(value)
+    return value
 
 
 def _is_integer(recv: Any, _args: list[Any]) -> bool:
-    value = _want(recv, Quantity).as_fraction()
-    return value.denominator == 1 and INT_MIN <= value <= INT_MAX
+    if not isinstance(recv, CelQuantity):
+        raise _no_overload("isInteger", recv)
+    return _as_int64(recv) is not None
+
+
+def _as_float(recv: Any, _args: list[Any]) -> float:
+    if not isinstance(recv, CelQuantity):
+        raise _no_overload("asApproximateFloat", recv)
+    return float(recv.key())
 
 
 def _to_int(_recv: Any, args: list[Any]) -> int:
@@ -1219,10 +1378,16 @@ def _to_uint(_recv: Any, args: list[Any]) -> UInt:
 def _to_double(_recv: Any, args: list[Any]) -> float:
     value = args[0]
     if isinstance(value, str):
+        problem = CelRuntimeError("type conversion error from 'string' to 'double'")
+        if value != value.strip() or "_" in value:
+            raise problem
         try:
-            return float(value)
+            result = float(value)
         except ValueError as err:
-            raise CelRuntimeError("type conversion error from 'string' to 'double'") from err
+            raise problem from err
+        if math.isinf(result) and "inf" not in value.lower():
+            raise problem  # out of range: Go's ParseFloat fails
+        return result
     if not _is_num(value):
         raise CelRuntimeError("no such overload")
     return float(value)
@@ -1313,9 +1478,8 @@ _CALLS: dict[str, Callable[[Any, list[Any]], Any]] = {
     "semver": _semver, "isSemver": _is_semver,
     "isGreaterThan": _order("isGreaterThan"), "isLessThan": _order("isLessThan"), "compareTo": _order("compareTo"),
     "major": _semver_part(0), "minor": _semver_part(1), "patch": _semver_part(2),
-    "quantity": _quantity, "isQuantity": _is_quantity, "add": _q_arith(1), "sub": _q_arith(-1),
-    "asInteger": _as_integer, "isInteger": _is_integer,
-    "asApproximateFloat": lambda recv, _a: float(_want(recv, Quantity).as_fraction()),
+    "quantity": _quantity, "isQuantity": _is_quantity, "add": _q_arith("add", 1), "sub": _q_arith("sub", -1),
+    "asInteger": _as_integer, "isInteger": _is_integer, "asApproximateFloat": _as_float,
     "int": _to_int, "uint": _to_uint, "double": _to_double, "string": _to_string, "bool": _to_bool,
     "bytes": _to_bytes, "dyn": lambda _r, args: args[0], "type": _type,
 }
@@ -1362,7 +1526,7 @@ def device_variable(driver: str, attributes: dict[str, Any], capacity: dict[str,
     caps: DefaultMap = DefaultMap()
     for name, value in capacity.items():
         domain, _, ident = name.rpartition("/")
-        caps.setdefault(domain or driver, {})[ident] = value
+        caps.setdefault(domain or driver, {})[ident] = cel_quantity(value)
     return {"driver": driver, "attributes": attrs, "capacity": caps,
             "allowMultipleAllocations": allow_multiple_allocations}
 

@@ -113,11 +113,21 @@ def read_device_class(f: Fields, doc: Mapping[str, Any], name: str, _ns: str, _u
     out.device_classes.append(k8s_dra.DeviceClass(name, _selectors(f, spec.get("selectors"), "spec.selectors")))
 
 
+def _version(f: Fields, value: Any, field: str) -> k8s_dra.SemVer:
+    """A version attribute: the API server refuses one that is not a semantic version (semver 2.0.0)."""
+    text = f.string(value, field, required=True)
+    try:
+        dra_cel.parse_semver(text)
+    except dra_cel.CelRuntimeError as err:
+        f.fail(field, f"{text!r} is not a semantic version (semver.org 2.0.0): {err}")
+    return k8s_dra.SemVer(text)
+
+
 def _attribute(f: Fields, value: Any, field: str) -> Any:
     """A DeviceAttribute: exactly one of bool, int, string and version."""
     doc = f.mapping(value, field)
     kinds = {"bool": f.boolean, "int": lambda v, p: f.integer(v, p, bits=64), "string": f.string,
-             "version": lambda v, p: k8s_dra.SemVer(f.string(v, p, required=True))}
+             "version": lambda v, p: _version(f, v, p)}
     given = [k for k in kinds if doc.get(k) is not None]
     if len(given) != 1 or set(doc) - set(kinds):
         f.fail(field, f"expected exactly one of bool, int, string, version; got {describe(dict(doc))}")
