@@ -15,7 +15,8 @@ Evaluated as cel-go does: literals of every kind (int, uint, double, string, raw
 lists and maps, homogeneous only), arithmetic with int64/uint64 overflow errors, comparisons (numeric ones
 across int, uint and double; equality across types false at run time and a compile error when the static
 types differ), `in`, `?:`, `&&`/`||` with error absorption, `has()`, the macros all/exists/exists_one/map
-(two and three argument)/filter and cel.bind, conversions (int, uint, double, string, bool, bytes, dyn,
+(two and three argument)/filter, the two-variable all/exists/existsOne/transformList/transformMap,
+cel.bind, conversions (int, uint, double, string, bool, bytes, dyn,
 type), size, the string functions (contains, startsWith, endsWith, matches, and the strings extension's
 charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring, trim, join), the regex
 library's find and findAll, Kubernetes' list library (isSorted, sum, min, max, indexOf, lastIndexOf), the
@@ -25,9 +26,9 @@ patch) and the quantity library (quantity, isQuantity, isGreaterThan, isLessThan
 asInteger, asApproximateFloat, isInteger).
 
 Not evaluated (NotModelled, so a selector using it is reported, never guessed): optional types (`.?`,
-optional.*, value/orValue/hasValue), url, ip, cidr, timestamp, duration, string format, the two-variable
-macros (all/exists/existsOne with two variables, transformList, transformMap), sortBy, first/last, and the
-authz library. Not checked: the estimated cost limit (an expression whose worst case exceeds 1,000,000 is
+optional.*, value/orValue/hasValue), url, ip, cidr, timestamp, duration, string format,
+transformMapEntry, sortBy, first/last, and the authz library. Capacities are Quantities held as
+apimachinery would hold the canonical form the API server stores (isInteger and asInteger depend on it). Not checked: the estimated cost limit (an expression whose worst case exceeds 1,000,000 is
 refused at admission, and one that runs past it fails at run time). Regular expressions run on Python's
 `re`, not RE2: patterns both accept agree.
 """
@@ -310,15 +311,17 @@ class _Parser:
     def _call(self, name: str, target: Expr | None, args: list[Expr]) -> Expr:
         if target is not None and name in _MACROS and 2 <= len(args) <= 3:
             if len(args) == 3 and name != "map":
-                raise NotModelled(f"two-variable macro {name}()")
+                return self._two_variable("exists_one" if name == "exists_one" else name, target, args)
             if not args[0].op == "ident":
                 raise CompileError(f"argument of {name}() must be a simple name")
             if len(args) == 3:
                 return Expr("comp", ("map", target, args[0].args[0], args[2], args[1]))
             if name != "map" or len(args) == 2:
                 return Expr("comp", (name, target, args[0].args[0], args[1], None))
-        if target is not None and name in ("existsOne", "transformList", "transformMap", "transformMapEntry",
-                                           "sortBy"):
+        if target is not None and (name == "existsOne" and len(args) == 3
+                                   or name in ("transformList", "transformMap") and len(args) in (3, 4)):
+            return self._two_variable(name, target, args)
+        if target is not None and name in ("transformMapEntry", "sortBy"):
             raise NotModelled(f"macro {name}()")
         if target is not None and target.op == "ident" and target.args[0] == "cel" and name == "bind":
             if len(args) != 3 or args[0].op != "ident":
@@ -332,6 +335,18 @@ class _Parser:
                                                                                "strings", "math", "base64"):
             return Expr("call", (f"{target.args[0]}.{name}", None, tuple(args)))
         return Expr("call", (name, target, tuple(args)))
+
+    @staticmethod
+    def _two_variable(name: str, target: Expr, args: list[Expr]) -> Expr:
+        """The two-variable comprehensions (cel-go's ext.TwoVarComprehensions): index or key, then value."""
+        if args[0].op != "ident" or args[1].op != "ident":
+            raise CompileError(f"argument of {name}() must be a simple name")
+        first, second = args[0].args[0], args[1].args[0]
+        if first == second:
+            raise CompileError(f"duplicate variable name: {first}")
+        kind = {"existsOne": "exists_one"}.get(name, name)
+        cond = args[2] if len(args) == 4 else None
+        return Expr("comp2", (kind, target, first, second, args[-1], cond))
 
     @staticmethod
     def _number(kind: str, text: str, negative: bool = False) -> Expr:
@@ -563,6 +578,30 @@ class _Checker:
                 raise CompileError(f"{kind}() predicate must be bool")
             return "bool" if kind in ("all", "exists", "exists_one") else \
                 ("list", body_type) if kind == "map" else ("list", elem)
+        if op == "comp2":
+            kind, target, first, second, body, cond = args
+            range_type = self.check(target, scope)
+            if _loose(range_type):
+                types = (DYN, DYN)
+            elif _kind(range_type) == "list":
+                types = ("int", range_type[1])
+            elif _kind(range_type) == "map":
+                types = (range_type[1], range_type[2])
+            else:
+                raise CompileError(f"expression of type '{_name(range_type)}' cannot be the range of a "
+                                   "comprehension (must be list, map, or dynamic)")
+            inner = {**scope, first: types[0], second: types[1]}
+            if cond is not None and not _same(self.check(cond, inner), "bool"):
+                raise CompileError(f"{kind}() filter must be bool")
+            body_type = self.check(body, inner)
+            if kind in ("all", "exists", "exists_one"):
+                if not _same(body_type, "bool"):
+                    raise CompileError(f"{kind}() predicate must be bool")
+                return "bool"
+            if kind == "transformList":
+                return ("list", body_type)
+            return ("map", types[0] if not _loose(range_type) and _kind(range_type) == "map" else
+                    ("int" if not _loose(range_type) else DYN), body_type)
         if op == "bind":
             var, value, body = args
             return self.check(body, {**scope, var: self.check(value, scope)})
@@ -859,6 +898,8 @@ def evaluate(expr: Expr, device: dict[str, Any], scope: dict[str, Any] | None = 
         return out
     if op == "comp":
         return _comprehension(args, device, scope)
+    if op == "comp2":
+        return _comprehension2(args, device, scope)
     if op == "bind":
         var, value, body = args
         return evaluate(body, device, {**scope, var: evaluate(value, device, scope)})
@@ -917,6 +958,57 @@ def _comprehension(args: tuple[Any, ...], device: dict[str, Any], scope: dict[st
                 continue
         out.append(evaluate(body, device, inner))
     return out
+
+
+def _comprehension2(args: tuple[Any, ...], device: dict[str, Any], scope: dict[str, Any]) -> Any:
+    kind, target, first, second, body, cond = args
+    items = evaluate(target, device, scope)
+    if isinstance(items, list):
+        pairs = list(enumerate(items))
+    elif isinstance(items, dict):
+        pairs = list(items.items())
+    else:
+        raise CelRuntimeError("no such overload")
+    scopes = [{**scope, first: a, second: b} for a, b in pairs]
+    if kind in ("all", "exists"):
+        absorbing = kind == "exists"
+        error: CelRuntimeError | None = None
+        for inner in scopes:
+            try:
+                value = evaluate(body, device, inner)
+            except CelRuntimeError as err:
+                error = error or err
+                continue
+            if not isinstance(value, bool):
+                error = error or CelRuntimeError("no such overload")
+            elif value == absorbing:
+                return absorbing
+        if error is not None:
+            raise error
+        return not absorbing
+    if kind == "exists_one":
+        count = 0
+        for inner in scopes:
+            value = evaluate(body, device, inner)
+            if not isinstance(value, bool):
+                raise CelRuntimeError("no such overload")
+            count += value
+        return count == 1
+    out_list: list[Any] = []
+    out_map: dict[Any, Any] = {}
+    for (key, _value), inner in zip(pairs, scopes):
+        if cond is not None:
+            keep = evaluate(cond, device, inner)
+            if not isinstance(keep, bool):
+                raise CelRuntimeError("no such overload")
+            if not keep:
+                continue
+        result = evaluate(body, device, inner)
+        if kind == "transformList":
+            out_list.append(result)
+        else:
+            out_map[key] = result
+    return out_list if kind == "transformList" else out_map
 
 
 def _logical(op: str, args: tuple[Any, ...], device: dict[str, Any], scope: dict[str, Any]) -> bool:

@@ -179,6 +179,15 @@ EXPRESSIONS = [
     f'{A}.model.lowerAscii("x") == ""', '"a".contains(dyn(1))',
     'dyn("abc").startsWith("a")', 'dyn(1).startsWith("a")', 'dyn(semver("1.0.0")).major() == 1', 'dyn(quantity("1")).isInteger()',
     f'{A}.cores.isInteger()', f'{A}.model.major() == 1',
+    # two-variable comprehensions
+    '[1, 2].exists(i, v, i == 1 && v == 2)', '[1, 2].existsOne(i, v, v > 1)', '[1, 2].exists_one(i, v, v > 0)',
+    '{"a": 1, "b": 2}.all(k, v, k.size() == 1 && v > 0)', '{"a": 1}.transformMap(k, v, v + 1) == {"a": 2}',
+    '[1, 2, 3].transformList(i, v, i > 0, v * 10) == [20, 30]', '[5].transformMap(i, v, v) == {0: 5}',
+    '{"a": 1, "b": 2}.transformList(k, v, k) == ["a", "b"]', '{"a": 1}.transformMap(k, v, v > 5, v) == {}',
+    f'{A}.exists(k, v, k == "cores" && v == 8)', 'device.attributes.all(d, names, names.size() > 0)',
+    f'{A}.transformMap(k, v, k.size()).size() > 3', '[1, 2].all(x, x, true)', '[1, 2].existsOne(x, true)',
+    '[0, 1].all(i, v, 1 / v > 0)', '[0, 1].exists(i, v, 1 / v > 0)', '{"a": 1}.transformMapEntry(k, v, {v: k}) == {1: "a"}',
+    '[1, 2].all(i, v, v)', '"ab".all(i, v, true)',
 ]
 
 
