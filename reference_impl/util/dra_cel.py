@@ -25,8 +25,11 @@ intersects, the semver library (semver, isSemver, isGreaterThan, isLessThan, com
 patch) and the quantity library (quantity, isQuantity, isGreaterThan, isLessThan, compareTo, add, sub,
 asInteger, asApproximateFloat, isInteger).
 
-Not evaluated (NotModelled, so a selector using it is reported, never guessed): optional types (`.?`,
-optional.*, value/orValue/hasValue), url, ip, cidr, timestamp, duration, string format,
+Optional types: `.?field`, `[?key]`, optional.of/ofNonZeroValue/none, hasValue, value, orValue, or, and
+the lists extension's first/last.
+
+Not evaluated (NotModelled, so a selector using it is reported, never guessed): optional list elements and
+map entries (`[?x]`, `{?k: v}`), optMap/optFlatMap, url, ip, cidr, timestamp, duration, string format,
 transformMapEntry, sortBy, first/last, and the authz library. Capacities are Quantities held as
 apimachinery would hold the canonical form the API server stores (isInteger and asInteger depend on it). Not checked: the estimated cost limit (an expression whose worst case exceeds 1,000,000 is
 refused at admission, and one that runs past it fails at run time). Regular expressions run on Python's
@@ -78,6 +81,16 @@ class Semver:
     def key(self) -> tuple:
         pre = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.pre)
         return (self.major, self.minor, self.patch, 1 if not self.pre else 0, pre)
+
+
+@dataclass(frozen=True)
+class Optional:
+    """A CEL optional value (cel-go's OptionalTypes, on in Kubernetes' environment)."""
+    present: bool
+    value: Any = None
+
+
+NONE = Optional(False)
 
 
 @dataclass(frozen=True)
@@ -284,18 +297,27 @@ class _Parser:
             out.append(self.expr())
             if self.peek() != close:
                 self.take(",")
+                if close == "]" and self.peek() == "?":
+                    raise NotModelled("optional list element [?...]")
         self.take(close)
         return out
 
     def postfix(self, expr: Expr) -> Expr:
         while self.peek() in (".", "[", ".?"):
             token = self.take()[1]
-            if token == ".?":
-                raise NotModelled("optional field selection .?")
             if token == "[":
+                optional = self.peek() == "?"
+                if optional:
+                    self.take()
                 key = self.expr()
                 self.take("]")
-                expr = Expr("index", (expr, key))
+                expr = Expr("optindex" if optional else "index", (expr, key))
+                continue
+            if token == ".?":
+                kind, name = self.take()
+                if kind != "id":
+                    raise CompileError(f"syntax error: expected a field name after '.?', got {name!r}")
+                expr = Expr("optselect", (expr, name))
                 continue
             kind, name = self.take()
             if kind != "id":
@@ -321,7 +343,7 @@ class _Parser:
         if target is not None and (name == "existsOne" and len(args) == 3
                                    or name in ("transformList", "transformMap") and len(args) in (3, 4)):
             return self._two_variable(name, target, args)
-        if target is not None and name in ("transformMapEntry", "sortBy"):
+        if target is not None and name in ("transformMapEntry", "sortBy", "optMap", "optFlatMap"):
             raise NotModelled(f"macro {name}()")
         if target is not None and target.op == "ident" and target.args[0] == "cel" and name == "bind":
             if len(args) != 3 or args[0].op != "ident":
@@ -387,8 +409,12 @@ class _Parser:
             self.take(")")
             return expr
         if text == "[":
+            if self.peek() == "?":
+                raise NotModelled("optional list element [?...]")
             return Expr("list", tuple(self.args("]")))
         if text == "{":
+            if self.peek() == "?":
+                raise NotModelled("optional map entry {?...}")
             entries: list[tuple[Expr, Expr]] = []
             while self.peek() != "}":
                 key = self.expr()
@@ -396,6 +422,8 @@ class _Parser:
                 entries.append((key, self.expr()))
                 if self.peek() != "}":
                     self.take(",")
+                    if self.peek() == "?":
+                        raise NotModelled("optional map entry {?...}")
             self.take("}")
             return Expr("map", tuple(entries))
         if text == ".":
@@ -466,15 +494,17 @@ _SIGS: dict[str, list[tuple[Any, tuple[Any, ...], Any]]] = {
     "bool": [(None, ("bool",), "bool"), (None, ("string",), "bool")],
     "bytes": [(None, ("bytes",), "bytes"), (None, ("string",), "bytes")],
     "dyn": [(None, ("T",), DYN)], "type": [(None, ("T",), "type")],
+    "optional.of": [(None, ("T",), "O")], "optional.ofNonZeroValue": [(None, ("T",), "O")],
+    "optional.none": [(None, (), "O")], "hasValue": [("O", (), "bool")], "value": [("O", (), "T")],
+    "orValue": [("O", ("T",), "T")], "or": [("O", ("O",), "O")], "first": [("L", (), "O")], "last": [("L", (), "O")],
 }
 # Known to Kubernetes' environment, not evaluated here.
-_UNMODELLED = {"optional.of", "optional.ofNonZeroValue", "optional.none", "value", "hasValue", "orValue", "or",
-               "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
+_UNMODELLED = {"url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath", "getQuery",
                "ip", "isIP", "cidr", "isCIDR", "family", "containsIP", "containsCIDR", "prefixLength", "masked",
                "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
                "ip.isCanonical", "timestamp", "duration", "getFullYear", "getMonth", "getDate", "getDayOfMonth",
                "getDayOfWeek", "getDayOfYear", "getHours", "getMinutes", "getSeconds", "getMilliseconds",
-               "format", "first", "last", "strings.quote", "validate", "named", "authorizer", "path", "group",
+               "format", "strings.quote", "validate", "named", "authorizer", "path", "group",
                "serviceAccount", "resource", "subresource", "namespace", "name", "check", "allowed", "reason",
                "errored", "error", "fieldSelector", "labelSelector", "math.greatest", "math.least", "math.ceil",
                "math.floor", "math.round", "math.abs", "math.sign", "math.isNaN", "math.isInf", "math.isFinite",
@@ -497,6 +527,10 @@ def _unify(param: Any, arg: Any, binding: dict[str, Any]) -> bool:
         return _unify("T", arg[1], binding) if isinstance(arg, tuple) else True
     if param == "M":
         return _kind(arg) == "map"
+    if param == "O":
+        if _kind(arg) != "optional":
+            return False
+        return _unify("T", arg[1], binding) if isinstance(arg, tuple) else True
     return _same(param, arg)
 
 
@@ -505,6 +539,8 @@ def _result(result: Any, binding: dict[str, Any]) -> Any:
         return binding.get("T", DYN)
     if result == "L":
         return ("list", binding.get("T", DYN))
+    if result == "O":
+        return ("optional", binding.get("T", DYN))
     return result
 
 
@@ -522,6 +558,20 @@ class _Checker:
             raise CompileError(f"undeclared reference to '{name}'")
         if op == "select":
             return self._select(self.check(args[0], scope), args[1])
+        if op in ("optselect", "optindex"):
+            target = self.check(args[0], scope)
+            if _kind(target) == "optional":
+                target = target[1]
+            if op == "optselect":
+                return ("optional", self._select(target, args[1]))
+            key = self.check(args[1], scope)
+            if _loose(target):
+                return ("optional", DYN)
+            if _kind(target) == "list" and _same(key, "int"):
+                return ("optional", target[1])
+            if _kind(target) == "map" and _same(key, target[1]):
+                return ("optional", target[2])
+            raise CompileError(f"found no matching overload for '_[?_]' applied to '({_name(target)}, {_name(key)})'")
         if op == "has":
             target, field = args[0].args
             self._select(self.check(target, scope), field)
@@ -733,6 +783,8 @@ def _type_of(value: Any) -> Any:
         return "Semver"
     if isinstance(value, CelType):
         return "type"
+    if isinstance(value, Optional):
+        return ("optional", DYN)
     if isinstance(value, list):
         return ("list", DYN)
     if isinstance(value, dict):
@@ -774,6 +826,8 @@ def equal(a: Any, b: Any) -> bool:
     if type(a) is not type(b) and not (isinstance(a, dict) and isinstance(b, dict)):
         if not (isinstance(a, str) and isinstance(b, str) and not isinstance(a, bytes)):
             return False
+    if isinstance(a, Optional):
+        return a.present == b.present and (not a.present or equal(a.value, b.value))
     if isinstance(a, list):
         return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
@@ -845,6 +899,23 @@ def evaluate(expr: Expr, device: dict[str, Any], scope: dict[str, Any] | None = 
         if isinstance(target, DefaultMap):
             return {}
         raise CelRuntimeError(f"no such key: {key}")
+    if op in ("optselect", "optindex"):
+        target = evaluate(args[0], device, scope)
+        if isinstance(target, Optional):
+            if not target.present:
+                return NONE
+            target = target.value
+        key = args[1] if op == "optselect" else evaluate(args[1], device, scope)
+        if isinstance(target, list):
+            if not _is_num(key) or isinstance(key, float) and key != int(key):
+                raise CelRuntimeError("no such overload")
+            return Optional(True, target[int(key)]) if 0 <= int(key) < len(target) else NONE
+        if not isinstance(target, dict):
+            raise CelRuntimeError("no such overload")
+        for candidate in target:
+            if equal(candidate, key):
+                return Optional(True, target[candidate])
+        return Optional(True, {}) if isinstance(target, DefaultMap) else NONE
     if op == "has":
         target = evaluate(args[0].args[0], device, scope)
         if not isinstance(target, dict):
@@ -1545,7 +1616,34 @@ def _type(_recv: Any, args: list[Any]) -> CelType:
                    .get(kind, kind))
 
 
+def _zero(value: Any) -> bool:
+    if value is None or isinstance(value, (list, dict, str, bytes)) and not value:
+        return True
+    return _is_num(value) and value == 0 or value is False
+
+
+def _opt(recv: Any) -> Optional:
+    if not isinstance(recv, Optional):
+        raise CelRuntimeError("no such overload")
+    return recv
+
+
+def _opt_value(recv: Any, _args: list[Any]) -> Any:
+    if not _opt(recv).present:
+        raise CelRuntimeError("optional.none() dereference")
+    return recv.value
+
+
 _CALLS: dict[str, Callable[[Any, list[Any]], Any]] = {
+    "optional.of": lambda _r, args: Optional(True, args[0]),
+    "optional.ofNonZeroValue": lambda _r, args: NONE if _zero(args[0]) else Optional(True, args[0]),
+    "optional.none": lambda _r, _args: NONE,
+    "hasValue": lambda recv, _args: _opt(recv).present,
+    "value": _opt_value,
+    "orValue": lambda recv, args: recv.value if _opt(recv).present else args[0],
+    "or": lambda recv, args: recv if _opt(recv).present else _opt(args[0]),
+    "first": lambda recv, _args: Optional(True, recv[0]) if _want(recv, list) else NONE,
+    "last": lambda recv, _args: Optional(True, recv[-1]) if _want(recv, list) else NONE,
     "size": _size,
     "contains": _str_fn(lambda s, sub: s.find(_want(sub, str)) >= 0),
     "startsWith": _str_fn(lambda s, p: s.startswith(_want(p, str))),

@@ -188,6 +188,17 @@ EXPRESSIONS = [
     f'{A}.transformMap(k, v, k.size()).size() > 3', '[1, 2].all(x, x, true)', '[1, 2].existsOne(x, true)',
     '[0, 1].all(i, v, 1 / v > 0)', '[0, 1].exists(i, v, 1 / v > 0)', '{"a": 1}.transformMapEntry(k, v, {v: k}) == {1: "a"}',
     '[1, 2].all(i, v, v)', '"ab".all(i, v, true)',
+    # optional types
+    f'{A}.?model.hasValue()', f'{A}.?missing.hasValue()', f'{A}.?missing.orValue("x") == "x"', f'{A}.?cores.value() == 8',
+    f'{A}.?missing.value() == 1', 'device.attributes.?nodomain.hasValue()', f'device.attributes.?nodomain.?x.hasValue()',
+    f'device.attributes[?"{D}"].?model.orValue("") == "a100"', 'optional.none().hasValue()', 'optional.of(1) == optional.of(1)',
+    'optional.none() == optional.none()', 'optional.of(1) != optional.none()', 'optional.ofNonZeroValue(0).hasValue()',
+    'optional.ofNonZeroValue("").hasValue()', 'optional.ofNonZeroValue([1]).hasValue()', 'optional.none().or(optional.of(2)).value() == 2',
+    'optional.of(1).or(optional.of(2)).value() == 1', '[1, 2][?5].orValue(0) == 0', '[1, 2][?1].value() == 2', '{"a": 1}[?"a"].value() == 1',
+    '[].first().hasValue()', '[1, 2].last().value() == 2', f'{A}.?model', 'device.?driver.value() == "gpu.example.com"',
+    'device.?foo.hasValue()', 'optional.of(1).value() == "a"', 'optional.of(1).orValue("a") == 1', '[?optional.of(1)].size() == 1',
+    '{?"a": optional.none()}.size() == 0', 'optional.of(2).optMap(x, x * 2).value() == 4', f'{C}.?memory.value().isInteger()',
+    f'{A}.?model.value().startsWith("a")', 'optional.of(1).hasValue() && optional.none().orValue(true)',
 ]
 
 
