@@ -279,17 +279,26 @@ class _Parser:
         return left
 
     def unary(self) -> Expr:
-        if self.peek() == "!":
+        """`!`s or `-`s before a member, as cel-go's parser reads them: an even run cancels out (`!!x` is x,
+        with x's type), an odd run is one operator; a `-` right before a number is the literal's sign."""
+        op = self.peek()
+        if op not in ("!", "-"):
+            return self.postfix(self.primary())
+        count = 0
+        while self.peek() == op:
             self.take()
-            return Expr("not", (self.unary(),))
-        if self.peek() == "-":
+            count += 1
+        kind, text = self.tokens[self.pos] if self.pos < len(self.tokens) else ("", "")
+        if op == "-" and kind in ("num", "hex", "float") and not text.lower().endswith("u"):
             self.take()
-            kind, text = self.tokens[self.pos] if self.pos < len(self.tokens) else ("", "")
-            if kind in ("num", "hex", "float") and not text.lower().endswith("u"):
-                self.take()
-                return self.postfix(self._number(kind, text, negative=True))
-            return Expr("neg", (self.unary(),))
-        return self.postfix(self.primary())
+            operand, count = self.postfix(self._number(kind, text, negative=True)), count - 1
+        elif self.peek() in ("!", "-"):
+            raise CompileError(f"syntax error: unexpected {self.peek()!r}")
+        else:
+            operand = self.postfix(self.primary())
+        if count % 2 == 0:
+            return operand
+        return Expr("not" if op == "!" else "neg", (operand,))
 
     def args(self, close: str) -> list[Expr]:
         out: list[Expr] = []
@@ -759,7 +768,7 @@ class _Checker:
                 _CALLS[name](None, [args[0].args[0]])
             except CelRuntimeError as err:  # cel-go folds a conversion of a literal when it plans the program
                 raise CompileError(f"program instantiation failed: {err}") from err
-        return results[0] if len(results) == 1 else DYN
+        return results[0] if all(r == results[0] for r in results) else DYN
 
 
 def _type_of(value: Any) -> Any:
@@ -810,17 +819,26 @@ def _is_num(value: Any) -> bool:
 
 
 def _num_cmp(a: Any, b: Any) -> int:
+    """cel-go's numeric comparison: ints and uints exactly, an int or uint with a double in double precision
+    (the integer rounded to the nearest double), past the integer's range by sign."""
     if isinstance(a, float) and math.isnan(a) or isinstance(b, float) and math.isnan(b):
         return 2  # unordered
-    fa, fb = (Fraction(a) if not isinstance(a, float) or math.isfinite(a) else a for a in (a, b))
-    return (fa > fb) - (fa < fb)
+    if isinstance(a, float) != isinstance(b, float):
+        flip = isinstance(b, float)
+        d, i = (b, a) if flip else (a, b)
+        low, high = (0.0, 2.0**64) if isinstance(i, UInt) else (-(2.0**63), 2.0**63)
+        order = -1 if d < low else 1 if d > high else (d > float(i)) - (d < float(i))
+        return -order if flip else order
+    return (a > b) - (a < b)
 
 
 def equal(a: Any, b: Any) -> bool:
-    if isinstance(a, (Semver, CelQuantity)) or isinstance(b, (Semver, CelQuantity)):
-        if type(a) is not type(b):  # Kubernetes' Semver and Quantity values refuse other types
+    if isinstance(a, (Semver, CelQuantity)):
+        if type(a) is not type(b):  # Kubernetes' Semver and Quantity refuse to compare with another type
             raise CelRuntimeError("no such overload")
         return a.key() == b.key()
+    if isinstance(b, (Semver, CelQuantity)):
+        return False  # while cel-go's own values find another type unequal
     if _is_num(a) and _is_num(b):
         return _num_cmp(a, b) == 0
     if type(a) is not type(b) and not (isinstance(a, dict) and isinstance(b, dict)):
@@ -942,15 +960,23 @@ def evaluate(expr: Expr, device: dict[str, Any], scope: dict[str, Any] | None = 
         return evaluate(args[1] if cond else args[2], device, scope)
     if op == "binop":
         operator = args[0]
+        if operator == "in" and _constant_list(args[2]):
+            return _set_membership(args[1], args[2], device, scope)
         left, right = evaluate(args[1], device, scope), evaluate(args[2], device, scope)
         if operator == "==":
             return equal(left, right)
         if operator == "!=":
             return not equal(left, right)
         if operator == "in":
-            if isinstance(right, (list, dict)):
-                return any(equal(left, item) for item in right)
-            raise CelRuntimeError("no such overload")
+            if not isinstance(right, (list, dict)):
+                raise CelRuntimeError("no such overload")
+            for item in right:  # cel-go's Contains: only a true comparison counts, errors are passed over
+                try:
+                    if equal(left, item):
+                        return True
+                except CelRuntimeError:
+                    continue
+            return False
         if operator in ("<", "<=", ">", ">="):
             order = _compare(left, right)
             if order == 2:
@@ -978,8 +1004,75 @@ def evaluate(expr: Expr, device: dict[str, Any], scope: dict[str, Any] | None = 
         name, target, call_args = args
         receiver = evaluate(target, device, scope) if target is not None else None
         values = [evaluate(a, device, scope) for a in call_args]
+        if name not in _STANDARD:
+            _dispatch(name, receiver if target is not None else None, target is not None, values)
         return _CALLS[name](receiver, values)
     raise AssertionError(op)
+
+
+# Functions of CEL's standard library; the others (extensions, Kubernetes' libraries) are dispatched on their
+# declared overloads, and a call that fits none fails with "no such overload: name(types)".
+_STANDARD = {"size", "contains", "startsWith", "endsWith", "matches", "dyn", "type"}
+
+
+def _dispatch(name: str, receiver: Any, member: bool, values: list[Any]) -> None:
+    types = [_type_of(v) for v in values]
+    recv_type = _type_of(receiver) if member else None
+    for recv, params, _result in _SIGS[name]:
+        if (recv is None) == member or len(params) != len(values):
+            continue
+        binding: dict[str, Any] = {}
+        if recv is not None and not _unify(recv, recv_type, binding):
+            continue
+        if all(_unify(p, t, binding) for p, t in zip(params, types)):
+            return
+    raise _no_overload(name, *([receiver] if member else []), *values)
+
+
+def _constant(expr: Expr) -> bool:
+    """A literal, or a conversion of one (which cel-go folds when it plans the program)."""
+    if expr.op == "lit":
+        return True
+    if expr.op == "neg":
+        return _constant(expr.args[0])
+    return expr.op == "call" and expr.args[0] in _CONVERSIONS and expr.args[1] is None and len(expr.args[2]) == 1 \
+        and _constant(expr.args[2][0])
+
+
+def _constant_list(expr: Expr) -> bool:
+    return expr.op == "list" and all(_constant(e) for e in expr.args)
+
+
+def _set_membership(left_expr: Expr, list_expr: Expr, device: dict[str, Any], scope: dict[str, Any]) -> bool:
+    """`x in [constants]`, as cel-go plans it: an empty list is the constant false (x is not evaluated); a list
+    of bools, numbers and strings becomes a hash set (numbers also under their exact int, uint and double
+    forms); x's value is looked up in it, and a value Go cannot hash (a Semver) panics, which cel-go reports
+    as an internal error."""
+    if not list_expr.args:
+        return False
+    items = [evaluate(e, device, scope) for e in list_expr.args]
+    left = evaluate(left_expr, device, scope)
+    if not all(isinstance(i, (bool, int, float, str)) for i in items):
+        return any(_equal_or_false(left, item) for item in items)
+    if isinstance(left, Semver):
+        raise CelRuntimeError("internal error: runtime error: hash of unhashable type cel.Semver")
+    for item in items:
+        if isinstance(left, bool) or isinstance(item, bool):
+            if type(left) is type(item) and left == item:
+                return True
+        elif _is_num(left) and _is_num(item):
+            if _num_cmp(left, item) == 0 and (not isinstance(left, float) or left == int(left)):
+                return True
+        elif isinstance(left, str) and isinstance(item, str) and left == item:
+            return True
+    return False
+
+
+def _equal_or_false(a: Any, b: Any) -> bool:
+    try:
+        return equal(a, b)
+    except CelRuntimeError:
+        return False
 
 
 def _comprehension(args: tuple[Any, ...], device: dict[str, Any], scope: dict[str, Any]) -> Any:
@@ -1197,7 +1290,7 @@ def _find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
 
 def _join(recv: Any, args: list[Any]) -> str:
     if not isinstance(recv, list) or not all(isinstance(x, str) for x in recv):
-        raise CelRuntimeError("no such overload")
+        raise _no_overload("join", recv, *args)
     return _want(args[0], str).join(recv) if args else "".join(recv)
 
 
@@ -1696,7 +1789,8 @@ def result_bool(value: Any) -> bool:
         return value
     kind = _name(_kind(_type_of(value)))
     detail = ("unsupported native conversion from string to 'bool'" if kind == "string"
-              else f"unsupported type conversion from '{kind}' to bool")
+              else f"type conversion error from '{kind.removeprefix('kubernetes.')}' to 'bool'"
+              if kind.startswith("kubernetes.") else f"unsupported type conversion from '{kind}' to bool")
     raise CelRuntimeError(f"CEL result of type {kind} could not be converted to bool: {detail}")
 
 
