@@ -33,7 +33,9 @@ map entries (`[?x]`, `{?k: v}`), optMap/optFlatMap, url, ip, cidr, timestamp, du
 transformMapEntry, sortBy, first/last, and the authz library. Capacities are Quantities held as
 apimachinery would hold the canonical form the API server stores (isInteger and asInteger depend on it). Not checked: the estimated cost limit (an expression whose worst case exceeds 1,000,000 is
 refused at admission, and one that runs past it fails at run time). Regular expressions run on Python's
-`re`, not RE2: patterns both accept agree.
+`re`, not RE2: patterns both accept agree. An empty list literal has a dynamic element type here; cel-go
+binds it to the first overload that takes it and so refuses a few expressions (`[].sort().join("-")`)
+accepted here.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -150,7 +151,7 @@ EXPRESSIONS = [
     'isSemver("1.2.3+")', 'isSemver("1.2.3-a..b")', 'isSemver(" 1.2.3")', 'isSemver("9999999999999999999.0.0")', 'isSemver("1.2.3-x-y.z")',
     'semver("1.2.3").major() == semver("1.9.9").major()', 'semver("1.2.3") == 1', f'{A}.driverVersion.isGreaterThan(1)',
     'quantity("1Ki") == quantity("1024")', 'quantity("1.5").isInteger()', 'quantity("0.5").asInteger() == 0', 'quantity("1Ei").isInteger()',
-    'quantity("8Ei").isInteger()', 'quantity("100m").asApproximateFloat() == 0.1', 'quantity("1").add(quantity("500m")) == quantity("1.5")',
+    'quantity("8Ei").isInteger()', 'quantity("1000m").isInteger()', 'quantity("1000m").asInteger() == 1', 'quantity("100m").asApproximateFloat() == 0.1', 'quantity("1").add(quantity("500m")) == quantity("1.5")',
     'quantity("1").sub(2).isLessThan(quantity("0"))', 'quantity("1").compareTo(quantity("1000m")) == 0', 'quantity("1") == quantity("1000m")',
     'quantity(" 1") == quantity("1")', 'quantity("1.") == quantity("1")', 'quantity(".5") == quantity("500m")', 'isQuantity("1e")',
     'isQuantity("1k1")', 'isQuantity("")', 'isQuantity("1KiB")', 'quantity("1") == semver("1.0.0")',
@@ -179,11 +180,12 @@ EXPRESSIONS = [
     f'{A}.model.lowerAscii("x") == ""', '"a".contains(dyn(1))',
     'dyn("abc").startsWith("a")', 'dyn(1).startsWith("a")', 'dyn(semver("1.0.0")).major() == 1', 'dyn(quantity("1")).isInteger()',
     f'{A}.cores.isInteger()', f'{A}.model.major() == 1',
+    '[].filter(x, x != 1).join("-") == ""', '[].sort().join("-") == ""',
     # two-variable comprehensions
     '[1, 2].exists(i, v, i == 1 && v == 2)', '[1, 2].existsOne(i, v, v > 1)', '[1, 2].exists_one(i, v, v > 0)',
     '{"a": 1, "b": 2}.all(k, v, k.size() == 1 && v > 0)', '{"a": 1}.transformMap(k, v, v + 1) == {"a": 2}',
     '[1, 2, 3].transformList(i, v, i > 0, v * 10) == [20, 30]', '[5].transformMap(i, v, v) == {0: 5}',
-    '{"a": 1, "b": 2}.transformList(k, v, k) == ["a", "b"]', '{"a": 1}.transformMap(k, v, v > 5, v) == {}',
+    '{"a": 1, "b": 2}.transformList(k, v, k).size() == 2', '{"a": 1}.transformMap(k, v, v > 5, v) == {}',
     f'{A}.exists(k, v, k == "cores" && v == 8)', 'device.attributes.all(d, names, names.size() > 0)',
     f'{A}.transformMap(k, v, k.size()).size() > 3', '[1, 2].all(x, x, true)', '[1, 2].existsOne(x, true)',
     '[0, 1].all(i, v, 1 / v > 0)', '[0, 1].exists(i, v, 1 / v > 0)', '{"a": 1}.transformMapEntry(k, v, {v: k}) == {1: "a"}',
@@ -202,17 +204,79 @@ EXPRESSIONS = [
 ]
 
 
+def random_expressions(seed: int, count: int) -> list[str]:
+    """Random boolean expressions over the device, its attributes and capacities and the libraries (typed
+    loosely on purpose: many do not compile, many fail at run time). Seeded: the same list every run."""
+    rnd = random.Random(seed)
+    atoms = {
+        "int": ["0", "1", "-3", "8", "9223372036854775807", f"{A}.cores", f"{A}.index", "size(device.driver)", "[1, 2].size()"],
+        "uint": ["0u", "2u", "18446744073709551615u"],
+        "double": ["0.5", "-2.0", "1e10", f"double({A}.cores)"],
+        "string": ['"a100"', '"T4-pcie"', '""', "device.driver", f"{A}.model", f"string({A}.cores)", f"{A}.model.lowerAscii()"],
+        "bool": ["true", "false", f"{A}.healthy", "device.allowMultipleAllocations", f'has({A}.model)', f'"model" in {A}'],
+        "any": [f"{A}.model", f"{A}.cores", f"{A}.healthy", f"{A}.missing", f'device.attributes["other.example.com"].zone', f"{A}.driverVersion"],
+        "semver": [f"{A}.driverVersion", 'semver("1.2.3")', 'semver("2.0.0-rc.1")'],
+        "quantity": [f"{C}.memory", 'quantity("1Gi")', 'quantity("500m")', f"{C}.power"],
+        "list": ["[1, 2, 3]", '["a", "b"]', f'{A}.model.split("-")', "lists.range(3)"],
+    }
+    def expr(t: str, d: int = 0) -> str:
+        if d > 3 or rnd.random() < 0.3:
+            pool = atoms.get(t) or atoms[rnd.choice(list(atoms))]
+            return rnd.choice(pool)
+        if t == "bool":
+            choices = [
+              lambda: f"{expr('int', d+1)} {rnd.choice(['<','<=','==','!=','>','>='])} {expr(rnd.choice(['int','double','uint','any']), d+1)}",
+              lambda: f"{expr('string', d+1)} {rnd.choice(['==','!=','<'])} {expr(rnd.choice(['string','any']), d+1)}",
+              lambda: f"({expr('bool', d+1)} {rnd.choice(['&&','||'])} {expr('bool', d+1)})",
+              lambda: f"!{expr('bool', d+1)}",
+              lambda: f"{expr('string', d+1)}.{rnd.choice(['startsWith','endsWith','contains','matches'])}({expr('string', d+1)})",
+              lambda: f"{expr('semver', d+1)}.{rnd.choice(['isGreaterThan','isLessThan'])}({expr('semver', d+1)})",
+              lambda: f"{expr('quantity', d+1)}.{rnd.choice(['isGreaterThan','isLessThan'])}({expr('quantity', d+1)})",
+              lambda: f"{expr('quantity', d+1)}.isInteger()",
+              lambda: expr('list', d+1) + "." + rnd.choice(['all','exists','exists_one']) + "(x, " + rnd.choice(['x == 1', 'x == "a"', 'size(string(x)) > 0', 'x != null']) + ")",
+              lambda: f"{expr('any', d+1)} in {expr('list', d+1)}",
+              lambda: f"({expr('bool', d+1)} ? {expr('bool', d+1)} : {expr(rnd.choice(['bool','any']), d+1)})",
+              lambda: f"{expr('any', d+1)} == {expr(rnd.choice(list(atoms)), d+1)}",
+              lambda: f"isSemver({expr('string', d+1)})",
+              lambda: f"{expr('list', d+1)}.isSorted()",
+            ]
+            return rnd.choice(choices)()
+        if t == "int":
+            return rnd.choice([lambda: f"({expr('int', d+1)} {rnd.choice(['+','-','*','/','%'])} {expr(rnd.choice(['int','any']), d+1)})",
+                               lambda: f"{expr('string', d+1)}.size()", lambda: f"{expr('semver', d+1)}.major()",
+                               lambda: f"{expr('quantity', d+1)}.compareTo({expr('quantity', d+1)})",
+                               lambda: f"{expr('string', d+1)}.indexOf({expr('string', d+1)})", lambda: f"int({expr(rnd.choice(['string','double','uint']), d+1)})"])()
+        if t == "string":
+            return rnd.choice([lambda: f"{expr('string', d+1)} + {expr(rnd.choice(['string','any']), d+1)}",
+                               lambda: f"{expr('string', d+1)}.substring({rnd.randint(-1, 4)})", lambda: f"{expr('string', d+1)}.upperAscii()",
+                               lambda: expr('list', d+1) + '.join("-")', lambda: f"string({expr(rnd.choice(['int','double','bool','uint']), d+1)})",
+                               lambda: f"{expr('string', d+1)}.charAt({rnd.randint(0, 5)})", lambda: expr('string', d+1) + '.replace("a", "b")'])()
+        if t == "list":
+            return rnd.choice([lambda: f"{expr('list', d+1)}.map(x, x)", lambda: f"{expr('list', d+1)}.filter(x, x != 1)",
+                               lambda: f"{expr('list', d+1)} + {expr('list', d+1)}", lambda: f"{expr('list', d+1)}.sort()",
+                               lambda: f"[{expr('int', d+1)}, {expr('int', d+1)}]"])()
+        if t == "quantity":
+            return f"{expr('quantity', d+1)}.{rnd.choice(['add','sub'])}({expr(rnd.choice(['quantity','int']), d+1)})"
+        pool = atoms.get(t) or atoms["any"]
+        return rnd.choice(pool)
+    return sorted({expr("bool") for _ in range(count)})
+
+
+RANDOM = random_expressions(1, 600)
+
+
 def main() -> None:
     root = Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory() as tmp:
         binary = Path(tmp) / "celoracle"
         env = {**os.environ, "GOFLAGS": (os.environ.get("GOFLAGS", "") + " -mod=mod").strip()}
         subprocess.run(["go", "build", "-o", str(binary), "."], cwd=root / "adapters/celoracle", env=env, check=True)
-        lines = [json.dumps({"expression": e, "device": DEVICES[name]}) for name in DEVICES for e in EXPRESSIONS]
+        expressions = EXPRESSIONS + [e for e in RANDOM if e not in EXPRESSIONS]
+        lines = [json.dumps({"expression": e, "device": DEVICES[name]}) for name in DEVICES for e in expressions]
         out = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
     answers = [json.loads(line) for line in out.stdout.splitlines()]
     cases = []
-    for (name, expression), answer in zip([(n, e) for n in DEVICES for e in EXPRESSIONS], answers, strict=True):
+    for (name, expression), answer in zip([(n, e) for n in DEVICES for e in expressions], answers, strict=True):
         assert answer["expression"] == expression
         cases.append({"device": name, **answer})
     table = {"source": "k8s.io/dynamic-resource-allocation v0.36.1 cel (cel-go v0.26.0), consumable capacity on",
