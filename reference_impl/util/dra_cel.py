@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -102,6 +103,7 @@ class CelQuantity:
     (an int64 amount with a negative scale, or a decimal, is never an integer to them, whatever its value)."""
     value: Quantity
     amount: tuple[int, int] | None
+    boxed: bool = False  # a result of add() or sub(), which Kubernetes returns by pointer
 
     def key(self) -> Fraction:
         return self.value.as_fraction()
@@ -836,7 +838,9 @@ def _num_cmp(a: Any, b: Any) -> int:
 
 def equal(a: Any, b: Any) -> bool:
     if isinstance(a, (Semver, CelQuantity)):
-        if type(a) is not type(b):  # Kubernetes' Semver and Quantity refuse to compare with another type
+        # Kubernetes' Semver and Quantity refuse to compare with another type; Quantity.Equal also refuses the
+        # pointer that add() and sub() return, so `q == x.add(y)` fails while `x.add(y) == q` does not
+        if type(a) is not type(b) or isinstance(b, CelQuantity) and b.boxed:
             raise CelRuntimeError("no such overload")
         return a.key() == b.key()
     if isinstance(b, (Semver, CelQuantity)):
@@ -1575,10 +1579,14 @@ def _q_arith(name: str, sign: int) -> Callable[[Any, list[Any]], CelQuantity]:
             value, amount = other.key(), other.amount
         else:
             value, amount = Fraction(other), (other, 0)
-        if amount is not None and sign < 0:
-            amount = (-amount[0], amount[1])
-        total = Quantity(recv.key() + sign * value, recv.value.format)
-        return CelQuantity(total, _amount_add(recv.amount, amount))
+        if recv.amount is not None and amount is not None:
+            if sign < 0:  # int64Amount.Sub negates without a check: -(-2^63) stays -2^63 (an addition)
+                amount = (amount[0] if amount[0] == INT_MIN else -amount[0], amount[1])
+            total = _amount_add(recv.amount, amount)
+            if total is not None:
+                return CelQuantity(Quantity(Fraction(total[0]) * Fraction(10) ** total[1], recv.value.format), total,
+                                   True)
+        return CelQuantity(Quantity(recv.key() + sign * value, recv.value.format), None, True)
     return call
 
 
@@ -1652,17 +1660,25 @@ def _to_double(_recv: Any, args: list[Any]) -> float:
 
 
 def _format_double(value: float) -> str:
+    """Go's %g (cel-go's string(double)): the shortest digits, in exponent form below 1e-4 or from 1e6."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "+Inf" if value > 0 else "-Inf"
-    text = repr(value)
-    if text.endswith(".0"):
-        text = text[:-2]
-    if "e" in text:  # Go's 'g'-like exponent: 1e+21
-        mantissa, exponent = text.split("e")
-        text = f"{mantissa.removesuffix('.0')}e{'+' if not exponent.startswith('-') else '-'}{exponent.lstrip('+-').zfill(2)}"
-    return text
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return sign + "0"
+    shortest = Decimal(repr(abs(value)))
+    digits = "".join(map(str, shortest.as_tuple().digits)).rstrip("0") or "0"
+    exponent = shortest.adjusted()
+    if exponent < -4 or exponent >= 6:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if exponent < 0:
+        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
+    whole = digits[:exponent + 1].ljust(exponent + 1, "0")
+    rest = digits[exponent + 1:]
+    return sign + whole + ("." + rest if rest else "")
 
 
 def _to_string(_recv: Any, args: list[Any]) -> str:

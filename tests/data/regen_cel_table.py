@@ -35,8 +35,8 @@ C = f'device.capacity["{D}"]'
 EXPRESSIONS = [
     # the old subset
     f'device.driver == "{D}"', f'{A}.model == "a100"', f'{A}["cores"] >= 8 && {A}.healthy', f'!{A}.healthy',
-    f'"other.example.com" in device.attributes', f'{A}.model == 4', f'false && {A}.missing', f'true || {A}.missing',
-    f'{A}.missing', f'device.attributes["none.io"].x == 1', f'device.attributes["none.io"] == {{}}',
+    '"other.example.com" in device.attributes', f'{A}.model == 4', f'false && {A}.missing', f'true || {A}.missing',
+    f'{A}.missing', 'device.attributes["none.io"].x == 1', 'device.attributes["none.io"] == {}',
     f'{A}.healthy', f'{A}.model', f'{A}.cores',
     # arithmetic and ints
     f'{A}.cores + 1 > 8', f'{A}.cores * 2 == 16', f'{A}.cores / 0 == 1', f'{A}.cores % 3 == 2', f'{A}.index / 2 == -1',
@@ -62,7 +62,7 @@ EXPRESSIONS = [
     f'{A}.model.substring(1, 3) == "10"', f'{A}.model.substring(2) == "00"', f'{A}.model.substring(3, 1) == ""',
     f'{A}.model.replace("0", "x") == "a1xx"', f'{A}.model.replace("0", "x", 1) == "a1x0"',
     f'{A}.model.split("-") == ["T4", "pcie"]', f'{A}.model.split("-").size() == 1', f'{A}.model.split("", 2) == ["a", "100"]',
-    f'"  {D}  ".trim() == device.driver', f'["a", "b"].join("-") == "a-b"', f'["a", "b"].join() == "ab"',
+    f'"  {D}  ".trim() == device.driver', '["a", "b"].join("-") == "a-b"', '["a", "b"].join() == "ab"',
     '"abc".reverse() == "cba"', '"a\\"b".size() == 3', "'it''s' == 'its'", r'"\u00e9" == "é"', "r'\\d' == '\\\\d'",
     f'{A}.model.find("[0-9]+") == "100"', f'{A}.model.find("x") == ""', f'{A}.model.findAll("[0-9]") == ["1", "0", "0"]',
     f'{A}.model.findAll("[0-9]", 2) == ["1", "0"]', f'"{D}".indexOf("example", 5) == 4', '"abc".indexOf("") == 0',
@@ -103,7 +103,7 @@ EXPRESSIONS = [
     f'{C}.memory.sub(quantity("40Gi")).isInteger()', f'{C}.memory.sub(1).sign() == 1',
     'isQuantity("1.5Gi")', 'isQuantity("1.5 Gi")', 'quantity("1.5Gi") == quantity("1536Mi")', 'quantity("x").sign() == 1',
     'quantity("1k") == quantity("1000")', 'quantity("1e3") == quantity("1k")', 'quantity("9223372036854775807").add(1).isInteger()',
-    f'device.capacity["other.example.com"].slots.isGreaterThan(quantity("3"))', f'{C}.memory > quantity("1")',
+    'device.capacity["other.example.com"].slots.isGreaterThan(quantity("3"))', f'{C}.memory > quantity("1")',
     f'{C}.memory == 42949672960', f'{C}.missing.isInteger()',
     # the device itself
     'device.allowMultipleAllocations', '!device.allowMultipleAllocations', 'device.foo == 1', 'device.driver.size() > 3',
@@ -155,6 +155,11 @@ EXPRESSIONS = [
     'quantity("1").sub(2).isLessThan(quantity("0"))', 'quantity("1").compareTo(quantity("1000m")) == 0', 'quantity("1") == quantity("1000m")',
     'quantity(" 1") == quantity("1")', 'quantity("1.") == quantity("1")', 'quantity(".5") == quantity("500m")', 'isQuantity("1e")',
     'isQuantity("1k1")', 'isQuantity("")', 'isQuantity("1KiB")', 'quantity("1") == semver("1.0.0")',
+    'quantity("1").sub(-9223372036854775808).isInteger()', 'quantity("2").sub(-9223372036854775808).isLessThan(quantity("0"))',
+    'quantity("1") == quantity("1").add(0)', 'quantity("1").add(0) == quantity("1")', 'quantity("2").sub(1) == quantity("1").add(0)',
+    f'{C}.memory == {C}.memory.sub(0)', f'{C}.memory.sub(0) == {C}.memory', 'quantity("1").add(0) in [quantity("1")]',
+    'quantity("1") in [quantity("1").add(0)]', 'string(1e10) == "1e+10"', 'string(123456.0) == "123456"', 'string(1234567.0) == "1.234567e+06"',
+    'string(0.0001) == "0.0001"', 'string(-2.5e7) == "-2.5e+07"',
     f'{C}.memory.isGreaterThan({C}.memory.sub(1))',
     'device.capacity.all(d, device.capacity[d].all(n, device.capacity[d][n].isGreaterThan(quantity("1"))))',
     f'{A}.exists(n, n == "cores" && {A}[n] > 4)',
@@ -192,7 +197,7 @@ EXPRESSIONS = [
     '[1, 2].all(i, v, v)', '"ab".all(i, v, true)',
     # optional types
     f'{A}.?model.hasValue()', f'{A}.?missing.hasValue()', f'{A}.?missing.orValue("x") == "x"', f'{A}.?cores.value() == 8',
-    f'{A}.?missing.value() == 1', 'device.attributes.?nodomain.hasValue()', f'device.attributes.?nodomain.?x.hasValue()',
+    f'{A}.?missing.value() == 1', 'device.attributes.?nodomain.hasValue()', 'device.attributes.?nodomain.?x.hasValue()',
     f'device.attributes[?"{D}"].?model.orValue("") == "a100"', 'optional.none().hasValue()', 'optional.of(1) == optional.of(1)',
     'optional.none() == optional.none()', 'optional.of(1) != optional.none()', 'optional.ofNonZeroValue(0).hasValue()',
     'optional.ofNonZeroValue("").hasValue()', 'optional.ofNonZeroValue([1]).hasValue()', 'optional.none().or(optional.of(2)).value() == 2',
@@ -214,7 +219,7 @@ def random_expressions(seed: int, count: int) -> list[str]:
         "double": ["0.5", "-2.0", "1e10", f"double({A}.cores)"],
         "string": ['"a100"', '"T4-pcie"', '""', "device.driver", f"{A}.model", f"string({A}.cores)", f"{A}.model.lowerAscii()"],
         "bool": ["true", "false", f"{A}.healthy", "device.allowMultipleAllocations", f'has({A}.model)', f'"model" in {A}'],
-        "any": [f"{A}.model", f"{A}.cores", f"{A}.healthy", f"{A}.missing", f'device.attributes["other.example.com"].zone', f"{A}.driverVersion"],
+        "any": [f"{A}.model", f"{A}.cores", f"{A}.healthy", f"{A}.missing", 'device.attributes["other.example.com"].zone', f"{A}.driverVersion"],
         "semver": [f"{A}.driverVersion", 'semver("1.2.3")', 'semver("2.0.0-rc.1")'],
         "quantity": [f"{C}.memory", 'quantity("1Gi")', 'quantity("500m")', f"{C}.power"],
         "list": ["[1, 2, 3]", '["a", "b"]', f'{A}.model.split("-")', "lists.range(3)"],
