@@ -1008,7 +1008,13 @@ def evaluate(expr: Expr, device: dict[str, Any], scope: dict[str, Any] | None = 
         return evaluate(body, device, {**scope, var: evaluate(value, device, scope)})
     if op == "call":
         name, target, call_args = args
-        receiver = evaluate(target, device, scope) if target is not None else None
+        try:
+            receiver = evaluate(target, device, scope) if target is not None else None
+        except CelRuntimeError as err:
+            if name in ("sort", "distinct"):  # cel-go's cost tracker asserts a list and panics on the error
+                raise CelRuntimeError("internal error: interface conversion: *types.Err is not traits.Lister: "
+                                      "missing method Add") from err
+            raise
         values = [evaluate(a, device, scope) for a in call_args]
         if name not in _STANDARD:
             _dispatch(name, receiver if target is not None else None, target is not None, values)
