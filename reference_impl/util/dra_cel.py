@@ -1011,7 +1011,9 @@ def evaluate(expr: Expr, device: dict[str, Any], scope: dict[str, Any] | None = 
         try:
             receiver = evaluate(target, device, scope) if target is not None else None
         except CelRuntimeError as err:
-            if name in ("sort", "distinct"):  # cel-go's cost tracker asserts a list and panics on the error
+            if name in ("sort", "distinct") and not _attribute_error(target, device, scope):
+                # cel-go's cost tracker asserts a list and panics on the error value (as measured: not when
+                # the error is a missing attribute read straight into the list literal)
                 raise CelRuntimeError("internal error: interface conversion: *types.Err is not traits.Lister: "
                                       "missing method Add") from err
             raise
@@ -1085,6 +1087,18 @@ def _equal_or_false(a: Any, b: Any) -> bool:
         return equal(a, b)
     except CelRuntimeError:
         return False
+
+
+def _attribute_error(target: Expr, device: dict[str, Any], scope: dict[str, Any]) -> bool:
+    """Whether the first element of a list literal that fails is a plain field or index read."""
+    if target.op != "list":
+        return False
+    for element in target.args:
+        try:
+            evaluate(element, device, scope)
+        except CelRuntimeError:
+            return element.op in ("select", "index", "ident")
+    return False
 
 
 def _comprehension(args: tuple[Any, ...], device: dict[str, Any], scope: dict[str, Any]) -> Any:
