@@ -112,3 +112,29 @@ def test_quantities_keep_kubernetes_int64_amount() -> None:
     assert is_integer("1k") and is_integer("40Gi") and is_integer("0")
     assert not is_integer("1000m")  # an int64 amount with scale -3: never an integer to AsInt64
     assert not is_integer("1Ei")  # too little precision left for an int64 amount: a decimal
+
+
+def test_malformed_expressions_fail_in_one_of_the_module_errors() -> None:
+    """Mutated table expressions and random text: a CompileError or NotModelled, or a run that ends in a
+    result or a CelRuntimeError, never another exception (the reader turns these into one-line errors)."""
+    import random
+
+    rnd = random.Random(5)
+    pieces = list('.[]()!?:-+*/%<>=&|"\'\\ 0123456789uxeE{},_') + ["device", "\\x", "\\u12", "r'", "b'", "'''",
+                                                                   ".?", "[?", "has(", "map(x,", "(" * 300]
+    texts = [c["expression"] for c in TABLE["cases"][::7]]
+    device = variable(TABLE["devices"]["a100"])
+    for i in range(3000):
+        base = rnd.choice(texts)
+        k = rnd.randint(0, len(base))
+        text = base[:k] + "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 3))) + base[k + rnd.randint(0, 4):]
+        if i % 3 == 0:
+            text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 20)))
+        try:
+            compiled = dra_cel.parse(text)
+        except (dra_cel.CompileError, dra_cel.NotModelled):
+            continue
+        try:
+            dra_cel.result_bool(dra_cel.evaluate(compiled, device))
+        except dra_cel.CelRuntimeError:
+            pass

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -51,6 +52,10 @@ from schedcheck.reference.quantity import Quantity
 
 INT_MIN, INT_MAX, UINT_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 MAX_LENGTH = 10 * 1024  # resourceapi.CELSelectorExpressionMaxLength
+MAX_NESTING = 250  # cel-go's parser: "expression recursion limit exceeded"
+# Parsing, checking and evaluating recurse once per nesting level, a few frames each: room for 250 levels.
+if sys.getrecursionlimit() < 10_000:
+    sys.setrecursionlimit(10_000)
 
 
 class NotModelled(ValueError):
@@ -182,6 +187,20 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
 
 
 def _string_literal(token: str) -> str | bytes:
+    try:
+        return _unquote(token)
+    except (ValueError, IndexError, UnicodeError) as err:  # a malformed escape: cel-go's lexer refuses it
+        raise CompileError(f"invalid escape sequence in {token}") from err
+
+
+def _digits(text: str, base: int, width: int) -> int:
+    allowed = "0123456789abcdefABCDEF" if base == 16 else "01234567"
+    if len(text) != width or any(c not in allowed for c in text):
+        raise ValueError(f"bad escape digits {text!r}")
+    return int(text, base)
+
+
+def _unquote(token: str) -> str | bytes:
     prefix = re.match(r"[rRbB]*", token).group(0).lower()  # type: ignore[union-attr]
     body = token[len(prefix):]
     quote = 3 if body[:3] in ('"""', "'''") else 1
@@ -205,10 +224,10 @@ def _string_literal(token: str) -> str | bytes:
             width = 4 if nxt == "u" else 8
             if is_bytes:
                 raise CompileError("unicode escape in a bytes literal")
-            out.append(chr(int(body[i + 2:i + 2 + width], 16)).encode("utf-8"))
+            out.append(chr(_digits(body[i + 2:i + 2 + width], 16, width)).encode("utf-8"))
             i += 2 + width
         elif nxt in "xX" or nxt in "0123":
-            code = int(body[i + 2:i + 4], 16) if nxt in "xX" else int(body[i + 1:i + 4], 8)
+            code = _digits(body[i + 2:i + 4], 16, 2) if nxt in "xX" else _digits(body[i + 1:i + 4], 8, 3)
             out.append(bytes([code]) if is_bytes else chr(code).encode("utf-8"))
             i += 4
         else:
@@ -224,7 +243,7 @@ _RELATIONS = ("==", "!=", "<", "<=", ">", ">=", "in")
 
 class _Parser:
     def __init__(self, tokens: list[tuple[str, str]]) -> None:
-        self.tokens, self.pos = tokens, 0
+        self.tokens, self.pos, self.depth = tokens, 0, 0
 
     def peek(self) -> str | None:
         return self.tokens[self.pos][1] if self.pos < len(self.tokens) else None
@@ -239,6 +258,15 @@ class _Parser:
         return token
 
     def expr(self) -> Expr:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise CompileError(f"expression recursion limit exceeded: {MAX_NESTING}")
+        try:
+            return self._conditional()
+        finally:
+            self.depth -= 1
+
+    def _conditional(self) -> Expr:
         cond = self.disjunction()
         if self.peek() != "?":
             return cond

@@ -160,6 +160,7 @@ EXPRESSIONS = [
     f'{C}.memory == {C}.memory.sub(0)', f'{C}.memory.sub(0) == {C}.memory', 'quantity("1").add(0) in [quantity("1")]',
     'quantity("1") in [quantity("1").add(0)]', 'string(1e10) == "1e+10"', 'string(123456.0) == "123456"', 'string(1234567.0) == "1.234567e+06"',
     'string(0.0001) == "0.0001"', 'string(-2.5e7) == "-2.5e+07"',
+    '(' * 249 + 'true' + ')' * 249, '(' * 250 + 'true' + ')' * 250, '[' * 251 + ']' * 251 + ' == []',
     '[1 / 0].distinct() == []', f'[{A}.missing].sort() == []', f'{A}.exists(k, v, k == "cores" && v > 4)',
     f'{C}.memory.isGreaterThan({C}.memory.sub(1))',
     'device.capacity.all(d, device.capacity[d].all(n, device.capacity[d][n].isGreaterThan(quantity("1"))))',
