@@ -1,41 +1,49 @@
 """CEL for device selectors (DeviceClass and claim request selectors), as Kubernetes v1.36 compiles and runs them.
 
-Kubernetes compiles each selector with cel-go in its base environment (k8s.io/apiserver pkg/cel/environment)
-plus a `device` variable of an object type (k8s.io/dynamic-resource-allocation/cel): `device.driver` (string),
-`device.allowMultipleAllocations` (bool; DRAConsumableCapacity, on at 1.36), `device.attributes` (domain ->
-name -> value typed `any`: bool, int, string or a Semver) and `device.capacity` (domain -> name -> Quantity).
-A domain the device lacks reads as an empty map; a missing name is the runtime error "no such key: <name>".
+Kubernetes compiles each selector with cel-go in its base environment (k8s.io/apiserver pkg/cel/environment) plus a
+`device` variable of an object type (k8s.io/dynamic-resource-allocation/cel): `device.driver` (string),
+`device.allowMultipleAllocations` (bool; DRAConsumableCapacity, on at 1.36), `device.attributes` (domain -> name ->
+value typed `any`: bool, int, string or a Semver) and `device.capacity` (domain -> name -> Quantity). A domain the
+device lacks reads as an empty map; a missing name is the runtime error "no such key: <name>".
 
-This module is a small CEL front end and interpreter for that environment, in two steps as in cel-go:
-`parse` reads the text and type-checks it (a `CompileError` is what the API server refuses at admission and
-the allocator reports as "CEL compile error"); `evaluate` runs it on one device (a `CelRuntimeError` is a
-"CEL runtime error", which fails the whole allocation attempt, not just that device).
+This module is a small CEL front end and interpreter for that environment, in two steps as in cel-go: `parse` reads
+the text and type-checks it (a `CompileError` is what the API server refuses at admission and the allocator reports
+as "CEL compile error"); `evaluate` runs it on one device (a `CelRuntimeError` is a "CEL runtime error", which
+fails the whole allocation attempt, not just that device).
 
-Evaluated as cel-go does: literals of every kind (int, uint, double, string, raw and bytes literals, null,
-lists and maps, homogeneous only), arithmetic with int64/uint64 overflow errors, comparisons (numeric ones
-across int, uint and double; equality across types false at run time and a compile error when the static
-types differ), `in`, `?:`, `&&`/`||` with error absorption, `has()`, the macros all/exists/exists_one/map
-(two and three argument)/filter, the two-variable all/exists/existsOne/transformList/transformMap,
-cel.bind, conversions (int, uint, double, string, bool, bytes, dyn,
-type), size, the string functions (contains, startsWith, endsWith, matches, and the strings extension's
-charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring, trim, join), the regex
-library's find and findAll, Kubernetes' list library (isSorted, sum, min, max, indexOf, lastIndexOf), the
-lists extension's distinct, flatten, lists.range, reverse, slice and sort, sets.contains/equivalent/
-intersects, the semver library (semver, isSemver, isGreaterThan, isLessThan, compareTo, major, minor,
-patch) and the quantity library (quantity, isQuantity, isGreaterThan, isLessThan, compareTo, add, sub,
-asInteger, asApproximateFloat, isInteger).
+Why not a CEL package: cel-python 0.5 (celpy, pure Python) has no type checker, so it cannot tell what the API
+server refuses, and it lacks cross-type numeric comparison and the strings extension; cel-expr-python 0.1.3 (cel-
+cpp bindings) brings protobuf and a binary wheel per Python version, and its interface (0.1.3's stubs) passes only
+plain values, protobuf messages and a few well-known types, not opaque values such as Kubernetes' Semver and
+Quantity, nor a map whose missing keys read as empty. Either would still need Kubernetes' libraries and cel-go's
+quirks written here, and it is cel-go's answers, not the CEL spec's, that the scheduler acts on.
 
-Optional types: `.?field`, `[?key]`, optional.of/ofNonZeroValue/none, hasValue, value, orValue, or, and
-the lists extension's first/last.
+Evaluated as cel-go does: literals of every kind (int, uint, double, string, raw and bytes literals, null, lists
+and maps, homogeneous only), arithmetic with int64/uint64 overflow errors, comparisons (numeric ones across int,
+uint and double; equality across types false at run time and a compile error when the static types differ), `in`,
+`?:`, `&&`/`||` with error absorption, `has()`, the macros all/exists/exists_one/map (two and three
+argument)/filter, the two-variable all/exists/existsOne/transformList/transformMap, cel.bind, conversions (int,
+uint, double, string, bool, bytes, dyn, type), size, the string functions (contains, startsWith, endsWith, matches,
+and the strings extension's charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring, trim,
+join), the regex library's find and findAll, Kubernetes' list library (isSorted, sum, min, max, indexOf,
+lastIndexOf), the lists extension's distinct, flatten, lists.range, reverse, slice and sort,
+sets.contains/equivalent/ intersects, the semver library (semver, isSemver, isGreaterThan, isLessThan, compareTo,
+major, minor, patch) and the quantity library (quantity, isQuantity, isGreaterThan, isLessThan, compareTo, add,
+sub, asInteger, asApproximateFloat, isInteger).
 
-Not evaluated (NotModelled, so a selector using it is reported, never guessed): optional list elements and
-map entries (`[?x]`, `{?k: v}`), optMap/optFlatMap, url, ip, cidr, timestamp, duration, string format,
-transformMapEntry, sortBy, first/last, and the authz library. Capacities are Quantities held as
-apimachinery would hold the canonical form the API server stores (isInteger and asInteger depend on it). Not checked: the estimated cost limit (an expression whose worst case exceeds 1,000,000 is
-refused at admission, and one that runs past it fails at run time). Regular expressions run on Python's
-`re`, not RE2: patterns both accept agree. An empty list literal has a dynamic element type here; cel-go
-binds it to the first overload that takes it and so refuses a few expressions (`[].sort().join("-")`)
-accepted here.
+Optional types: `.?field`, `[?key]`, optional.of/ofNonZeroValue/none, hasValue, value, orValue, or, and the lists
+extension's first/last.
+
+Not evaluated (NotModelled, so a selector using it is reported, never guessed): optional list elements and map
+entries (`[?x]`, `{?k: v}`), optMap/optFlatMap, url, ip, cidr, timestamp, duration, string format,
+transformMapEntry, sortBy, and the authz library.
+
+Capacities are Quantities held as apimachinery would hold the canonical form the API server stores (isInteger and
+asInteger depend on it). Upstream quirks reproduced: docs/findings.md rows 46-48. Not checked: the estimated cost
+limit (an expression whose worst case exceeds 1,000,000 is refused at admission, and one that runs past it fails at
+run time). Regular expressions run on Python's `re`, not RE2: patterns both accept agree. An empty list literal has
+a dynamic element type here; cel-go binds it to the first overload that takes it and so refuses a few expressions
+(`[].sort().join("-")`) accepted here.
 """
 
 from __future__ import annotations
