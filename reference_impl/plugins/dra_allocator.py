@@ -366,7 +366,7 @@ class Allocator:
                  consumed: Consumed | None = None) -> None:
         self.classes, self.slices, self.in_use = classes, slices, in_use
         self.consumed: Consumed = consumed or {}
-        self._compiled: dict[str, dra_cel.Expr | dra_cel.NotModelled] = {}
+        self._compiled: dict[str, dra_cel.Expr | dra_cel.NotModelled | dra_cel.CompileError] = {}
         # partitionable devices: per pool *name* (upstream's key, whatever the driver), what its counter sets
         # hold less what allocated devices consume; computed at the first need and kept for every node
         self.available: dict[str, Counters] = {}
@@ -378,7 +378,8 @@ class Allocator:
 
     def selectable(self, item: _Request, claim: ResourceClaim, slice_: ResourceSlice, device: Device,
                    node: Node) -> bool:
-        variable = dra_cel.device_variable(slice_.driver, device.attributes, device.capacity)
+        variable = dra_cel.device_variable(slice_.driver, device.attributes, device.capacity,
+                                           device.allow_multiple_allocations)
         for where, selectors in ((f"class {item.device_class.name}", item.device_class.selectors),
                                  (f"claim {claim.key}", item.selectors)):
             for index, expression in enumerate(selectors):
@@ -393,18 +394,20 @@ class Allocator:
         if compiled is None:
             try:
                 compiled = dra_cel.parse(expression)
-            except dra_cel.NotModelled as err:
+            except (dra_cel.NotModelled, dra_cel.CompileError) as err:
                 compiled = err
             self._compiled[expression] = compiled
         if isinstance(compiled, dra_cel.NotModelled):
             raise AllocationError(f"{where}: CEL expression not modelled by schedcheck ({compiled}): {expression}")
+        if isinstance(compiled, dra_cel.CompileError):  # the API server refuses these; a dump may still hold one
+            raise AllocationError(f"{where}: CEL compile error: {compiled}")
         try:
-            value = dra_cel.evaluate(compiled, variable)
+            problem = dra_cel.bad_version(variable)  # DeviceMatches converts the attributes before evaluating
+            if problem is not None:
+                raise dra_cel.CelRuntimeError(problem)
+            return dra_cel.result_bool(dra_cel.evaluate(compiled, variable))
         except dra_cel.CelRuntimeError as err:
             raise AllocationError(f"{where}: CEL runtime error: {err}") from err
-        if not isinstance(value, bool):
-            raise AllocationError(f"{where}: CEL result of type {type(value).__name__} could not be converted to bool")
-        return value
 
 
 class _Search:

@@ -10,6 +10,7 @@ from typing import Any
 
 from schedcheck.reference import k8s, k8s_dra
 from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.util import dra_cel
 from schedcheck.scenario.errors import describe
 from schedcheck.scenario.fields import Fields
 
@@ -109,7 +110,14 @@ def _selectors(f: Fields, value: Any, field: str) -> list[str]:
     out = []
     for i, item in enumerate(f.sequence(value, field)):
         cel = f.mapping(f.mapping(item, f"{field}[{i}]").get("cel"), f"{field}[{i}].cel")
-        out.append(f.string(cel.get("expression"), f"{field}[{i}].cel.expression", required=True))
+        expression = f.string(cel.get("expression"), f"{field}[{i}].cel.expression", required=True)
+        try:
+            dra_cel.parse(expression)
+        except dra_cel.CompileError as err:  # the API server compiles every selector and refuses these
+            f.fail(f"{field}[{i}].cel.expression", f"CEL expression {expression!r} does not compile: {err}")
+        except dra_cel.NotModelled:
+            pass  # warned about (dra_warnings.py)
+        out.append(expression)
     return out
 
 
@@ -134,11 +142,21 @@ def _extended_resource_name(f: Fields, value: Any) -> str:
     return name
 
 
+def _version(f: Fields, value: Any, field: str) -> k8s_dra.SemVer:
+    """A version attribute: the API server refuses one that is not a semantic version (semver 2.0.0)."""
+    text = f.string(value, field, required=True)
+    try:
+        dra_cel.parse_semver(text)
+    except dra_cel.CelRuntimeError as err:
+        f.fail(field, f"{text!r} is not a semantic version (semver.org 2.0.0): {err}")
+    return k8s_dra.SemVer(text)
+
+
 def _attribute(f: Fields, value: Any, field: str) -> Any:
     """A DeviceAttribute: exactly one of bool, int, string and version."""
     doc = f.mapping(value, field)
     kinds = {"bool": f.boolean, "int": lambda v, p: f.integer(v, p, bits=64), "string": f.string,
-             "version": lambda v, p: k8s_dra.SemVer(f.string(v, p, required=True))}
+             "version": lambda v, p: _version(f, v, p)}
     given = [k for k in kinds if doc.get(k) is not None]
     if len(given) != 1 or set(doc) - set(kinds):
         f.fail(field, f"expected exactly one of bool, int, string, version; got {describe(dict(doc))}")

@@ -139,3 +139,5 @@ def _selectors(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
             except dra_cel.NotModelled as err:
                 warnings.append(f"{owner}: {field}[{index}].cel.expression {expression!r} is not modelled ({err}): "
                                 "a pod whose claim reaches it is filtered out with an Error saying so")
+            except dra_cel.CompileError:
+                pass  # the reader refuses these
