@@ -371,6 +371,24 @@ def _pool_name_shared(ctx: CheckContext, violation: Violation) -> bool:
     driver, _, rest = where.partition("/")
     pool = rest.rpartition("/")[0]
     return any(s.pool == pool and s.driver != driver and s.shared_counters for s in ctx.ssn.cache.dra.slices)
+def _unpipelined_twice(ctx: CheckContext, violation: Violation) -> bool:
+    """F31: a task of the job (or queue) the violation names was unpipelined by a caller after its failed
+    Pipeline had already rolled itself back (a simulated trial's UnPipeline): every deallocate handler ran twice,
+    so a plugin's accounting falls below the tasks it holds until a later Sub panics."""
+    jobs, queues = set(_named(violation, "job")), set(_named(violation, "queue"))
+    rolled_back: set[tuple[str, int]] = set()
+    for op in ctx.ssn.operations:
+        if op.op != "unpipeline":
+            continue
+        if op.rollback:
+            rolled_back.add((op.task_uid, op.statement))
+        elif (op.task_uid, op.statement) in rolled_back:
+            job = ctx.ssn.jobs.get(op.job)
+            if op.job in jobs or (job is not None and job.queue in queues):
+                return True
+    return False
+
+
 def _gated_task_placed_by_nomination(ctx: CheckContext, violation: Violation) -> bool:
     """F53: allocate's nomination fast path placed the gated task the violation names (it checks no gate)."""
     placed = {task for record in ctx.ssn.nominations if record.outcome == "redeemed" for task in record.placed}
@@ -500,6 +518,14 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "held only by Volcano's queue-allocation gate on its pod's nominated node without looking at the "
                  "gate, and the commit binds the still-gated pod",
                  "docs/findings.md #53", _gated_task_placed_by_nomination),
+    *(KnownFinding("F31", rule,
+                   "a simulated trial (runSimulateTrialAtHyperNode: gangpreempt, gangreclaim) calls UnPipeline on a "
+                   "task whose Pipeline failed and was already rolled back, so every deallocate handler runs twice: "
+                   "the plugin's accounting falls below what the job's tasks hold (until a later Sub panics, the "
+                   "assertion F31)",
+                   "docs/findings.md #31", _unpipelined_twice)
+      for rule in ("queue.drf-allocated", "queue.drf-share", "queue.proportion-allocated", "queue.proportion-recomputed",
+                   "queue.accounting-non-negative", "queue.capacity-allocated")),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

@@ -65,8 +65,9 @@ def proportion_allocated(ctx: CheckContext) -> Iterator[Violation]:
 
 def _mid_rollback(ctx: CheckContext) -> bool:
     """Right after Statement undid a failed step: the failed step's allocate handlers ran, its undo ran the
-    deallocate ones, and a task that was Pipelined before is now Pending; its caller's own undo (the gang
-    actions' dry run unpipelines again) settles the accounting, and that is the state to judge."""
+    deallocate ones, and a task that was Pipelined before is now Pending; the state to judge is after its
+    caller's own undo. (A simulated trial's UnPipeline of a task whose Pipeline failed deallocates it a second
+    time, upstream's bug: the known finding F31.)"""
     return ctx.operation is not None and ctx.operation.rollback
 
 

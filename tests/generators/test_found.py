@@ -45,6 +45,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "gang-session-atomic-shuffle-evicts-a-role-after-the-bind": ("gang.session-atomic", "resolved"),
     "upstream-assert-task-topology-bucket-score-after-a-discard": ("upstream.assert", "upstream-known"),
     "gang-no-stranded-placement-failed-recovery-vgpu": ("gang.no-stranded-placement", "upstream-known"),
+    "queue-drf-allocated-simulate-double-unpipeline": ("queue.drf-allocated", "upstream-known"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
