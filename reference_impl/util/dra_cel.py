@@ -54,6 +54,7 @@ import sys
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from collections.abc import Iterator
 from typing import Any, Callable
 
 from schedcheck.reference.quantity import Quantity
@@ -1197,21 +1198,7 @@ def _comprehension2(args: tuple[Any, ...], device: dict[str, Any], scope: dict[s
         raise CelRuntimeError("no such overload")
     scopes = [{**scope, first: a, second: b} for a, b in pairs]
     if kind in ("all", "exists"):
-        absorbing = kind == "exists"
-        error: CelRuntimeError | None = None
-        for inner in scopes:
-            try:
-                value = evaluate(body, device, inner)
-            except CelRuntimeError as err:
-                error = error or err
-                continue
-            if not isinstance(value, bool):
-                error = error or CelRuntimeError("no such overload")
-            elif value == absorbing:
-                return absorbing
-        if error is not None:
-            raise error
-        return not absorbing
+        return _absorbing_fold(((body, inner) for inner in scopes), device, kind == "exists")
     if kind == "exists_one":
         count = 0
         for inner in scopes:
@@ -1239,11 +1226,17 @@ def _comprehension2(args: tuple[Any, ...], device: dict[str, Any], scope: dict[s
 
 def _logical(op: str, args: tuple[Any, ...], device: dict[str, Any], scope: dict[str, Any]) -> bool:
     """CEL's commutative && and ||: a deciding operand wins over an error in the other."""
-    absorbing = op == "or"  # true decides ||, false decides &&
+    return _absorbing_fold(((arg, scope) for arg in args), device, op == "or")  # true decides ||, false &&
+
+
+def _absorbing_fold(operands: Iterator[tuple[Any, dict[str, Any]]], device: dict[str, Any], absorbing: bool) -> bool:
+    """Evaluate each (expression, scope) in turn: the first value equal to `absorbing` decides, over any error
+    met before or after it (CEL's commutative logic, and the all / exists macros); otherwise the first error (a
+    non-bool value is "no such overload"), or `not absorbing`."""
     error: CelRuntimeError | None = None
-    for arg in args:
+    for expression, scope in operands:
         try:
-            value = evaluate(arg, device, scope)
+            value = evaluate(expression, device, scope)
         except CelRuntimeError as err:
             error = error or err
             continue
