@@ -10,11 +10,19 @@ package main
 // controller (releasing the claims of pods that are gone) does not run between cycles. DeviceTaintRules
 // (resource.k8s.io/v1beta2) are created too: the cache's slice tracker applies them only with the feature
 // gate DRADeviceTaintRules, off by default at Kubernetes 1.36.
+//
+// A scheduler's cache, and with it the shared DRA manager, lives as long as the process; the adapter makes
+// a fresh mock cache per cycle. So the allocations the manager still holds in flight when a cycle ends (a
+// Reserve with no PreBind or Unreserve after it: a task pipelined in the session, whose pipeline simply
+// vanishes at close) are carried into the next cycle's manager, each signalled again as many times as it
+// had sharers, as the scheduler's own manager would still hold them.
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -30,6 +38,13 @@ type draObjects struct {
 	Slices  []*resourcev1.ResourceSlice
 	Claims  []*resourcev1.ResourceClaim
 	Rules   []*resourcev1beta2.DeviceTaintRule
+	// the allocations the cycle's DRA manager still held in flight at its end, by claim (ns/name)
+	InFlight map[string]inFlightClaim
+}
+
+type inFlightClaim struct {
+	allocation *resourcev1.AllocationResult
+	sharers    int
 }
 
 // decodeDRA reads a DRA kind; false when kind is not one.
@@ -128,15 +143,46 @@ func (w *World) waitDRA(c *cache.SchedulerCache) {
 		if err != nil || len(claims) < len(w.DRA.Claims) {
 			continue
 		}
-		slices, err := manager.ResourceSlices().ListWithDeviceTaintRules()
-		if err == nil && len(slices) >= len(w.DRA.Slices) {
+		listed, err := manager.ResourceSlices().ListWithDeviceTaintRules()
+		if err == nil && len(listed) >= len(w.DRA.Slices) {
+			w.restoreInFlight(c)
 			return
 		}
 	}
 	fmt.Fprintf(os.Stderr, "warning: the DRA manager did not list every claim and slice within five seconds\n")
+	w.restoreInFlight(c)
 }
 
-// readDRA takes the claims back as PreBind left them.
+// restoreInFlight signals the allocations the previous cycle left in flight to this cycle's DRA manager, as
+// the Reserve that made them did: the claim with the allocation and the finalizer, once per sharer.
+func (w *World) restoreInFlight(c *cache.SchedulerCache) {
+	tracker := c.SharedDRAManager().ResourceClaims()
+	for _, rc := range w.DRA.Claims {
+		carried, ok := w.DRA.InFlight[rc.Namespace+"/"+rc.Name]
+		if !ok {
+			continue
+		}
+		claim := rc.DeepCopy()
+		if got, err := tracker.Get(rc.Namespace, rc.Name); err == nil {
+			claim = got.DeepCopy()
+		}
+		if !slices.Contains(claim.Finalizers, resourcev1.Finalizer) {
+			claim.Finalizers = append(claim.Finalizers, resourcev1.Finalizer)
+		}
+		claim.Status.Allocation = carried.allocation.DeepCopy()
+		for i := 0; i < carried.sharers; i++ {
+			if err := tracker.SignalClaimPendingAllocation(claim.UID, claim); err != nil {
+				fmt.Fprintf(os.Stderr, "warning: ResourceClaim %s/%s: in-flight allocation not carried: %v\n",
+					rc.Namespace, rc.Name, err)
+				break
+			}
+		}
+	}
+}
+
+// readDRA takes the claims back as PreBind left them, and the allocations the DRA manager still holds in
+// flight (its public API tells the allocation, not the number of sharers: that is counted by removing the
+// shares one at a time from this cycle's manager, which is not used again).
 func (w *World) readDRA(c *cache.SchedulerCache) {
 	ctx := context.Background()
 	for i, rc := range w.DRA.Claims {
@@ -144,6 +190,34 @@ func (w *World) readDRA(c *cache.SchedulerCache) {
 		if err == nil {
 			w.DRA.Claims[i] = got
 		}
+	}
+	w.DRA.InFlight = map[string]inFlightClaim{}
+	manager := c.SharedDRAManager()
+	if manager == nil {
+		return
+	}
+	tracker := manager.ResourceClaims()
+	for _, rc := range w.DRA.Claims {
+		allocation := tracker.GetPendingAllocation(rc.UID)
+		if allocation == nil {
+			continue
+		}
+		carried := inFlightClaim{allocation: allocation.DeepCopy()}
+		for carried.sharers < 1<<16 {
+			carried.sharers++
+			if tracker.MaybeRemoveClaimPendingAllocation(rc.UID, false) {
+				break
+			}
+		}
+		w.DRA.InFlight[rc.Namespace+"/"+rc.Name] = carried
+	}
+	if os.Getenv("SCHEDCHECK_VOLCANO_DRA_DEBUG") != "" { // one JSON line: ns/name -> sharers
+		out := map[string]int{}
+		for key, carried := range w.DRA.InFlight {
+			out[key] = carried.sharers
+		}
+		line, _ := json.Marshal(out)
+		fmt.Fprintf(os.Stderr, "schedcheck-dra-in-flight %s\n", line)
 	}
 }
 

@@ -2,7 +2,9 @@
 
 `ClaimTracker` lives in the scheduler cache (upstream's SharedDRAManager outlasts sessions): the world's
 DeviceClasses, ResourceSlices and ResourceClaims by key, and the allocations in flight, which a Reserve
-signals (SignalClaimPendingAllocation) and a PreBind or Unreserve ends. The devices in use are those of
+signals (SignalClaimPendingAllocation) and a PreBind or Unreserve ends: nothing else does, so the claim of a
+task placed in a session that never bound it (pipelined, or allocated for a job left pipelined) stays in
+flight in every later session, as upstream's (docs/findings.md #57). The devices in use are those of
 every claim's status.allocation plus those in flight (GatherAllocatedState): a result with a share id
 (consumable capacity) does not take its device whole but adds its consumed capacity to the device's, and a
 result with adminAccess is not counted at all.

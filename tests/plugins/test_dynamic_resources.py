@@ -379,6 +379,31 @@ def test_bind_writes_the_allocation_and_the_consumer_to_the_claim() -> None:
     assert (DRIVER, "n2", "gpu-1") in scheduler.cache.dra.devices_in_use()
 
 
+@pytest.mark.parametrize("leftover", [True, False])
+def test_a_claim_reserved_by_a_placement_never_bound_stays_in_flight_into_the_next_session(leftover) -> None:
+    """Findings #57: train-0 is allocated with its claim and train-1 pipelined, the gang is left pipelined and
+    nothing is bound; the claim stays in flight in the cache's tracker, so the next session refuses train-0
+    on the now empty node. With the leftover dropped (a fresh DRA manager per session) both bind."""
+    scenario = load_scenario(CORPUS / "dra-claim-of-an-unbound-placement-stays-in-flight.yaml")
+    scheduler = Scheduler(scenario.objects, scenario.conf, now=scenario.now)
+    first = scheduler.run_once()
+    statuses = {task.name: task.status.name for job in first.session.jobs.values() for task in job.tasks.values()
+                if task.name.startswith("train")}
+    assert statuses == {"train-0": "Allocated", "train-1": "Pipelined"}
+    tracker = scheduler.cache.dra
+    assert list(tracker.pending) == ["default/gpu"]
+    assert [d.device for d in tracker.pending["default/gpu"].devices] == ["gpu-0"]
+    assert tracker.claims["default/gpu"].allocation is None  # never written: no PreBind
+    scheduler.advance()
+    assert list(tracker.pending) == ["default/gpu"]  # the tracker outlives the session
+    if not leftover:
+        tracker.pending.clear()
+    second = scheduler.run_once()
+    bound = {task.name for job in second.session.jobs.values() for task in job.tasks.values()
+             if task.status.name == "Binding"}
+    assert bound == (set() if leftover else {"train-0", "train-1"})
+
+
 def test_filter_reasons() -> None:
     ssn_fit = _fit_errors(CORPUS / "dra-shared-claim-already-allocated.yaml", "client-0")
     assert ssn_fit["n1"] == [(StatusCode.UnschedulableAndUnresolvable, "resourceclaim not available on the node")]
