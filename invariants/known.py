@@ -217,8 +217,13 @@ def _namesake(ctx: CheckContext, violation: Violation) -> bool:
     victim is a namesake elsewhere: another Running task of the same pod name sits on another node."""
     by_key = _tasks_by_key(ctx)
     victim = by_key.get(next(iter(_named(violation, "task")), ""))
-    return victim is not None and any(t.pod.name == victim.pod.name and t.uid != victim.uid
-                                      and t.node_name and t.node_name != victim.node_name for t in by_key.values())
+    if victim is None:
+        return False
+    # the pod lowNodeUtilization picked is any task of a node, in a job of the session or not (a pod whose
+    # PodGroup is missing sits on its node without a job)
+    others = [*by_key.values(), *(t for node in ctx.ssn.nodes.values() for t in node.tasks.values())]
+    return any(t.pod.name == victim.pod.name and t.uid != victim.uid and t.node_name
+               and t.node_name != victim.node_name for t in others)
 
 
 def _pdb_not_asked(ctx: CheckContext, violation: Violation) -> bool:

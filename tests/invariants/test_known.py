@@ -268,3 +268,14 @@ def test_f46_needs_the_fast_path_the_ordinary_path_skips_the_gated_task():
     result = run_scenario(scenario_from_document(doc, "no-nomination"), seed=0)
     assert "data/serve-2" not in result.binds and result.violations == []
     assert not any(f.get("id") == "task.gated-not-placed" for f in result.findings)
+
+
+def test_f6_names_a_namesake_that_belongs_to_no_job():
+    """F6's matcher finds the namesake lowNodeUtilization picked among the nodes' tasks too: a pod whose PodGroup
+    is missing sits on its node outside every job (found by the gate, seed 7 with two workers; master agrees)."""
+    path = Path(__file__).resolve().parents[1] / "data" / "known-f6-namesake-without-a-job.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.violations == []
+    assert {f.get("known") for f in result.findings if f["id"] == "victim.shuffle-from-high-node"} == {"F6"}
+    strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F6"}))
+    assert [v["id"] for v in strict.violations] == ["victim.shuffle-from-high-node"]
