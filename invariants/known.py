@@ -394,6 +394,16 @@ def _unpipelined_twice(ctx: CheckContext, violation: Violation) -> bool:
     return False
 
 
+def _numa_assignment_from_an_earlier_predicate(ctx: CheckContext, violation: Violation) -> bool:
+    """F58: one of the pods sharing the CPU was pipelined by an action that filters with the preempt-mode
+    predicates, where an earlier plugin's Unschedulable status ends the predicate chain before numa-aware's
+    predicate and lets the node through: the pipeline takes the CPU ids numa-aware assigned to the task on that
+    node in an earlier check, against a free set that has changed since."""
+    keys = set(_named(violation, "task"))
+    return any(op.op == "pipeline" and op.action in ("preempt", "reclaim", "gangpreempt", "gangreclaim")
+               and op.task in keys for op in ctx.ssn.operations)
+
+
 def _gated_task_placed_by_nomination(ctx: CheckContext, violation: Violation) -> bool:
     """F53: allocate's nomination fast path placed the gated task the violation names (it checks no gate)."""
     placed = {task for record in ctx.ssn.nominations if record.outcome == "redeemed" for task in record.placed}
@@ -531,6 +541,13 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                    "docs/findings.md #31", _unpipelined_twice)
       for rule in ("queue.drf-allocated", "queue.drf-share", "queue.proportion-allocated", "queue.proportion-recomputed",
                    "queue.accounting-non-negative", "queue.capacity-allocated")),
+    KnownFinding("F58", "numa.cpu-sets-disjoint",
+                 "numa-aware assigns CPU ids in its predicate and takes them at the allocate event; preempt, reclaim "
+                 "and the gang actions filter with the preempt-mode predicates, where an earlier plugin's "
+                 "Unschedulable status ends the chain before numa-aware's predicate runs and lets the node through, "
+                 "so a pipeline takes the ids assigned to the task on that node in an earlier check: two pods get "
+                 "the same CPUs",
+                 "docs/findings.md #58", _numa_assignment_from_an_earlier_predicate),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",

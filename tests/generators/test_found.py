@@ -46,6 +46,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "upstream-assert-task-topology-bucket-score-after-a-discard": ("upstream.assert", "upstream-known"),
     "gang-no-stranded-placement-failed-recovery-vgpu": ("gang.no-stranded-placement", "upstream-known"),
     "queue-drf-allocated-simulate-double-unpipeline": ("queue.drf-allocated", "upstream-known"),
+    "numa-cpu-sets-disjoint-reclaim-skips-numa-predicate": ("numa.cpu-sets-disjoint", "upstream-known"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
