@@ -197,13 +197,19 @@ def reclaimer_not_overused(ctx: CheckContext) -> Iterator[Violation]:
     plugin = ctx.ssn.plugins.get("proportion")
     if ctx.action != "reclaim" or plugin is None:
         return
+    # reclaim asks Overused once per job, before the job's statement: what the statement pipelined (with
+    # victims or into room that was already free) is taken off the queue's allocated to see what it asked on
     pipelined: dict[str, Resource] = {}
+    reclaimed: set[str] = set()
     for p in preemptions(ctx):
         task = task_of(ctx, p.preemptor)
         job = ctx.ssn.jobs.get(p.preemptor.job)
-        if task is not None and job is not None and p.victims:
+        if task is not None and job is not None:
             pipelined.setdefault(job.queue, Resource()).add(task.resreq)
-    for queue, placed in pipelined.items():
+            if p.victims:
+                reclaimed.add(job.queue)
+    for queue in sorted(reclaimed):
+        placed = pipelined[queue]
         attr = plugin.queue_attrs.get(queue)
         if attr is None:
             continue

@@ -47,6 +47,7 @@ FOUND: dict[str, tuple[str, str]] = {
     "gang-no-stranded-placement-failed-recovery-vgpu": ("gang.no-stranded-placement", "upstream-known"),
     "queue-drf-allocated-simulate-double-unpipeline": ("queue.drf-allocated", "upstream-known"),
     "numa-cpu-sets-disjoint-reclaim-skips-numa-predicate": ("numa.cpu-sets-disjoint", "upstream-known"),
+    "victim-reclaimer-not-overused-room-before-the-victim": ("victim.reclaimer-not-overused", "resolved"),
 }
 
 # Safety invariants the clean reference breaks because upstream does (docs/findings.md).
