@@ -394,6 +394,36 @@ def _unpipelined_twice(ctx: CheckContext, violation: Violation) -> bool:
     return False
 
 
+def _sub_group_placed_by_reclaim(ctx: CheckContext, violation: Violation) -> bool:
+    """F4 for a subgroup: reclaim pipelined a task of a hard-topology subgroup onto any node (it has no network
+    topology path), and allocate then searched hypernodes for the subgroup's other tasks without it; the tasks
+    allocate placed this session lie, by themselves, in one hypernode of the subgroup's allowed tiers."""
+    from schedcheck.invariants.catalog.topology import placed_tasks, sub_groups, topology_tree
+
+    job = ctx.ssn.jobs.get(_job_of(violation))
+    tree = topology_tree(ctx)
+    if job is None or job.pod_group is None or tree is None:
+        return False
+    leaves, tiers, names = tree
+    new = _allocated_now(ctx)
+    reclaimed = {op.task_uid for op in ctx.ssn.operations if op.action == "reclaim" and op.op == "pipeline"}
+    policies = {p.name: p for p in job.pod_group.sub_group_policy}
+    for (name, _), tasks in sub_groups(job).items():
+        policy = policies.get(name)
+        nt = policy.network_topology if policy is not None else None
+        if nt is None or nt.mode != "hard":
+            continue
+        placed = placed_tasks(tasks)
+        if not any(t.uid in reclaimed and t.uid not in new for t in placed):
+            continue
+        fresh = {t.node_name for t in placed if t.uid in new}
+        highest = nt.highest_tier_allowed if nt.highest_tier_allowed is not None else names.get(nt.highest_tier_name)
+        if fresh and highest is not None and any(tiers[n] <= highest and fresh <= members
+                                                 for n, members in leaves.items()):
+            return True
+    return False
+
+
 def _numa_assignment_from_an_earlier_predicate(ctx: CheckContext, violation: Violation) -> bool:
     """F58: one of the pods sharing the CPU was pipelined by an action that filters with the preempt-mode
     predicates, where an earlier plugin's Unschedulable status ends the predicate chain before numa-aware's
@@ -449,6 +479,10 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "reclaim pipelines a hard-mode job's task onto any node, ignoring its network topology, and allocate "
                  "then places the job's other tasks by the hypernode search, which does not see that task",
                  "docs/findings.md #14", _placed_by_reclaim),
+    KnownFinding("F4", "topology.sub-group-within-hypernode",
+                 "reclaim pipelines a hard-topology subgroup's task onto any node, ignoring its network topology, and "
+                 "allocate then places the subgroup's other tasks by the hypernode search, which does not see that task",
+                 "docs/findings.md #14", _sub_group_placed_by_reclaim),
     KnownFinding("F5", "victim.pdb-respected",
                  "the pdb plugin grants each preemptor or reclaimer the budget's whole disruptionsAllowed, so one "
                  "session evicts more of a budget's pods than it allows",
