@@ -65,59 +65,19 @@ KEYS = ("a", "i", "u", "r", "p", "f", "su", "sr", "sp")
 def build_ledger(nodes: list[NodeInfo]) -> Ledger:
     """Rows summed in Python floats, in node, then resource, then task order; numpy matrices for more than
     ROWS_UP_TO nodes, Rows otherwise."""
-    return _rows_ledger(nodes) if len(nodes) <= ROWS_UP_TO else _matrix_ledger(nodes)
-
-
-def _matrix_ledger(nodes: list[NodeInfo]) -> Ledger:
-    dims = [CPU, MEMORY]
-    seen = set(dims)
-    for node in nodes:
-        for resource in (node.allocatable, node.idle, node.used, node.releasing, node.pipelined):
-            for name in resource.scalars or ():
-                if name not in seen:
-                    seen.add(name)
-                    dims.append(name)
-    index = {d: i for i, d in enumerate(dims)}
-    rows: dict[str, list[list[float]]] = {k: [[0.0] * len(dims) for _ in nodes] for k in KEYS}
-
-    def put(target: list[float], resource: Resource) -> None:
-        target[0] += resource.milli_cpu
-        target[1] += resource.memory
-        for name, value in (resource.scalars or {}).items():
-            target[index[name]] += value
-
-    for row, node in enumerate(nodes):
-        put(rows["a"][row], node.allocatable)
-        put(rows["i"][row], node.idle)
-        put(rows["u"][row], node.used)
-        put(rows["r"][row], node.releasing)
-        put(rows["p"][row], node.pipelined)
-        put(rows["f"][row], node.future_idle_view())
-        if node.node is None:
-            continue  # an uninitialised node keeps no ledger
-        for task in node.tasks.values():
-            for name in (task.resreq.scalars or ()):
-                if name not in index:  # a dimension only a task has: widen every row
-                    index[name] = len(dims)
-                    dims.append(name)
-                    for table in rows.values():
-                        for values in table:
-                            values.append(0.0)
-            if task.status == TaskStatus.Pipelined:
-                put(rows["sp"][row], task.resreq)
-            else:
-                put(rows["su"][row], task.resreq)
-                if task.status == TaskStatus.Releasing:
-                    put(rows["sr"][row], task.resreq)
-    shape = (len(nodes), len(dims))
-    m = {k: np.array(v, dtype=float).reshape(shape) for k, v in rows.items()}
+    dims, rows = _ledger_rows(nodes)
+    if len(nodes) <= ROWS_UP_TO:
+        m: dict[str, Matrix] = {k: Rows(v) for k, v in rows.items()}
+    else:
+        shape = (len(nodes), len(dims))
+        m = {k: np.array(v, dtype=float).reshape(shape) for k, v in rows.items()}
     return Ledger([n.name for n in nodes], dims, m["a"], m["i"], m["u"], m["r"], m["p"], m["f"], m["su"], m["sr"],
                   m["sp"])
 
 
-def _rows_ledger(nodes: list[NodeInfo]) -> Ledger:
-    """build_ledger for a few nodes (every operation checkpoint judges one): the same sums in the same order,
-    with the dimensions fixed first and each task's request added in place, which halves the build."""
+def _ledger_rows(nodes: list[NodeInfo]) -> tuple[list[str], dict[str, list[list[float]]]]:
+    """The dimensions and one row per node for each key: the dimensions fixed first (the nodes' own, then those
+    only a task has, in task order), then each resource and request added in place."""
     dims = [CPU, MEMORY]
     index = {CPU: 0, MEMORY: 1}
     for node in nodes:
@@ -172,9 +132,7 @@ def _rows_ledger(nodes: list[NodeInfo]) -> Ledger:
         rows["su"].append(su)
         rows["sr"].append(sr)
         rows["sp"].append(sp)
-    m = {k: Rows(v) for k, v in rows.items()}
-    return Ledger([n.name for n in nodes], dims, m["a"], m["i"], m["u"], m["r"], m["p"], m["f"], m["su"], m["sr"],
-                  m["sp"])
+    return dims, rows
 
 
 def mismatches(ledger: Ledger, left: Matrix, right: Matrix) -> list[tuple[str, str, float, float]]:

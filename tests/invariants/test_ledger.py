@@ -97,18 +97,24 @@ def test_a_few_nodes_in_python_rows_find_what_numpy_finds(monkeypatch):
     assert rows == findings() and rows[0] == [("n2", "cpu", 1700.0, 2000.0)]
 
 
-def test_the_row_builder_sums_what_the_matrix_builder_sums(monkeypatch):
-    """The few-node builder fixes the dimensions first and adds requests in place; every sum, Releasing and a
-    dimension only a task has included, equals the numpy builder's, in the same dimension order."""
+def test_rows_and_matrices_hold_the_same_sums_releasing_and_a_task_only_dimension_included(monkeypatch):
+    """One row builder serves both forms: the dimensions are fixed first (a GPU only tasks ask for comes after the
+    nodes' own) and each request is added in place; Rows and numpy hold the same numbers."""
     from schedcheck.invariants import ledger as module
 
     busy, empty = NodeInfo(node("n1")), NodeInfo(node("n2", cpu="2"))
     busy.add_task(_task("run", TaskStatus.Running))
     busy.add_task(_task("gone", TaskStatus.Releasing, gpu="2"))
     busy.add_task(_task("later", TaskStatus.Pipelined, gpu="1"))
-    rows = module._rows_ledger([busy, empty])
-    matrix = module._matrix_ledger([busy, empty])
-    assert rows.dims == matrix.dims and rows.names == matrix.names
+    rows = build_ledger([busy, empty])
+    assert rows.dims[:2] == ["cpu", "memory"] and rows.dims[-1] == GPU
+    gpu = rows.dims.index(GPU)
+    assert rows.sum_used.rows[0][:2] == [2000.0, 2.0 * GI] and rows.sum_used.rows[0][gpu] == 2000.0
+    assert rows.sum_releasing.rows[0][gpu] == 2000.0 and rows.sum_pipelined.rows[0][gpu] == 1000.0
+    assert rows.sum_used.rows[1] == [0.0] * len(rows.dims)
+    monkeypatch.setattr(module, "ROWS_UP_TO", 0)
+    matrix = build_ledger([busy, empty])
+    assert matrix.dims == rows.dims and matrix.names == rows.names
     for key in ("allocatable", "idle", "used", "releasing", "pipelined", "future_idle", "sum_used",
                 "sum_releasing", "sum_pipelined"):
         assert getattr(rows, key).rows == getattr(matrix, key).tolist(), key
