@@ -60,6 +60,7 @@ from schedcheck.generators.topology import hyper_node_trees, network_topologies,
 
 GROUP_KEY = "scheduling.k8s.io/group-name"
 from schedcheck.generators.vocabulary import NAMESPACES, timestamp
+from schedcheck.scenario.tree_copy import copy_document
 from schedcheck.generators.quantities import CPU, GPU, MEMORY, amounts, choice, rarely, sometimes
 
 API_VERSION = "schedcheck/v1"
@@ -354,7 +355,7 @@ def sample_documents(
     @hypothesis_seed(seed)
     @given(strategy)
     def collect(example: Any) -> None:
-        out.append(copy.deepcopy(example))
+        out.append(copy_document(example))  # the example's own tree: Hypothesis may share parts of it
 
     collect()
     return out[:count]

@@ -56,6 +56,15 @@ def test_document_copy_is_deep_and_equal():
     assert isinstance(twin["a"][1]["when"], datetime.datetime)
 
 
+def test_document_copy_copies_inside_tuples():
+    example = ({"doc": [1, {"k": "v"}]}, [{"conf": 1}])  # a drawn (document, conf variants) pair
+    twin = copy_document(example)
+    assert twin == example and type(twin) is tuple
+    twin[0]["doc"][1]["k"] = "changed"
+    twin[1][0]["conf"] = 2
+    assert example == ({"doc": [1, {"k": "v"}]}, [{"conf": 1}])
+
+
 def test_document_copy_of_a_recursive_alias_falls_back_to_deepcopy():
     doc = yaml.safe_load("a: &x [1, *x]")
     twin = copy_document(doc)

@@ -24,6 +24,8 @@ def _copy_tree(value: Any) -> Any:
         return {k: v if type(v) in _SCALARS else _copy_tree(v) for k, v in value.items()}
     if kind is list:
         return [v if type(v) in _SCALARS else _copy_tree(v) for v in value]
+    if kind is tuple:
+        return tuple(v if type(v) in _SCALARS else _copy_tree(v) for v in value)
     if kind in _SCALARS:
         return value
     return copy.deepcopy(value)
