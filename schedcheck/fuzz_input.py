@@ -257,6 +257,12 @@ def main(args: argparse.Namespace) -> int:
     if not texts:
         print("schedcheck: fuzz-input: no scenario files to start from", file=sys.stderr)
         return 2
+    from schedcheck.report_folder import unusable_parent
+
+    problem = unusable_parent(Path(args.report))
+    if problem:
+        print(f"schedcheck: fuzz-input: --report {args.report}: {problem}", file=sys.stderr)
+        return 2
     seed = args.seed if args.seed is not None else int(time.time()) % 100_000
     print(f"schedcheck fuzz-input: seed {seed}, {args.count} cases from {len(texts)} scenario(s)", file=sys.stderr)
     summary = campaign(texts, args.count, seed, Path(args.report))

@@ -33,7 +33,10 @@ def open_database(spec: str, check: bool = False) -> ExampleDatabase:
     rather than a failure deep inside a worker.
     """
     if not is_redis(spec):
-        Path(spec).mkdir(parents=True, exist_ok=True)
+        try:
+            Path(spec).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file of that name, a read-only or missing parent
+            raise DatabaseError(f"{spec}: cannot use it as the database folder: {exc.strerror or exc}") from None
         return DirectoryBasedExampleDatabase(spec)
     try:
         import redis

@@ -32,6 +32,20 @@ def safe_name(text: str, fallback: str = "") -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)[:60] or fallback
 
 
+def unusable_parent(parent: Path) -> str | None:
+    """Why report folders cannot be written under `parent` (created when missing), or None: checked before a
+    long run, so that its findings are not lost to a folder it cannot write."""
+    if parent.exists() and not parent.is_dir():
+        return "not a folder"
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as exc:
+        return f"cannot write reports there: {exc.strerror or exc}"
+    return None
+
+
 def write_report_folder(parent: Path, slug: str, files: Mapping[str, Content]) -> Path:
     """Write the files into a new folder <parent>/<time>-<slug>[-N]/ atomically; return its path."""
     parent.mkdir(parents=True, exist_ok=True)

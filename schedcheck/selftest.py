@@ -112,6 +112,10 @@ def main(args: argparse.Namespace) -> int:
     from schedcheck.mutants import MUTANTS
 
     names = sorted(MUTANTS)
+    if args.budget < 0:
+        print("schedcheck: selftest: --budget: expected seconds per mutant, 0 (no blind gate) or more",
+              file=sys.stderr)
+        return EXIT_USAGE
     if args.only:
         wanted = [n.strip() for n in args.only.split(",") if n.strip()]
         unknown = [n for n in wanted if n not in MUTANTS]

@@ -114,3 +114,20 @@ def test_the_contract_commands_exist_with_their_options_and_exit_statuses():
         assert options_in(usage) <= known, f"{name}: cli.md promises {sorted(options_in(usage) - known)}"
         promises_statuses = cells[2].strip() != "-"
         assert promises_statuses == (by_name[name].exits is not None), name
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["overhead", "--count", "0"], "schedcheck: overhead: --count: expected 1 or more scenarios"),
+    (["selftest", "--budget", "-3"],
+     "schedcheck: selftest: --budget: expected seconds per mutant, 0 (no blind gate) or more"),
+    (["rediscover", "--workers", "0"], "schedcheck: rediscover: --workers: expected 1 or more"),
+    (["rediscover", "--report", "/dev/null"], "schedcheck: rediscover: --report /dev/null: not a folder"),
+    (["run", "examples/gpu-training-gang.yaml", "--fail-on-known", "F999,F1"],
+     "schedcheck: run: --fail-on-known: unknown known-finding id(s) F999; known: "),
+    (["gate", "--fail-on-known", "F1,nope"], "schedcheck: gate: --fail-on-known: unknown known-finding id(s) nope"),
+])
+def test_a_bad_option_value_is_one_line_before_any_work(argv, message, capsys, monkeypatch):
+    monkeypatch.chdir(Path(__file__).parent.parent)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(message) and "\n" not in err

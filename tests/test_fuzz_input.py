@@ -147,3 +147,13 @@ def test_a_saved_case_with_a_multi_line_problem_stays_a_loadable_scenario(tmp_pa
 def _raise_line() -> int:
     lines = Path(__file__).read_text(encoding="utf-8").splitlines()
     return next(i for i, line in enumerate(lines, 1) if 'raise ValueError("first line' in line)
+
+
+def test_a_report_place_that_cannot_be_written_is_refused_before_the_campaign(tmp_path, capsys):
+    from schedcheck.cli import main
+
+    a_file = tmp_path / "plain-file"
+    a_file.write_text("mine")
+    assert main(["fuzz-input", "--count", "5", "--report", str(a_file)]) == 2
+    assert capsys.readouterr().err.strip() == f"schedcheck: fuzz-input: --report {a_file}: not a folder"
+    assert a_file.read_text() == "mine"

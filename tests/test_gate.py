@@ -62,6 +62,18 @@ def test_gate_usage_errors(capsys):
     assert "unknown 'no-such-bug'" in capsys.readouterr().err
 
 
+def test_a_report_or_database_place_that_cannot_be_written_is_a_usage_error_before_the_run(tmp_path, capsys):
+    a_file = tmp_path / "plain-file"
+    a_file.write_text("mine")
+    for option in ("--report", "--database"):
+        assert main(["gate", "--budget", "600", option, str(a_file)]) == 2  # refused at once: no 600 s run
+        assert capsys.readouterr().err.strip() == (
+            f"schedcheck: gate: {option}: {a_file}: cannot use it as the database folder: File exists"
+            if option == "--database" else f"schedcheck: gate: --report {a_file}: not a folder")
+    assert main(["gate", "--budget", "600", "--junit", str(a_file / "gate.xml")]) == 2
+    assert "--junit" in capsys.readouterr().err and a_file.read_text() == "mine"
+
+
 def test_gate_with_two_xdist_workers_writes_junit(tmp_path):
     junit = tmp_path / "gate.xml"
     proc = subprocess.run([sys.executable, "-m", "schedcheck.cli", "gate", "--budget", "4", "--seed", "5",

@@ -212,7 +212,7 @@ def main(args: argparse.Namespace | list[str] | None = None) -> int:
         files = scenario_files(args.paths)
         command = adapter_command()
     except (FileNotFoundError, AdapterError) as err:
-        print(f"differential: {err}", file=sys.stderr)
+        print(f"schedcheck: differential: {err}", file=sys.stderr)
         return 2
     report = differential(files, command, args.seed)
     print(json.dumps(report, indent=2) if args.json else render(report))

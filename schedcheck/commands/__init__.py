@@ -107,6 +107,22 @@ def known_ids(raw: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip()) if raw else ()
 
 
+def unknown_known_ids(raw: str | None) -> str | None:
+    """What is wrong with a --fail-on-known value (an id no known finding has), or None."""
+    from schedcheck.invariants.known import known_ids as every_known_id
+
+    known = set(every_known_id())
+    unknown = [part for part in known_ids(raw) if part != "all" and part not in known]
+    if not unknown:
+        return None
+    return f"unknown known-finding id(s) {', '.join(unknown)}; known: {', '.join(sorted(known, key=_finding_order))}, all"
+
+
+def _finding_order(finding_id: str) -> tuple[int, str]:
+    digits = finding_id.lstrip("F")
+    return (int(digits), finding_id) if digits.isdigit() else (10**6, finding_id)
+
+
 KNOWN_HELP = ("known upstream findings (invariants/known.py, docs/findings.md) that fail the run like any "
               "violation: comma-separated ids such as F1, or all (default: reported only)")
 

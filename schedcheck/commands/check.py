@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids, scheduler_stopped
+from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids, unknown_known_ids, scheduler_stopped
 from schedcheck.commands.run import add_dump_arguments, load_input
 
 DESCRIPTION = ("Run the reference scheduler on a scenario with the invariant engine checking every "
@@ -37,6 +37,10 @@ def main(args: argparse.Namespace) -> int:
     from schedcheck.report import write_report
     from schedcheck.runner import run_scenario
 
+    problem = unknown_known_ids(args.fail_on_known)
+    if problem:
+        print(f"schedcheck: check: --fail-on-known: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     only = [part.strip() for part in args.only.split(",") if part.strip()] if args.only else None
     try:
         engine = InvariantEngine(only=only, fail_on_known=known_ids(args.fail_on_known))

@@ -66,6 +66,12 @@ def main(args: argparse.Namespace) -> int:
     except ScenarioError as exc:
         print(f"schedcheck: {exc}", file=sys.stderr)
         return 2
+    from schedcheck.report_folder import unusable_parent
+
+    problem = unusable_parent(Path(args.report))
+    if problem:
+        print(f"schedcheck: conform: --report {args.report}: {problem}", file=sys.stderr)
+        return 2
     progress = None if args.json else Progress(sys.stderr, "conform", args.budget)
     workers = 1 if impl.target is not None else max(1, args.workers)  # no fork() from several threads
     found = search(impl, source, seed, args.budget, args.minimise_budget, progress, workers)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
-from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids
+from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids, unknown_known_ids
 
 DESCRIPTION = ("Replay the packaged scenario corpus (upstream's decisions as expect blocks, every invariant on), "
                "then generate scenarios and multi-session runs with Hypothesis, check every invariant on each, "
@@ -66,6 +67,10 @@ def main(args: argparse.Namespace) -> int:
     if args.budget is not None and args.budget <= 0:
         print("schedcheck: gate: --budget: expected a positive number of seconds", file=sys.stderr)
         return EXIT_USAGE
+    problem = unknown_known_ids(args.fail_on_known)
+    if problem:
+        print(f"schedcheck: gate: --fail-on-known: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if args.mutant and args.mutant not in MUTANTS:
         print(f"schedcheck: gate: --mutant: unknown {args.mutant!r}; known: {', '.join(sorted(MUTANTS))}",
               file=sys.stderr)
@@ -89,14 +94,20 @@ def main(args: argparse.Namespace) -> int:
     if args.cluster and args.junit:
         print("schedcheck: gate: --junit: written by the pytest-xdist workers; not with --cluster", file=sys.stderr)
         return EXIT_USAGE
-    from schedcheck.gate_database import DatabaseError, is_redis, open_database
+    from schedcheck.gate_database import DatabaseError, open_database
 
-    if is_redis(args.database):
-        try:
-            open_database(args.database, check=True)
-        except DatabaseError as exc:
-            print(f"schedcheck: gate: --database: {exc}", file=sys.stderr)
+    from schedcheck.report_folder import unusable_parent
+
+    for option, parent in (("--report", args.report), ("--junit", str(Path(args.junit).parent) if args.junit else None)):
+        problem = unusable_parent(Path(parent)) if parent is not None else None
+        if problem:
+            print(f"schedcheck: gate: {option} {getattr(args, option[2:])}: {problem}", file=sys.stderr)
             return EXIT_USAGE
+    try:  # a Redis server pinged, a folder created: a bad one is a clear error before any worker starts
+        open_database(args.database, check=True)
+    except DatabaseError as exc:
+        print(f"schedcheck: gate: --database: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     options = GateOptions(budget=args.budget, seed=args.seed, profile=args.profile, report_dir=args.report,
                           workers=args.workers, junit=args.junit, database=args.database, mutant=args.mutant,
                           strict=args.strict, only=only, json=args.json,

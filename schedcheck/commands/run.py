@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids, scheduler_stopped
+from schedcheck.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE, KNOWN_HELP, known_ids, unknown_known_ids, scheduler_stopped
 
 DESCRIPTION = ("Run the reference scheduler on a scenario (scenario format v1) for its "
                "`cycles` sessions, print what it decided, and judge the scenario's `expect` block.")
@@ -35,6 +35,10 @@ def main(args: argparse.Namespace) -> int:
     from schedcheck.runner import run_scenario
     from schedcheck.scenario.errors import ScenarioError
 
+    problem = unknown_known_ids(args.fail_on_known)
+    if problem:
+        print(f"schedcheck: run: --fail-on-known: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     scenario = load_input(args, "run")
     if scenario is None:
         return EXIT_USAGE

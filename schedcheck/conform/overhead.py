@@ -34,6 +34,9 @@ def main(args: argparse.Namespace | list[str] | None = None) -> int:
         add_arguments(parser)
         args = parser.parse_args(args)
 
+    if args.count < 1:
+        print("schedcheck: overhead: --count: expected 1 or more scenarios", file=sys.stderr)
+        return 2
     from schedcheck.generators.scenarios import profile_scenarios, sample_documents
     from schedcheck.conform.check import check_answer
     from schedcheck.conform.impl import parse_impl

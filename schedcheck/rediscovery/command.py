@@ -69,6 +69,15 @@ def main(args: argparse.Namespace) -> int:
     if args.budget <= 0 or args.timeout <= 0 or args.minimise_budget < 0:
         print("schedcheck: rediscover: --budget and --timeout must be positive", file=sys.stderr)
         return 2
+    if args.workers < 1:
+        print("schedcheck: rediscover: --workers: expected 1 or more", file=sys.stderr)
+        return 2
+    from schedcheck.report_folder import unusable_parent
+
+    problem = None if args.replay else unusable_parent(Path(args.report))
+    if problem:
+        print(f"schedcheck: rediscover: --report {args.report}: {problem}", file=sys.stderr)
+        return 2
     from schedcheck.rediscovery.sources import MIRROR_HINT, default_git_dir
 
     git_dir = Path(args.git).expanduser() if args.git else default_git_dir()

@@ -75,6 +75,7 @@ def test_generated_scenarios_in_process(capsys, tmp_path):
     (["--impl", "./nothing-here"], "not an executable command"),
     (["--impl", "python:schedcheck.conform.reference:run", "--scenarios", "/no/such/dir"], "not a directory"),
     (["--impl", "python:schedcheck.conform.reference:run", "--budget", "0"], "must be positive"),
+    (["--impl", "python:schedcheck.conform.reference:run", "--report", "/dev/null"], "--report /dev/null: not a folder"),
 ])
 def test_usage_errors(capsys, argv, fragment):
     assert main(["conform", *argv]) == 2
