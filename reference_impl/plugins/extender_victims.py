@@ -7,8 +7,8 @@ it holds: not the evictee the action offered, not the session's task. The refere
 - every field the reference's TaskInfo has comes from the entry (Go's names, matched exactly or, failing
   that, ignoring case); a field the entry does not give (or gives as null) is Go's zero value: "" for the
   strings (UID, Job, Name, Namespace, NodeName, ...), 0 for Status and Priority, false for the booleans, and
-  nil for the pointers `Resreq`, `InitResreq`, `LastTransaction` and `Pod` (util/nil.py: reading through a
-  nil one is upstream's nil pointer dereference, which panics);
+  nil for the pointers `Resreq`, `InitResreq` and `Pod` (util/nil.py: reading through a nil one is
+  upstream's nil pointer dereference, which panics) and `LastTransaction` (None: both sides check it);
 - a `null` entry is a nil *TaskInfo (the session's intersection or ValidateVictims reads through it);
 - the `Pod`: one that renders exactly as a pod the session holds (by its namespace/name) is that pod (the
   same values; nothing on the eviction path writes to it); any other is read by the decoder the scenario
@@ -31,7 +31,9 @@ the Pod; VolumeReady, CustomBindErrHandlerSucceeded, LastTransaction.JobAllocate
 PodAnnotations keeps only what differs from the Pod's own annotations (what the reference keeps); a key
 repeated in one object keeps its last value (Go merges repeated objects into one); a negative Status reads
 as 0 (neither matches a status upstream names); the Pod's JSON is read by the scenario reader, which is
-stricter than Go in places (it refuses what the API server would, and matches keys exactly).
+stricter than Go in places (it refuses what the API server would, and matches keys exactly); a copy whose Pod's
+labels would put it in another subgroup of its job stays in the subgroup its UID was in (the reference keeps a
+task's subgroup; upstream matches the subgroup policies again, reading the Pod).
 """
 
 from __future__ import annotations
@@ -92,14 +94,13 @@ def set_pod_decoder(decoder: PodDecoder) -> None:
 
 def decode_victims(entries: list[Any], ssn: Any) -> list[TaskInfo | Nil]:
     """Each entry as upstream's decoded TaskInfo (a Nil for null); raises VictimDecodeError."""
-    pods = _session_pods(ssn)
+    pods: dict[str, list[Pod]] = {}  # the session's pods by namespace/name, gathered at the first Pod to match
     return [Nil(f"*api.TaskInfo (victims[{i}])") if entry is None else _task(entry, f"victims[{i}]", ssn, pods)
             for i, entry in enumerate(entries)]
 
 
-def _session_pods(ssn: Any) -> dict[str, list[Pod]]:
+def _gather_pods(ssn: Any, out: dict[str, list[Pod]]) -> None:
     """The pods the session's jobs and nodes hold, by namespace/name."""
-    out: dict[str, list[Pod]] = {}
     tasks = [*(t for job in ssn.jobs.values() for t in job.tasks.values()),
              *(t for node in ssn.nodes.values() for t in node.tasks.values())]
     for task in tasks:
@@ -108,7 +109,7 @@ def _session_pods(ssn: Any) -> dict[str, list[Pod]]:
             found = out.setdefault(f"{pod.namespace}/{pod.name}", [])
             if all(p is not pod for p in found):
                 found.append(pod)
-    return out
+    out.setdefault("", [])  # gathered
 
 
 def _fields(entry: dict[str, Any], layout: dict[str, str], where: str) -> dict[str, Any]:
@@ -189,9 +190,11 @@ def _status(value: int) -> TaskStatus:
     return TaskStatus(value if value >= 0 else 0)
 
 
-def _pod(doc: dict[str, Any] | None, where: str, pods: dict[str, list[Pod]]) -> Pod | Nil:
+def _pod(doc: dict[str, Any] | None, where: str, ssn: Any, pods: dict[str, list[Pod]]) -> Pod | Nil:
     if doc is None:
         return Nil(f"*v1.Pod ({where})")
+    if not pods:
+        _gather_pods(ssn, pods)
     plain = wire.plain_json(doc)
     meta = plain.get("metadata") if isinstance(plain.get("metadata"), dict) else {}
     key = f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
@@ -208,7 +211,7 @@ def _pod(doc: dict[str, Any] | None, where: str, pods: dict[str, list[Pod]]) -> 
 
 def _task(entry: dict[str, Any], where: str, ssn: Any, pods: dict[str, list[Pod]]) -> TaskInfo:
     f = _fields(entry, TASK_FIELDS, f"TaskInfo.{where}")
-    pod = _pod(f.get("Pod"), f"{where}.Pod", pods)
+    pod = _pod(f.get("Pod"), f"{where}.Pod", ssn, pods)
     job = ssn.jobs.get(f.get("Job", ""))
     same = job.tasks.get(f.get("UID", "")) if job is not None else None
     t = TaskInfo.__new__(TaskInfo)
