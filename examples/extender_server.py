@@ -14,6 +14,9 @@ It answers POSTs on these paths, reading only fields the schedcheck reference re
   status 1 (Permit). Reads evictees[].UID and evictees[].Pod.metadata.labels. Tasks labelled
   `example.extender/also-evict` that an earlier /predicate request showed on a node (node.Tasks) and that
   are not among the evictees are added to the victims as they were shown (the scheduler evicts them too).
+  A victim whose pod carries the annotation `example.extender/victim-patch` is returned with that JSON merge
+  patch (RFC 7386) applied: `{"Resreq": {"MilliCPU": 0}}` changes a field, `{"UID": "x"}` names a task the
+  scheduler does not have, `{"Resreq": null}` leaves a field out, `null` returns null in its place.
 - /jobEnqueueable: rejects (-1) a job whose PodGroup carries the annotation `example.extender/hold`,
   else permits (1). Reads job.PodGroup.metadata.annotations.
 - /allocateFunc: vetoes the allocation of a pod labelled `example.extender/veto` (an `errorMessage`, which
@@ -43,6 +46,7 @@ PROTECTED = "example.extender/protected"
 HOLD = "example.extender/hold"
 VETO = "example.extender/veto"
 ALSO_EVICT = "example.extender/also-evict"
+VICTIM_PATCH = "example.extender/victim-patch"
 SEEN: dict[str, dict] = {}  # UID -> a task labelled ALSO_EVICT, as a /predicate request last showed it
 
 
@@ -74,12 +78,32 @@ def prioritize(request: dict) -> dict:
     return {"nodeScore": scores}
 
 
+def merge_patch(target, patch):
+    """RFC 7386: objects merge key by key, null removes a key, anything else replaces."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+def patched(task: dict) -> dict | None:
+    annotations = ((task.get("Pod") or {}).get("metadata") or {}).get("annotations") or {}
+    if VICTIM_PATCH not in annotations:
+        return task
+    return merge_patch(task, json.loads(annotations[VICTIM_PATCH]))
+
+
 def victims(request: dict) -> dict:
     evictees = request.get("evictees") or []
     allowed = [task for task in evictees if PROTECTED not in labels(task.get("Pod"))]
     offered = {task.get("UID") for task in evictees}
     allowed += [task for uid, task in sorted(SEEN.items()) if uid not in offered]
-    return {"status": 1, "victims": allowed}
+    return {"status": 1, "victims": [patched(task) for task in allowed]}
 
 
 def job_enqueueable(request: dict) -> dict:

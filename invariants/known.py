@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from schedcheck.reference.util.nil import NilDereference, is_nil
+
 if TYPE_CHECKING:
     from schedcheck.invariants.context import CheckContext
     from schedcheck.invariants.violation import Violation
@@ -440,6 +442,21 @@ def _gated_task_placed_by_nomination(ctx: CheckContext, violation: Violation) ->
     return any(task in placed for task in _named(violation, "task"))
 
 
+
+def _extender_victim_copy(ctx: CheckContext, violation: Violation) -> bool:
+    """F59: this session's extender named a victim other than as the action offered it (a task the session
+    lacks, or a copy with fields of its own: plugins/extender_victims.py), and the violation is about its
+    job, queue, node or task: upstream evicts the decoded copy, whose books are not the task's."""
+    plugin = ctx.ssn.plugins.get("extender") if hasattr(ctx.ssn, "plugins") else None
+    copies = getattr(plugin, "named_victims", ())
+    if not copies:
+        return False
+    jobs = {copy.job for copy in copies}
+    queues = {ctx.ssn.jobs[job].queue for job in jobs if job in ctx.ssn.jobs}
+    about = {("job", j) for j in jobs} | {("queue", q) for q in queues} | \
+        {("node", copy.node_name) for copy in copies} | {("task", copy.key) for copy in copies}
+    return any((kind, name) in about for kind in ("job", "queue", "node", "task") for name in _named(violation, kind))
+
 KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
     KnownFinding("F1", "node.predicates-pod-view",
                  "the predicates plugin loses a victim put back by a discarded reclaim or preemption",
@@ -582,6 +599,16 @@ KNOWN_FINDINGS: tuple[KnownFinding, ...] = (
                  "so a pipeline takes the ids assigned to the task on that node in an earlier check: two pods get "
                  "the same CPUs",
                  "docs/findings.md #58", _numa_assignment_from_an_earlier_predicate),
+    *(KnownFinding("F59", rule,
+                   "the extender's preemptable / reclaimable victims are the TaskInfos decoded from its reply: a "
+                   "victim under a UID the session lacks joins its job and takes its pod's place on the node, and a "
+                   "copy with its own request is counted and evicted with that request, so the plugins' and the "
+                   "node's books drift from the tasks, reclaim pipelines onto a node the eviction cannot free, and "
+                   "an eviction the cache refuses is undone into a second Running task",
+                   "docs/findings.md #59", _extender_victim_copy)
+      for rule in ("queue.drf-allocated", "queue.drf-share", "queue.proportion-allocated", "queue.proportion-recomputed",
+                   "queue.capacity-allocated", "queue.accounting-non-negative", "statement.events-balanced",
+                   "statement.discard-restores", "node.placement-fits")),
     KnownFinding("F6", "victim.shuffle-from-high-node",
                  "rescheduling's lowNodeUtilization finds its victim by pod name alone, so shuffle evicts a pod of "
                  "the same name in another namespace, on a low node, and leaves the overloaded node as it was",
@@ -610,6 +637,20 @@ def _raised_in(exc: BaseException, module: str, function: str) -> bool:
         tb = tb.tb_next
     return False
 
+
+
+def _evicting_an_extender_copy(exc: BaseException) -> bool:
+    """F59's assertion: raised while the statement evicted a victim the extender named other than as offered."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "evict" and frame.f_code.co_filename.endswith("/statement.py"):
+            victim, statement = frame.f_locals.get("reclaimee"), frame.f_locals.get("self")
+            plugin = getattr(getattr(statement, "ssn", None), "plugins", {}).get("extender")
+            if not is_nil(victim) and getattr(victim, "uid", None) in getattr(plugin, "outside_victims", ()):
+                return True
+        tb = tb.tb_next
+    return False
 
 KNOWN_ASSERTIONS: tuple[KnownAssertion, ...] = (
     KnownAssertion("F21", "task-topology takes a task placed twice in one session out of its bucket's pending request "
@@ -643,6 +684,15 @@ KNOWN_ASSERTIONS: tuple[KnownAssertion, ...] = (
     KnownAssertion("F40", "numa-aware's batch node order reads every listed node's CPU details through its NUMA info: "
                    "a node without a Numatopology object is a nil pointer dereference",
                    "docs/findings.md #40", lambda exc: _raised_in(exc, "numaaware", "batch_node_order")),
+    KnownAssertion("F59", "a victim copy decoded from the extender's reply carries a request larger than what drf or "
+                   "proportion hold for its job or queue: their deallocate handler's Resource.Sub assertion fails when "
+                   "the statement evicts it",
+                   "docs/findings.md #59",
+                   lambda exc: not isinstance(exc, NilDereference) and _evicting_an_extender_copy(exc)),
+    KnownAssertion("F60", "a victim in the extender's preemptable / reclaimable reply that is null or lacks a pointer "
+                   "field (Resreq, InitResreq, Pod) decodes as nil, and the scheduler reads through it (ValidateVictims "
+                   "adds every victim's Resreq, the node indexes it by PodKey(Pod)): nil pointer dereference",
+                   "docs/findings.md #60", lambda exc: isinstance(exc, NilDereference)),
 )
 
 

@@ -198,13 +198,28 @@ def _not_redirected(doc: dict) -> None:
     arguments["extender.predicateVerb"] = arguments["extender.predicateVerb"].rsplit("/", 1)[-1]
 
 
+def _unpatched(doc: dict) -> None:
+    """The extender returns its victims as it was shown them (no example.extender/victim-patch)."""
+    for obj in doc["objects"]:
+        (obj.get("metadata", {}).get("annotations") or {}).pop("example.extender/victim-patch", None)
+
+
 # What each scenario turns on: undone, the scenario's expectations fail. Most test the extender's own
 # decision (left out, the cluster decides otherwise); two test the extender doing nothing (a failed session
 # open, an ignorable extender that is down), undone by letting it work; a 302 turns the POST into a GET the
-# extender answers as an empty request, undone by asking the verb directly.
+# extender answers as an empty request, undone by asking the verb directly; the victims the extender returns
+# other than as it was shown them (another UID, another request, a field or the whole entry missing), undone
+# by returning them as shown.
 COUNTERFACTUALS = {"extender-failed-session-open-turns-it-off": _session_opens,
                    "extender-ignorable-down-scheduling-continues": _extender_up,
-                   "extender-redirect-302-turns-the-post-into-a-get": _not_redirected}
+                   "extender-redirect-302-turns-the-post-into-a-get": _not_redirected,
+                   **dict.fromkeys(("extender-victim-of-an-unknown-uid-joins-its-job",
+                                    "extender-reclaimable-victim-copy-with-a-larger-request",
+                                    "extender-victim-of-a-job-the-session-lacks-frees-nothing",
+                                    "extender-preemptable-victim-copy-with-a-larger-request-fails-drf",
+                                    "extender-victim-without-its-request-is-a-nil-dereference",
+                                    "extender-victim-without-its-pod-is-a-nil-dereference",
+                                    "extender-null-victim-is-a-nil-dereference"), _unpatched)}
 
 
 @pytest.mark.parametrize("path", sorted(SCENARIOS.glob("extender-*.yaml")), ids=lambda p: p.stem)

@@ -16,7 +16,6 @@ from schedcheck.reference.api.devices.config import (DEFAULT_CONFIG, DeviceConfi
                                                      NvidiaConfig, parse_device_config)
 from schedcheck.reference.api.devices.nodelock import lock_node, parse_rfc3339_ns
 from schedcheck.runner import run_scenario
-from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.loader import load_scenario
 
 HERE = Path(__file__).resolve().parent / "scenarios"
@@ -197,12 +196,15 @@ def test_the_configmap_is_decoded_and_replaces_the_default_whole(tmp_path):
     ("nvidia:\n  resourceCountName: {a: 1}", "data.device-config.yaml.nvidia.resourceCountName"),
     ("nvidia: {a: [}", "data.device-config.yaml"),
 ])
-def test_a_malformed_device_config_is_one_line_naming_file_object_and_field(tmp_path, body, field):
-    with pytest.raises(ScenarioError) as err:
-        load_text(tmp_path, body)
-    text = str(err.value)
-    assert "\n" not in text and "s.yaml" in text and "ConfigMap kube-system/volcano-vgpu-device-config" in text
-    assert field in text
+def test_a_device_config_upstream_refuses_is_a_warning_naming_file_object_and_field_and_the_default_applies(
+        tmp_path, body, field):
+    scenario = load_text(tmp_path, body)
+    (text,) = [w for w in scenario.warnings if "ConfigMap kube-system/volcano-vgpu-device-config" in w]
+    assert "\n" not in text and "s.yaml" in text and f"{field}:" in text and "default device config" in text
+    from schedcheck.reference.api.devices.config import load_device_config
+
+    assert load_device_config(scenario.objects.config_maps, "volcano-vgpu-device-config",
+                              "kube-system") is DEFAULT_CONFIG
 
 
 def test_the_cache_reads_the_configmap_the_conf_names_else_the_default():

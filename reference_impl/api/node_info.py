@@ -77,7 +77,8 @@ class NodeInfo:
         """Put a clone of the task on the node and account for it by its status."""
         if task.node_name and self.name and task.node_name != self.name:
             raise NodeError(f"task <{task.key}> already on different node <{task.node_name}>")
-        if task.key in self.tasks:
+        key = task.pod_key
+        if key in self.tasks:
             raise NodeError(f"task <{task.key}> already on node <{self.name}>")
         stored = task.clone()
         self._future_idle = None
@@ -105,11 +106,12 @@ class NodeInfo:
                 self._add_devices(stored)
         task.node_name = self.name
         stored.node_name = self.name
-        self.tasks[task.key] = stored
+        self.tasks[key] = stored
 
     def remove_task(self, task: TaskInfo) -> None:
         """Undo the accounting of the STORED task (by pod key); a missing task is a no-op."""
-        stored = self.tasks.get(task.key)
+        key = task.pod_key
+        stored = self.tasks.get(key)
         if stored is None:
             return
         self._future_idle = None
@@ -123,9 +125,9 @@ class NodeInfo:
             else:
                 self.idle.add(stored.resreq)
                 self.used.sub(stored.resreq)
-                for pool in self.others.values():  # subResource
-                    pool.sub_resource(stored.pod)
-        del self.tasks[task.key]
+                for pool in self.others.values():  # subResource, of the passed task's pod as upstream
+                    pool.sub_resource(task.pod)
+        del self.tasks[key]
 
     def _add_devices(self, task: TaskInfo) -> None:
         """addResource: the shared devices the pod's own annotations name."""

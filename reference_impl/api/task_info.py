@@ -245,8 +245,14 @@ class TaskInfo:
 
     @property
     def key(self) -> str:
-        """The pod key namespace/name, which nodes index tasks by."""
+        """The task's namespace/name (its pod's, unless an extender's victim was decoded otherwise)."""
         return f"{self.namespace}/{self.name}"
+
+    @property
+    def pod_key(self) -> str:
+        """PodKey(task.Pod): what nodes index tasks by (a nil Pod panics here, as upstream's PodKey)."""
+        pod = self.pod
+        return f"{pod.namespace}/{pod.name}"
 
     def clone(self) -> TaskInfo:
         """Upstream Clone: separate request copies, same pod object, no EvictionOccurred."""

@@ -10,6 +10,7 @@ intersection) are each written once here.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -432,9 +433,9 @@ class Session:
                     break
                 if victims is None:
                     victims = list(candidates)
-                else:
-                    keep = {c.uid for c in candidates}
-                    victims = [v for v in victims if v.uid in keep] or None
+                else:  # upstream's nested loop: each victim once per candidate of its UID (every UID is read)
+                    matches = Counter(c.uid for c in candidates)
+                    victims = [v for v in victims for _ in range(matches.get(v.uid, 0))] or None
             if victims is not None:
                 return victims
         return None
@@ -726,8 +727,8 @@ class Session:
 
 
 def compare_task(left: TaskInfo, right: TaskInfo) -> bool:
-    """Upstream's default task order: pod-name index, then creation time, then UID."""
-    li, ri = pod_index(left.name), pod_index(right.name)
+    """Upstream's default task order: the pod name's index, then the pod's creation time, then UID."""
+    li, ri = pod_index(left.pod.name), pod_index(right.pod.name)
     if li is None or ri is None or li == ri:
         if left.creation_timestamp == right.creation_timestamp:
             return left.uid < right.uid

@@ -43,15 +43,9 @@ does depends on the verb:
 of its containers or init containers requests or limits one of the listed resources (requests here hold the
 limits too, as the API server defaults them, so one look covers both).
 
-Deliberate differences, each invisible to an extender that answers the same way for the same question:
-victims come back to upstream as new TaskInfo objects decoded from the reply; the reference keeps the
-session's own task for each returned victim whose UID is one of the evictees (in the reply's order). A
-victim outside the evictees is what upstream's decoded copy is only when it echoes a task of the session
-(its identity, node, status, requests and priority fields as rendered): that copy is then the task's clone,
-which upstream validates, queues and evicts like any victim, so the extender can evict a pod the action did
-not offer (one not preemptable, of a higher priority, of another job or queue). Any other entry outside
-the evictees, and null, is dropped: not modelled (upstream would evict a copy that differs from the cache's
-task, add a task its session does not have, or crash on a nil Resreq).
+Victims come back as upstream has them: each a new TaskInfo decoded from the reply, whatever it holds
+(extender_victims.py): an echo of an evictee, a copy whose fields differ, a task the session does not have,
+one with fields missing (a nil pointer upstream reads through, and panics), or null.
 The exchange itself (the whole-exchange timeout, redirects, gzip) is Go's client's:
 extender_http.py, which says what it leaves out; Go's error texts are not reproduced word for word.
 """
@@ -67,7 +61,9 @@ from schedcheck.reference.framework.plugin import Plugin, register_plugin_builde
 from schedcheck.reference.framework.session import ABSTAIN, PERMIT, REJECT, Session
 from schedcheck.reference.plugins import extender_http as http
 from schedcheck.reference.plugins import extender_json as wire
+from schedcheck.reference.plugins import extender_victims as victims_wire
 from schedcheck.reference.plugins.sla import DurationError, parse_go_duration
+from schedcheck.reference.util.nil import is_nil
 
 PLUGIN_NAME = "extender"
 PREFIX = "extender."
@@ -158,12 +154,6 @@ def is_interested(config: ExtenderConfig, task: TaskInfo) -> bool:
     return any(name in config.managed_resources for container in containers for name in container.requests)
 
 
-# The fields of a returned victim the eviction path reads: an entry that carries them as the task's own
-# rendering is that task's decoded copy (ExtenderPlugin._echoed_task)
-ECHOED = ("UID", "Job", "Name", "Namespace", "NodeName", "Status", "Resreq", "InitResreq", "Priority",
-          "Preemptable", "BestEffort")
-
-
 class ExtenderPlugin(Plugin):
     name = PLUGIN_NAME
 
@@ -178,10 +168,11 @@ class ExtenderPlugin(Plugin):
         # The predicate's last verdict for (task uid, node name) this session, None for a pass: what the
         # scheduler was told, for an observer to judge placements by.
         self.verdicts: dict[tuple[str, str], FitError | None] = {}
-        # UIDs of the victims this session's replies named outside the evictees (echoed tasks, evicted as
-        # upstream evicts their decoded copies): the rules that restate the actions' victim filters pass
-        # them over
+        # UIDs of the victims this session's replies named other than as the action offered them (outside the
+        # evictees, or with fields of their own): the rules that restate the actions' victim filters pass them
+        # over
         self.outside_victims: set[str] = set()
+        self.named_victims: list[TaskInfo] = []  # those victims as decoded (invariants/known.py, F59)
 
     def call(self, verb_key: str, body: Any, shape: str | None) -> dict[str, Any]:
         verb = self.config.verbs[verb_key]
@@ -291,37 +282,18 @@ class ExtenderPlugin(Plugin):
             reply = self.call(verb, body, "victims")
         except ExtenderError:
             return [], PERMIT if self.config.ignorable else REJECT
-        by_uid = {task.uid: task for task in evictees}
-        chosen = []
-        for entry in reply.get("victims") or []:
-            uid = wire.victim_uid(entry)
-            if uid in by_uid:
-                chosen.append(by_uid[uid])
-                continue
-            copy = self._echoed_task(entry, uid)
-            if copy is not None:
-                chosen.append(copy)
+        try:
+            chosen = victims_wire.decode_victims(reply.get("victims") or [], self.ssn)
+        except victims_wire.VictimDecodeError as err:  # Go's Decoder failed: the call failed
+            if self.calls and not (self.ssn is not None and self.ssn.observing):
+                self.calls[-1] = (verb, f"error: {err}")
+            return [], PERMIT if self.config.ignorable else REJECT
+        offered = {task.uid: task for task in evictees}
+        for task in chosen:
+            if not is_nil(task) and not (task.uid in offered and victims_wire.echoes(task, offered[task.uid])):
+                self.outside_victims.add(task.uid)
+                self.named_victims.append(task)
         return chosen, reply.get("status", 0)
-
-    def _echoed_task(self, entry: dict[str, Any] | None, uid: str | None) -> TaskInfo | None:
-        """A victim that is not among the evictees: upstream decodes it into a new TaskInfo and goes on with
-        it (validates, evicts it in the session under its Job and NodeName, and the cache then evicts the
-        task of that Job and UID). When the entry echoes a task of the session (its UID, Job, Name,
-        Namespace, NodeName, Status, requests, Priority, Preemptable and BestEffort as rendered now), that
-        copy is a clone of the task; any other entry is not modelled and dropped (upstream would evict a copy
-        that differs from the cache's task, add a task the session does not have, or dereference a nil
-        Resreq)."""
-        if self.ssn is None or entry is None or uid is None:
-            return None
-        job = self.ssn.jobs.get(entry.get("Job"))
-        task = job.tasks.get(uid) if job is not None else None
-        if task is None:
-            return None
-        rendered = wire.render_task(task)
-        if any(key not in entry or wire.plain_json(entry[key]) != rendered[key] for key in ECHOED):
-            return None
-        self.outside_victims.add(uid)
-        return task.clone()
 
     def job_enqueueable(self, job: Any) -> int:
         try:

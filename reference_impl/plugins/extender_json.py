@@ -88,6 +88,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from schedcheck.reference.plugins.extender_schema import STRUCTS
+from schedcheck.reference.util.nil import is_nil
 
 if TYPE_CHECKING:
     from schedcheck.reference.api.job_info import JobInfo
@@ -392,23 +393,24 @@ def _transaction(context: Any) -> dict[str, Any] | None:
 
 
 def render_task(task: TaskInfo | None) -> dict[str, Any] | None:
-    if task is None:
+    if task is None or is_nil(task):
         return None
+    pod = None if is_nil(task.pod) else task.pod  # a victim decoded without one (extender_victims.py)
     return {
         "UID": task.uid, "Job": task.job, "Name": task.name, "Namespace": task.namespace,
-        "TaskRole": task.task_role, "Resreq": render_resource(task.resreq),
-        "InitResreq": render_resource(task.init_resreq),
+        "TaskRole": task.task_role, "Resreq": render_resource(None if is_nil(task.resreq) else task.resreq),
+        "InitResreq": render_resource(None if is_nil(task.init_resreq) else task.init_resreq),
         "NodeName": task.node_name, "EvictionOccurred": bool(task.eviction_occurred),
         "JobAllocatedHyperNode": task.job_allocated_hyper_node, "Status": int(task.status),
         "LastTransaction": _transaction(task.last_transaction),
         "Priority": int(task.priority), "VolumeReady": False,  # upstream never sets it outside its tests
         "Preemptable": bool(task.preemptable), "BestEffort": bool(task.best_effort),
-        "HasRestartableInitContainer": any(c.restart_policy == "Always" for c in task.pod.init_containers)
-        if task.pod is not None else False,
+        "HasRestartableInitContainer": any(c.restart_policy == "Always" for c in pod.init_containers)
+        if pod is not None else False,
         "SchGated": bool(task.sch_gated), "RevocableZone": task.revocable_zone,
-        "NumaInfo": _numa_info(task.pod), "Pod": render_pod(task.pod),
+        "NumaInfo": _numa_info(pod), "Pod": render_pod(pod),
         "PodAnnotations": _sorted_map(task.pod_annotations) if task.pod_annotations is not None
-        else (_sorted_map(task.pod.annotations) if task.pod is not None and task.pod.annotations else None),
+        else (_sorted_map(pod.annotations) if pod is not None and pod.annotations else None),
         "CustomBindErrHandlerSucceeded": False,  # TaskInfo.Clone does not copy it: a session's tasks have false
     }
 

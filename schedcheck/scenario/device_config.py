@@ -1,10 +1,10 @@
 """Read the v1 ConfigMap kind (deviceshare's device config, reference_impl/api/devices/config.py) and warn
 about what of it the scheduler does not read; objects.py registers the reader and schema.
 
-Read: metadata.name, metadata.namespace, data (string values). A ConfigMap's `data.device-config.yaml` is
-decoded as upstream decodes it (a malformed value is a one-line error naming the field under
-`data.device-config.yaml`, where upstream would fall back to its default config); a key of that document
-the Config type lacks is a warning. Which ConfigMap the scheduler reads is the conf's business
+Read: metadata.name, metadata.namespace, data (string values). The `data.device-config.yaml` of the ConfigMap
+deviceshare reads is decoded as upstream decodes it (yaml.v2): a document upstream refuses is a warning naming
+the file, the ConfigMap and the first refused field under `data.device-config.yaml`, and the scheduler then
+uses its default device config, as upstream does; a key of that document the Config type lacks is a warning. Which ConfigMap the scheduler reads is the conf's business
 (`deviceshare.KnownGeometriesCMName` / `-Namespace`): any other ConfigMap is warned about as not read.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from schedcheck.reference import k8s
-from schedcheck.reference.api.devices.config import DATA_KEY, DeviceConfigError, parse_device_config, unread_keys
+from schedcheck.reference.api.devices.config import DATA_KEY, device_config_problem, unread_keys
 from schedcheck.scenario.errors import ScenarioError
 from schedcheck.scenario.fields import Fields
 
@@ -28,11 +28,6 @@ SCHEMAS: dict[str, Any] = {"ConfigMap": {"metadata": dict.fromkeys(_META_KEYS), 
 def read_config_map(f: Fields, doc: Mapping[str, Any], name: str, namespace: str, _uid: str,
                     out: k8s.ClusterObjects) -> None:
     data = f.str_map(doc.get("data"), "data")
-    if DATA_KEY in data:
-        try:
-            parse_device_config(data[DATA_KEY], f"{namespace}/{name}")
-        except DeviceConfigError as exc:
-            f.fail(exc.field, exc.reason)
     out.config_maps.append(k8s.ConfigMap(name, namespace, data))
 
 
@@ -57,6 +52,12 @@ def config_map_warnings(objects: k8s.ClusterObjects, conf, warnings: list[str], 
             continue
         if DATA_KEY not in cm.data:
             continue  # upstream's default device config, as the reference's (the generators draw this too)
+        problem = device_config_problem([cm], cm.name, cm.namespace)
+        if problem is not None:
+            warnings.append(f"{source + ': ' if source else ''}{where}: {problem.field}: {problem.reason} (upstream's "
+                            "yaml.v2 refuses the document, keeps none of it and uses its default device config; "
+                            "so does the reference)")
+            continue
         unread = unread_keys(cm.data[DATA_KEY])
         if unread:
             warnings.append(f"{where}: data.{DATA_KEY}: keys not read by the scheduler: {', '.join(unread)}")
@@ -65,14 +66,10 @@ def config_map_warnings(objects: k8s.ClusterObjects, conf, warnings: list[str], 
 
 
 def _config_or_none(objects: k8s.ClusterObjects, flags):
-    """The device config the flags name, or None when the ConfigMap is refused (that is reported where it is
-    read)."""
+    """The device config the flags name (upstream's default when the ConfigMap's document is refused)."""
     from schedcheck.reference.api.devices.config import load_device_config
 
-    try:
-        return load_device_config(objects.config_maps, flags.cm_name, flags.cm_namespace)
-    except DeviceConfigError:
-        return None
+    return load_device_config(objects.config_maps, flags.cm_name, flags.cm_namespace)
 
 
 def _configured_ascend_kinds(objects: k8s.ClusterObjects, flags, warnings: list[str], source: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from schedcheck.invariants.engine import InvariantEngine
@@ -290,3 +291,84 @@ def test_f4_names_a_sub_group_that_reclaim_placed_first():
     assert {f.get("known") for f in result.findings if f["id"] == "topology.sub-group-within-hypernode"} == {"F4"}
     strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F4"}))
     assert [v["id"] for v in strict.violations] == ["topology.sub-group-within-hypernode"]
+
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+def test_f59_names_the_books_an_extender_victim_copy_leaves_behind():
+    """A victim under a UID the session lacks joins its job and is unevicted into a second Running task (drf,
+    proportion and the statement's events drift); a copy with a larger request makes reclaim pipeline onto a
+    node it cannot free (node.placement-fits). Master agrees on both through the adapter."""
+    expected = {"extender-victim-of-an-unknown-uid-joins-its-job":
+                {"queue.drf-allocated", "queue.proportion-allocated", "statement.events-balanced"},
+                "extender-reclaimable-victim-copy-with-a-larger-request": {"node.placement-fits"}}
+    for name, rules in expected.items():
+        path = SCENARIOS / f"{name}.yaml"
+        result = run_scenario(load_scenario(path), seed=0)
+        assert result.violations == [], name
+        assert {f["id"] for f in result.findings if f.get("known") == "F59"} == rules, name
+        strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F59"}))
+        assert {v["id"] for v in strict.violations} == rules, name
+
+
+def test_f59_needs_a_victim_the_extender_named_on_the_job_queue_node_or_task_at_fault():
+    from schedcheck.invariants.known import _extender_victim_copy
+    from schedcheck.invariants.violation import Violation
+
+    class Plugin:
+        named_victims: list = []
+
+    class Job:
+        queue = "q1"
+
+    class Ssn:
+        plugins = {"extender": Plugin()}
+        jobs = {"ns/a": Job()}
+
+    class Ctx:
+        ssn = Ssn()
+
+    class Copy:
+        job, node_name, key = "ns/a", "n1", "ns/a-0"
+
+    def about(*objects):
+        return Violation("", "", list(objects), "", "")
+
+    assert not _extender_victim_copy(Ctx(), about("job ns/a"))  # no victim named: nothing is excused
+    Plugin.named_victims = [Copy()]
+    assert all(_extender_victim_copy(Ctx(), about(obj)) for obj in ("job ns/a", "queue q1", "node n1", "task ns/a-0"))
+    assert not any(_extender_victim_copy(Ctx(), about(obj)) for obj in ("job ns/b", "queue q2", "node n2", "task x/y"))
+    Ssn.plugins = {}  # no extender in the session
+    assert not _extender_victim_copy(Ctx(), about("job ns/a"))
+
+
+def test_f59_names_the_drf_assertion_a_larger_victim_copy_fails():
+    """The copy's request is taken out of drf's count for its job at the eviction: Resource.Sub's assertion
+    (master panics the same way through the adapter)."""
+    path = SCENARIOS / "extender-preemptable-victim-copy-with-a-larger-request-fails-drf.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.violations == [] and result.evicted == []
+    assert [(f["id"], f.get("known")) for f in result.findings] == [("upstream.assert", "F59")]
+    assert "resource is not sufficient" in result.findings[0]["found"]
+    strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F59"}))
+    assert [v["id"] for v in strict.violations] == ["upstream.assert"]
+
+
+def test_f60_is_the_nil_dereference_of_an_extender_victim_missing_a_pointer_field():
+    from schedcheck.invariants.known import known_assertion_for
+    from schedcheck.reference.util.assertion import AssertionViolation
+    from schedcheck.reference.util.nil import Nil, NilDereference
+
+    with pytest.raises(NilDereference) as err:
+        _ = Nil("*api.Resource").milli_cpu
+    assert known_assertion_for(err.value).id == "F60"
+    assert known_assertion_for(AssertionViolation("resource is not sufficient")) is None
+    for name in ("extender-victim-without-its-request-is-a-nil-dereference",
+                 "extender-victim-without-its-pod-is-a-nil-dereference", "extender-null-victim-is-a-nil-dereference"):
+        result = run_scenario(load_scenario(SCENARIOS / f"{name}.yaml"), seed=0)
+        assert result.violations == [] and result.evicted == [] and result.binds == {}, name
+        assert [(f["id"], f.get("known")) for f in result.findings] == [("upstream.assert", "F60")], name
+        strict = run_scenario(load_scenario(SCENARIOS / f"{name}.yaml"), seed=0,
+                              engine=InvariantEngine(fail_on_known={"F60"}))
+        assert [v["id"] for v in strict.violations] == ["upstream.assert"], name

@@ -23,6 +23,7 @@ from schedcheck.reference.plugins import extender_json as wire
 from schedcheck.reference.plugins.extender import (MAX_BODY_SIZE, ExtenderArgumentError, ExtenderConfig,
                                                    ExtenderPlugin, is_interested)
 from schedcheck.reference.quantity import Quantity
+from schedcheck.reference.util.nil import Nil, NilDereference, is_nil
 from tests.builders import node, pod, pod_group
 
 NOW = "2026-05-01T10:00:00Z"
@@ -263,7 +264,9 @@ def test_prioritize_scores_are_summed_and_an_error_message_fails_even_when_ignor
                 ignorable.batch_node_order_fn(task(ignorable, "p0"), list(ignorable.nodes.values()))
 
 
-def test_victims_are_the_sessions_tasks_named_by_uid():
+def test_victims_are_decoded_from_the_reply_as_upstream_decodes_them():
+    """Each returned victim is a new TaskInfo filled from its entry: an echo of an evictee renders as the
+    evictee, an entry naming a UID only has Go's zero values (a nil Resreq), null is a nil task."""
     recorder = Recorder()
     recorder.answers["/victims"] = lambda body: (200, json.dumps(
         {"status": 1, "victims": [body["evictees"][1], {"UID": "unknown"}, None]}).encode())
@@ -271,10 +274,51 @@ def test_victims_are_the_sessions_tasks_named_by_uid():
         ssn = session(args(url, preemptable="victims", reclaimable="victims"))
         evictor, a, b = task(ssn, "p0"), task(ssn, "p0"), task(ssn, "gpu0")
         chosen, vote = ssn.plugins["extender"].victims("preemptable", evictor, [a, b])
-        assert chosen == [b] and chosen[0] is b and vote == PERMIT
-        assert ssn.preemptable(evictor, [a, b]) == [b] and ssn.reclaimable(evictor, [a, b]) == [b]
+        assert vote == PERMIT and len(chosen) == 3
+        copy, ghost, null = chosen
+        assert copy is not b and copy.pod is b.pod and wire.render_task(copy) == wire.render_task(b)
+        assert ghost.uid == "unknown" and ghost.job == "" and ghost.status == 0 and is_nil(ghost.resreq)
+        assert is_nil(null)
+        with pytest.raises(NilDereference):
+            ghost.resreq.add(copy.resreq)  # upstream's ValidateVictims reads it: a nil pointer panic
+        with pytest.raises(NilDereference):
+            _ = null.uid
+        assert ssn.plugins["extender"].outside_victims == {"unknown"}  # the echo is the offered b
+        again = ssn.preemptable(evictor, [a, b])  # alone in its tier: its list, read no further
+        assert [None if is_nil(t) else t.uid for t in again] == [b.uid, "unknown", None]
         recorder.answers["/victims"] = reply({"status": 0, "victims": []})
         assert ssn.preemptable(evictor, [a, b]) is None  # status 0 abstains
+
+
+@pytest.mark.parametrize("entry", [{"Priority": 1.5}, {"Priority": 2**31}, {"UID": 5}, {"Preemptable": "yes"},
+                                   {"Resreq": {"MilliCPU": "1"}}, {"Resreq": []}, {"Pod": "p"},
+                                   {"PodAnnotations": {"a": 1}}, {"LastTransaction": {"Status": "Running"}},
+                                   {"Pod": {"metadata": {"name": 5}}}])
+@pytest.mark.parametrize("ignorable", [False, True])
+def test_a_victim_go_cannot_decode_fails_the_reply(entry, ignorable):
+    recorder = Recorder()
+    recorder.answers["/victims"] = reply({"status": 1, "victims": [entry]})
+    with extender(recorder) as url:
+        ssn = session({**args(url, preemptable="victims"), "extender.ignorable": ignorable})
+        evictor = task(ssn, "p0")
+        plugin = ssn.plugins["extender"]
+        assert plugin.victims("preemptable", evictor, [evictor]) == ([], PERMIT if ignorable else REJECT)
+        assert plugin.calls[-1][1].startswith("error: json: cannot unmarshal") or "Pod" in plugin.calls[-1][1]
+
+
+def test_the_intersection_reads_every_uid_and_keeps_a_victim_per_matching_candidate():
+    """Upstream's nested loop: a candidate listed twice keeps the victim twice; a nil candidate panics."""
+    from schedcheck.reference.framework.session import Session
+
+    a, b = pod("a"), pod("b")
+    ssn = Session.__new__(Session)
+    first = [a, b]
+    ssn._tiered = lambda point: [[lambda *_: (first, PERMIT), lambda *_: (second, PERMIT)]]
+    second = [b, a, b]
+    assert Session._tiered_intersection(ssn, "preemptable") == [a, b, b]
+    second = [b, Nil("*api.TaskInfo")]
+    with pytest.raises(NilDereference):
+        Session._tiered_intersection(ssn, "preemptable")
 
 
 def test_errors_status_codes_body_limit_and_timeout():
@@ -389,9 +433,9 @@ def test_scheduler_side_fields_read_the_annotations_as_upstream_does():
     assert wire._numa_info(pod)["ResMap"] is None
 
 
-def test_a_victim_outside_the_evictees_is_its_decoded_copy_only_when_it_echoes_a_session_task():
-    """Upstream goes on with every returned victim, decoded; the reference models one that echoes a task of
-    the session (a clone of it, recorded for the victim rules) and drops any other."""
+def test_a_victim_outside_the_evictees_or_with_fields_of_its_own_is_recorded_for_the_victim_rules():
+    """Upstream goes on with every returned victim as decoded: an echo of a task the action did not offer,
+    a copy whose request differs, one without its requests (nil), one naming a job the session lacks."""
     recorder = Recorder()
     with extender(recorder) as url:
         ssn = session(args(url, preemptable="victims"))
@@ -403,11 +447,19 @@ def test_a_victim_outside_the_evictees_is_its_decoded_copy_only_when_it_echoes_a
         recorder.answers["/victims"] = reply({"status": 1, "victims": [echo, changed, partial,
                                                                        {**echo, "Job": "default/none"}]})
         chosen, vote = plugin.victims("preemptable", evictor, [a])
-        assert vote == PERMIT and len(chosen) == 1
-        assert chosen[0] is not b and chosen[0].uid == b.uid and chosen[0].resreq.milli_cpu == b.resreq.milli_cpu
+        assert vote == PERMIT and [t.uid for t in chosen] == [b.uid] * 4
+        assert wire.render_task(chosen[0]) == wire.render_task(b) and chosen[0] is not b
+        assert chosen[1].resreq.milli_cpu == b.resreq.milli_cpu + 1 and chosen[1].init_resreq.milli_cpu == \
+            b.init_resreq.milli_cpu
+        assert is_nil(chosen[2].resreq) and is_nil(chosen[2].pod) and chosen[2].name == b.name
+        with pytest.raises(NilDereference):
+            _ = chosen[2].pod_key  # upstream's PodKey(nil)
+        assert chosen[3].job == "default/none"
         assert plugin.outside_victims == {b.uid}
-        recorder.answers["/victims"] = reply({"status": 1, "victims": [changed, partial]})
-        assert plugin.victims("preemptable", evictor, [a]) == ([], PERMIT)
+        plugin.outside_victims.clear()
+        recorder.answers["/victims"] = reply({"status": 1, "victims": [json.loads(wire.marshal(wire.render_task(a)))]})
+        assert [t.uid for t in plugin.victims("preemptable", evictor, [a])[0]] == [a.uid]
+        assert plugin.outside_victims == set()  # the offered evictee, echoed
 
 
 def test_victim_preemptable_passes_an_extender_named_victim_and_still_catches_any_other(monkeypatch):
@@ -429,11 +481,47 @@ def test_victim_preemptable_passes_an_extender_named_victim_and_still_catches_an
 
     assert violations() == []
     # the same evictions without the extender's record of the victim it named: the rule fires
-    original = extender_module.ExtenderPlugin._echoed_task
+    original = extender_module.ExtenderPlugin.victims
 
-    def unrecorded(self, entry, uid):
-        found = original(self, entry, uid)
+    def unrecorded(self, verb, evictor, evictees):
+        found = original(self, verb, evictor, evictees)
         self.outside_victims.clear()
         return found
-    monkeypatch.setattr(extender_module.ExtenderPlugin, "_echoed_task", unrecorded)
+    monkeypatch.setattr(extender_module.ExtenderPlugin, "victims", unrecorded)
     assert "victim.preemptable" in violations()
+
+
+def test_a_victim_pod_the_session_does_not_hold_is_read_as_a_pod_document():
+    """A Pod that renders as none of the session's pods (here an older version of gpu0, with another label)
+    is decoded on its own: the scenario reader reads it (schedcheck.scenario registers it), keeping its
+    document; its annotations beyond the pod's are kept as the task's PodAnnotations."""
+    recorder = Recorder()
+    with extender(recorder) as url:
+        ssn = session(args(url, preemptable="victims"))
+        evictor, b = task(ssn, "p0"), task(ssn, "gpu0")
+        echo = json.loads(wire.marshal(wire.render_task(b)))
+        stale = json.loads(json.dumps(echo))
+        stale["Pod"]["metadata"]["labels"] = {"era": "old"}
+        stale["PodAnnotations"] = {**(stale["PodAnnotations"] or {}), "volcano.sh/extra": "1"}
+        recorder.answers["/victims"] = reply({"status": 1, "victims": [stale]})
+        (copy,), _ = ssn.plugins["extender"].victims("preemptable", evictor, [b])
+        assert copy.pod is not b.pod and copy.pod.labels == {"era": "old"} and copy.pod.key == b.pod.key
+        assert wire.render_pod(copy.pod) == stale["Pod"] and copy.pod_annotations == {"volcano.sh/extra": "1"}
+        assert ssn.plugins["extender"].outside_victims == {b.uid}  # not the evictee as offered
+
+
+def test_the_example_server_patches_a_victim_with_a_json_merge_patch():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "extender_server", Path(__file__).resolve().parents[2] / "examples" / "extender_server.py")
+    server = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(server)
+    task_ = {"UID": "u", "Resreq": {"MilliCPU": 1000, "Memory": 1}, "Pod": {"metadata": {"annotations": {
+        server.VICTIM_PATCH: '{"UID": "x", "Resreq": {"MilliCPU": 0, "Memory": null}}'}}}}
+    patched = server.patched(task_)
+    assert patched["UID"] == "x" and patched["Resreq"] == {"MilliCPU": 0} and task_["UID"] == "u"
+    task_["Pod"]["metadata"]["annotations"][server.VICTIM_PATCH] = "null"
+    assert server.patched(task_) is None
+    assert server.patched({"UID": "u"}) == {"UID": "u"}

@@ -6,8 +6,9 @@ kube-system/volcano-vgpu-device-config): the YAML text under the data key `devic
 into its Config type. The decoded document replaces the default whole (no field is merged with the
 default: a ConfigMap without `nvidia.resourceMemoryName` leaves that name empty, and no container then
 asks for vGPU memory). Upstream falls back to its built-in default when the ConfigMap is missing, has no
-`device-config.yaml` key or does not decode; the scenario reader refuses a document that does not decode
-(one line naming the field), so in a scenario only the first two fall back.
+`device-config.yaml` key or does not decode (any error of yaml.v2's Unmarshal: invalid YAML, or a value
+of the wrong type anywhere in a field the Config type has; nothing of a partly decoded document is kept);
+the scenario reader warns about such a document, naming the first refused field.
 
 Read here (the fields the scheduler consults): `nvidia.resourceCountName`, `resourceMemoryName`,
 `resourceCoreName`, `resourceMemoryPercentageName`, `knownMigGeometries` (models, allowedGeometries: group,
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from schedcheck.reference.api.devices import yaml_v2
 
 VOLCANO_VGPU_MEMORY = "volcano.sh/vgpu-memory"
 VOLCANO_VGPU_MEMORY_PERCENTAGE = "volcano.sh/vgpu-memory-percentage"
@@ -131,159 +134,84 @@ class DeviceConfigError(ValueError):
         self.reason = reason
 
 
-def _kind(value: Any) -> str:
-    return type(value).__name__ if value is not None else "null"
+UINT, INT64, INT32 = ("uint", 64), ("int", 64), ("int", 32)
+_MIG_TEMPLATE = ("struct", {"name": "str", "memory": UINT, "count": INT64})
+_GEOMETRY = ("struct", {"group": "str", "geometries": ("list", _MIG_TEMPLATE)})
+_ALLOWED = ("struct", {"models": ("list", "str"), "allowedGeometries": ("list", _GEOMETRY)})
+NVIDIA_SCHEMA = ("struct", {
+    "resourceCountName": "str", "resourceMemoryName": "str", "resourceCoreName": "str",
+    "resourceMemoryPercentageName": "str", "resourcePriorityName": "str", "overwriteEnv": "bool",
+    "defaultMemory": UINT, "defaultCores": UINT, "defaultGPUNum": UINT, "deviceSplitCount": UINT,
+    "deviceMemoryScaling": "float", "deviceCoreScaling": "float", "disableCoreLimit": "bool",
+    "knownMigGeometries": ("list", _ALLOWED), "gpuMemoryFactor": UINT})
+_TEMPLATE = ("struct", {"name": "str", "memory": INT64, "aiCore": INT32, "aiCPU": INT32})
+_VNPU = ("struct", {"commonWord": "str", "chipName": "str", "resourceName": "str", "resourceMemoryName": "str",
+                    "memoryAllocatable": INT64, "memoryCapacity": INT64, "aiCore": INT32, "aiCPU": INT32,
+                    "templates": ("list", _TEMPLATE)})
+# VNPUsConfig.UnmarshalYAML: a mapping is the wrapper {hamiVnpuCore, configs}, a list the configs alone
+VNPUS_SCHEMA = ("either", ("struct", {"hamiVnpuCore": "bool", "configs": ("list", _VNPU)}), ("list", _VNPU))
+CONFIG_SCHEMA = ("struct", {"nvidia": NVIDIA_SCHEMA, "vnpus": VNPUS_SCHEMA})
 
 
-def _mapping(value: Any, path: str) -> dict:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise DeviceConfigError(path, f"expected a mapping, got {_kind(value)}")
-    return value
+def _get(doc: dict[str, Any] | None, key: str, zero: Any) -> Any:
+    """A decoded struct's field: Go's zero value when absent or null."""
+    value = (doc or {}).get(key)
+    return zero if value is None else value
 
 
-def _sequence(value: Any, path: str) -> list:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise DeviceConfigError(path, f"expected a list, got {_kind(value)}")
-    return value
-
-
-def _string(value: Any, path: str) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise DeviceConfigError(path, f"expected a string, got {_kind(value)}")
-    if not isinstance(value, str):
-        raise DeviceConfigError(path, f"expected a string, got {_kind(value)} {value!r} (quote it)")
-    return value
-
-
-def _integer(value: Any, path: str, unsigned: bool) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise DeviceConfigError(path, f"expected an integer, got {_kind(value)} {value!r}")
-    low, high = (0, UINT_MAX) if unsigned else INT_RANGE
-    if not low <= value <= high:
-        raise DeviceConfigError(path, f"{value} is out of range for {'uint' if unsigned else 'int'}")
-    return value
-
-
-def _check(value: Any, path: str, kind: str) -> None:
-    """A field the scheduler does not read: only its type is checked (yaml.v2 would refuse it)."""
-    if value is None:
-        return
-    if kind == "bool" and not isinstance(value, bool):
-        raise DeviceConfigError(path, f"expected a boolean, got {_kind(value)}")
-    if kind == "float" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        raise DeviceConfigError(path, f"expected a number, got {_kind(value)}")
-    if kind == "uint":
-        _integer(value, path, True)
-
-
-def _geometry(value: Any, path: str) -> Geometry:
-    doc = _mapping(value, path)
-    instances = []
-    for i, item in enumerate(_sequence(doc.get("geometries"), f"{path}.geometries")):
-        p = f"{path}.geometries[{i}]"
-        inst = _mapping(item, p)
-        instances.append(MigTemplate(_string(inst.get("name"), f"{p}.name"),
-                                     _integer(inst.get("memory"), f"{p}.memory", True),
-                                     _integer(inst.get("count"), f"{p}.count", False)))
-    return Geometry(_string(doc.get("group"), f"{path}.group"), tuple(instances))
-
-
-def parse_nvidia(value: Any, path: str = "nvidia") -> NvidiaConfig:
-    doc = _mapping(value, path)
-    for key, kind in (("overwriteEnv", "bool"), ("disableCoreLimit", "bool"), ("defaultMemory", "uint"),
-                      ("defaultCores", "uint"), ("defaultGPUNum", "uint"), ("deviceMemoryScaling", "float"),
-                      ("deviceCoreScaling", "float")):
-        _check(doc.get(key), f"{path}.{key}", kind)
-    _string(doc.get("resourcePriorityName"), f"{path}.resourcePriorityName")
-    known = []
-    for i, item in enumerate(_sequence(doc.get("knownMigGeometries"), f"{path}.knownMigGeometries")):
-        p = f"{path}.knownMigGeometries[{i}]"
-        entry = _mapping(item, p)
-        models = tuple(_string(m, f"{p}.models[{j}]") for j, m in enumerate(_sequence(entry.get("models"),
-                                                                                       f"{p}.models")))
-        groups = tuple(_geometry(g, f"{p}.allowedGeometries[{j}]")
-                       for j, g in enumerate(_sequence(entry.get("allowedGeometries"), f"{p}.allowedGeometries")))
-        known.append(AllowedMigGeometries(models, groups))
+def _nvidia(doc: dict[str, Any]) -> NvidiaConfig:
+    known = tuple(
+        AllowedMigGeometries(tuple(m if m is not None else "" for m in _get(entry, "models", [])),
+                             tuple(Geometry(_get(g, "group", ""),
+                                            tuple(MigTemplate(_get(t, "name", ""), _get(t, "memory", 0),
+                                                              _get(t, "count", 0))
+                                                  for t in _get(g, "geometries", [])))
+                                   for g in _get(entry, "allowedGeometries", [])))
+        for entry in _get(doc, "knownMigGeometries", []))
     return NvidiaConfig(
-        resource_count_name=_string(doc.get("resourceCountName"), f"{path}.resourceCountName"),
-        resource_memory_name=_string(doc.get("resourceMemoryName"), f"{path}.resourceMemoryName"),
-        resource_core_name=_string(doc.get("resourceCoreName"), f"{path}.resourceCoreName"),
-        resource_memory_percentage_name=_string(doc.get("resourceMemoryPercentageName"),
-                                                f"{path}.resourceMemoryPercentageName"),
-        device_split_count=_integer(doc.get("deviceSplitCount"), f"{path}.deviceSplitCount", True),
-        mig_geometries_list=tuple(known),
-        gpu_memory_factor=_integer(doc.get("gpuMemoryFactor"), f"{path}.gpuMemoryFactor", True),
+        resource_count_name=_get(doc, "resourceCountName", ""),
+        resource_memory_name=_get(doc, "resourceMemoryName", ""),
+        resource_core_name=_get(doc, "resourceCoreName", ""),
+        resource_memory_percentage_name=_get(doc, "resourceMemoryPercentageName", ""),
+        device_split_count=_get(doc, "deviceSplitCount", 0),
+        mig_geometries_list=known,
+        gpu_memory_factor=_get(doc, "gpuMemoryFactor", 0),
     )
 
 
+def _vnpus(value: Any) -> tuple[bool, tuple[VNPUConfig, ...]]:
+    """The decoded VNPUsConfig: hami-core and the configs (a list alone: hami-core off). A kind whose
+    commonWord starts with "Ascend910" chooses and scores devices by their network ids
+    (ascend_hami.select_with_topology, AscendDevices.score_node)."""
+    if isinstance(value, dict):
+        hami_core, items = _get(value, "hamiVnpuCore", False), _get(value, "configs", [])
+    else:
+        hami_core, items = False, value or []
+    configs = tuple(VNPUConfig(
+        common_word=_get(doc, "commonWord", ""), chip_name=_get(doc, "chipName", ""),
+        resource_name=_get(doc, "resourceName", ""), resource_memory_name=_get(doc, "resourceMemoryName", ""),
+        memory_allocatable=_get(doc, "memoryAllocatable", 0), memory_capacity=_get(doc, "memoryCapacity", 0),
+        ai_core=_get(doc, "aiCore", 0), ai_cpu=_get(doc, "aiCPU", 0),
+        templates=tuple(VNPUTemplate(_get(t, "name", ""), _get(t, "memory", 0), _get(t, "aiCore", 0),
+                                     _get(t, "aiCPU", 0)) for t in _get(doc, "templates", [])))
+        for doc in items)
+    return hami_core, configs
+
+
 def parse_device_config(text: Any, source: str) -> DeviceConfig:
-    """loadConfigFromCM's decoding of the `device-config.yaml` text; raises DeviceConfigError (field path
-    under `data.device-config.yaml`) where upstream's decoding fails."""
+    """loadConfigFromCM's decoding of the `device-config.yaml` text (yaml.v2's Unmarshal, yaml_v2.py); raises
+    DeviceConfigError (the field path under `data.device-config.yaml`, the first refused value in document
+    order) where upstream's decoding fails."""
     base = f"data.{DATA_KEY}"
     if not isinstance(text, str):
-        raise DeviceConfigError(base, f"expected a string (YAML text), got {_kind(text)}")
+        raise DeviceConfigError(base, f"expected a string (YAML text), got {type(text).__name__}")
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise DeviceConfigError(base, f"not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
-    doc = _mapping(doc, base)
-    nvidia = parse_nvidia(doc.get("nvidia"), f"{base}.nvidia") if doc.get("nvidia") is not None else EMPTY_NVIDIA
-    hami_core, vnpus = parse_vnpus(doc.get("vnpus"), f"{base}.vnpus")
-    return DeviceConfig(source, nvidia, doc.get("vnpus"), hami_core, vnpus)
-
-
-def _bits(value: Any, path: str, bits: int) -> int:
-    number = _integer(value, path, False)
-    if not -(2 ** (bits - 1)) <= number < 2 ** (bits - 1):
-        raise DeviceConfigError(path, f"{number} is out of range for int{bits}")
-    return number
-
-
-def parse_vnpus(value: Any, path: str = "vnpus") -> tuple[bool, tuple[VNPUConfig, ...]]:
-    """VNPUsConfig's decoding: a mapping {hamiVnpuCore, configs} or, the older form, the list of configs
-    alone (hami-core off). A kind whose commonWord starts with "Ascend910" chooses and scores devices by
-    their network ids (ascend_hami.select_with_topology, AscendDevices.score_node)."""
-    if value is None:
-        return False, ()
-    if isinstance(value, dict):
-        core = value.get("hamiVnpuCore")
-        if core is not None and not isinstance(core, bool):
-            raise DeviceConfigError(f"{path}.hamiVnpuCore", f"expected a boolean, got {_kind(core)}")
-        hami_core, items, where = bool(core), _sequence(value.get("configs"), f"{path}.configs"), f"{path}.configs"
-    else:
-        hami_core, items, where = False, _sequence(value, path), path
-    configs = []
-    for i, item in enumerate(items):
-        p = f"{where}[{i}]"
-        doc = _mapping(item, p)
-        templates = []
-        for j, t in enumerate(_sequence(doc.get("templates"), f"{p}.templates")):
-            tp = f"{p}.templates[{j}]"
-            tdoc = _mapping(t, tp)
-            templates.append(VNPUTemplate(_string(tdoc.get("name"), f"{tp}.name"),
-                                          _bits(tdoc.get("memory"), f"{tp}.memory", 64),
-                                          _bits(tdoc.get("aiCore"), f"{tp}.aiCore", 32),
-                                          _bits(tdoc.get("aiCPU"), f"{tp}.aiCPU", 32)))
-        word = _string(doc.get("commonWord"), f"{p}.commonWord")
-        configs.append(VNPUConfig(
-            common_word=word, chip_name=_string(doc.get("chipName"), f"{p}.chipName"),
-            resource_name=_string(doc.get("resourceName"), f"{p}.resourceName"),
-            resource_memory_name=_string(doc.get("resourceMemoryName"), f"{p}.resourceMemoryName"),
-            memory_allocatable=_bits(doc.get("memoryAllocatable"), f"{p}.memoryAllocatable", 64),
-            memory_capacity=_bits(doc.get("memoryCapacity"), f"{p}.memoryCapacity", 64),
-            ai_core=_bits(doc.get("aiCore"), f"{p}.aiCore", 32), ai_cpu=_bits(doc.get("aiCPU"), f"{p}.aiCPU", 32),
-            templates=tuple(templates)))
-    return hami_core, tuple(configs)
+        doc = yaml_v2.decode(text, CONFIG_SCHEMA, base)
+    except yaml_v2.YamlError as exc:
+        raise DeviceConfigError(exc.field, exc.reason) from None
+    nvidia = EMPTY_NVIDIA if _get(doc, "nvidia", None) is None else _nvidia(doc["nvidia"])
+    hami_core, vnpus = _vnpus(_get(doc, "vnpus", None))
+    return DeviceConfig(source, nvidia, _get(doc, "vnpus", None), hami_core, vnpus)
 
 
 def unread_keys(text: str) -> list[str]:
@@ -305,12 +233,27 @@ def unread_keys(text: str) -> list[str]:
     return [str(k) for k in out]
 
 
+def device_config_problem(config_maps, name: str, namespace: str) -> DeviceConfigError | None:
+    """Why upstream refuses the named ConfigMap's document (and falls back to its default), or None."""
+    for cm in config_maps:
+        if cm.name == name and cm.namespace == namespace and DATA_KEY in cm.data:
+            try:
+                parse_device_config(cm.data[DATA_KEY], f"{namespace}/{name}")
+            except DeviceConfigError as exc:
+                return exc
+    return None
+
+
 def load_device_config(config_maps, name: str, namespace: str) -> DeviceConfig:
-    """InitDevicesConfig: the named ConfigMap's document, else the default (missing ConfigMap or key)."""
+    """InitDevicesConfig: the named ConfigMap's document, else the default (a missing ConfigMap or key, or a
+    document yaml.v2 refuses: loadConfigFromCM returns the error and nothing of the document is kept)."""
     for cm in config_maps:
         if cm.name == name and cm.namespace == namespace:
             text = cm.data.get(DATA_KEY)
             if text is None:
                 return DEFAULT_CONFIG
-            return parse_device_config(text, f"{namespace}/{name}")
+            try:
+                return parse_device_config(text, f"{namespace}/{name}")
+            except DeviceConfigError:
+                return DEFAULT_CONFIG
     return DEFAULT_CONFIG
