@@ -643,11 +643,11 @@ KNOWN_ASSERTIONS: tuple[KnownAssertion, ...] = (
     KnownAssertion("F40", "numa-aware's batch node order reads every listed node's CPU details through its NUMA info: "
                    "a node without a Numatopology object is a nil pointer dereference",
                    "docs/findings.md #40", lambda exc: _raised_in(exc, "numaaware", "batch_node_order")),
-    KnownAssertion("F59", "Kubernetes' DynamicResources PreBind records a BindingConditionsPending event through the "
+    KnownAssertion("F61", "Kubernetes' DynamicResources PreBind records a BindingConditionsPending event through the "
                    "framework handle's EventRecorder when a claim's devices have binding conditions "
                    "(DRADeviceBindingConditions, on at k8s 1.36), and Volcano's handle returns none: a nil pointer "
                    "dereference in the bind goroutine ends the scheduler, met conditions or not",
-                   "docs/findings.md #59", lambda exc: _raised_in(exc, "dynamic_resources", "pre_bind")),
+                   "docs/findings.md #61", lambda exc: _raised_in(exc, "dynamic_resources", "pre_bind")),
 )
 
 

@@ -156,6 +156,6 @@ def test_binding_fields_round_trip_through_the_dump() -> None:
 def test_devices_with_binding_conditions_are_warned_about_by_name() -> None:
     warnings = scenario_from_document(wrap(DEVICE_CLASS, attach_slice(), allocated_claim()), "s.yaml").warnings
     assert any(w.startswith("ResourceSlice n1-gpus (gpu-0), ResourceClaim ns/c1: devices with binding conditions")
-               and "#59" in w for w in warnings), warnings
+               and "#61" in w for w in warnings), warnings
     assert not any("binding conditions" in w for w in scenario_from_document(wrap(DEVICE_CLASS, SLICE),
                                                                               "s.yaml").warnings)

@@ -20,7 +20,7 @@ allocated claim unavailable when a binding failure condition of its devices is T
 ready and its allocationTimestamp is the binding timeout (600 s) old; PreBind writes the allocationTimestamp
 with the allocation (the session's clock) and, when a written claim has binding conditions, asks the
 framework handle for an event recorder, which Volcano's handle does not have: master panics there (the
-reference raises the upstream assertion, known finding F59). Past it (the assertion off, or a handle with
+reference raises the upstream assertion, known finding F61). Past it (the assertion off, or a handle with
 a recorder) PreBind checks the conditions at once: ready, the bind goes on; failed or timed out, PreBind
 fails; otherwise the bind waits (DeviceBindingWait) until its deadline, as no driver sets conditions in the
 harness's world.

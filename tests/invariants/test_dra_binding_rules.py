@@ -1,6 +1,6 @@
 """dra.bound-with-binding-conditions-met and dra.binding-parameters-carried: device binding conditions
 (fire on a scheduler that binds past unmet conditions or drops a device's binding parameters / passes on the
-faithful reference, also past F59's assertion, where Kubernetes' wait takes over)."""
+faithful reference, also past F61's assertion, where Kubernetes' wait takes over)."""
 
 from __future__ import annotations
 

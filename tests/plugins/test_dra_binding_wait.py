@@ -1,6 +1,6 @@
 """Device binding conditions in DynamicResources' Filter and PreBind (reference_impl/cache/dra_binding.py):
 readiness, the 600 s timeout on the scenario clock, and the wait Kubernetes' PreBind makes once past the event
-master panics on (F59: the assertion turned off, as a framework handle with a recorder would let it)."""
+master panics on (F61: the assertion turned off, as a framework handle with a recorder would let it)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_prebind_of_a_claim_with_binding_conditions_is_upstreams_nil_pointer_pan
     scheduler = Scheduler(scenario.objects, scenario.conf, now=scenario.now)
     with pytest.raises(AssertionViolation, match="nil pointer dereference") as err:
         scheduler.run_once()
-    assert known_assertion_for(err.value).id == "F59"
+    assert known_assertion_for(err.value).id == "F61"
 
 
 @pytest.mark.parametrize(("cycles", "status"), [(6, "Binding"), (7, "Pending"), (9, "Pending")])
