@@ -693,6 +693,11 @@ KNOWN_ASSERTIONS: tuple[KnownAssertion, ...] = (
                    "field (Resreq, InitResreq, Pod) decodes as nil, and the scheduler reads through it (ValidateVictims "
                    "adds every victim's Resreq, the node indexes it by PodKey(Pod)): nil pointer dereference",
                    "docs/findings.md #60", lambda exc: isinstance(exc, NilDereference)),
+    KnownAssertion("F61", "Kubernetes' DynamicResources PreBind records a BindingConditionsPending event through the "
+                   "framework handle's EventRecorder when a claim's devices have binding conditions "
+                   "(DRADeviceBindingConditions, on at k8s 1.36), and Volcano's handle returns none: a nil pointer "
+                   "dereference in the bind goroutine ends the scheduler, met conditions or not",
+                   "docs/findings.md #61", lambda exc: _raised_in(exc, "dynamic_resources", "pre_bind")),
 )
 
 

@@ -114,6 +114,11 @@ class Device:
     node_selector: list[NodeSelectorTerm] | None = None
     taints: list[DeviceTaint] = field(default_factory=list)
     consumes_counters: list[CounterConsumption] = field(default_factory=list)
+    # DRADeviceBindingConditions (beta and on at k8s 1.36): the conditions a pod using the device waits for in
+    # PreBind (all True), those that fail its binding (any True), and whether the allocation pins the node
+    binding_conditions: list[str] = field(default_factory=list)
+    binding_failure_conditions: list[str] = field(default_factory=list)
+    binds_to_node: bool = False
 
 
 @dataclass
@@ -180,6 +185,9 @@ class AllocatedDevice:
     share_id: str = ""  # a share of a device that allows multiple allocations
     consumed_capacity: dict[str, Quantity] = field(default_factory=dict)
     admin_access: bool = False  # the request asked for admin access: the device is not taken from others
+    # copied from the device by the allocator (DRADeviceBindingConditions): what PreBind waits for
+    binding_conditions: list[str] = field(default_factory=list)
+    binding_failure_conditions: list[str] = field(default_factory=list)
 
     @property
     def device_id(self) -> tuple[str, str, str]:
@@ -205,6 +213,36 @@ class ClaimAllocation:
 
     devices: list[AllocatedDevice] = field(default_factory=list)
     node_selector: list[NodeSelectorTerm] | None = None  # None: every node
+    # allocationTimestamp (seconds since the epoch): PreBind writes it when binding conditions are on; the
+    # binding timeout counts from it
+    timestamp: float | None = None
+
+
+@dataclass
+class DeviceCondition:
+    """A metav1.Condition of a device status; the scheduler reads its status (and names reason and message in
+    a binding failure)."""
+
+    status: str  # True | False | Unknown
+    reason: str
+    message: str = ""
+    last_transition_time: str = ""
+
+
+@dataclass
+class DeviceStatus:
+    """status.devices[i] of a claim: what a driver reports about one allocated device (DRAResourceClaimDeviceStatus);
+    the scheduler reads only its conditions (binding conditions)."""
+
+    driver: str
+    pool: str
+    device: str
+    share_id: str = ""
+    conditions: dict[str, DeviceCondition] = field(default_factory=dict)  # by type
+
+    def is_true(self, kind: str) -> bool:
+        condition = self.conditions.get(kind)
+        return condition is not None and condition.status == "True"
 
 
 @dataclass
@@ -219,6 +257,13 @@ class ResourceClaim:
     deletion_timestamp: str | None = None
     resource_version: int = 0  # moves on with every API write (PreBind's status update)
     controller_uid: str = ""  # metadata.ownerReferences[controller].uid: the pod a template's claim was made for
+    device_statuses: list[DeviceStatus] = field(default_factory=list)  # status.devices
+
+    def device_status(self, device: AllocatedDevice) -> DeviceStatus | None:
+        """getAllocatedDeviceStatus: the first status entry naming the result's driver, pool and device (a share
+        id is not compared)."""
+        return next((s for s in self.device_statuses
+                     if (s.driver, s.pool, s.device) == (device.driver, device.pool, device.device)), None)
 
     @property
     def key(self) -> str:

@@ -252,11 +252,12 @@ def test_unknown_dra_fields_are_warned_by_name() -> None:
     # a subrequest has no adminAccess in resource.k8s.io/v1 (an `exactly` request has, and it is read)
     doc["spec"]["devices"]["requests"][0] = {"name": "gpu", "firstAvailable": [
         {"name": "a", "deviceClassName": "gpu.example.com", "adminAccess": True}]}
-    slice_ = {**SLICE, "spec": {**SLICE["spec"], "devices": [{"name": "gpu-0", "bindingConditions": ["ready"]}]}}
+    slice_ = {**SLICE, "spec": {**SLICE["spec"], "devices": [
+        {"name": "gpu-0", "nodeAllocatableResourceMappings": {"cpu": {"allocationMultiplier": "1"}}}]}}
     scenario = scenario_from_document(wrap(DEVICE_CLASS, slice_, doc), "s.yaml")
     assert any("ignored fields of ResourceClaim" in w and "spec.devices.requests[].firstAvailable[].adminAccess" in w
                for w in scenario.warnings), scenario.warnings
-    assert any("ignored fields of ResourceSlice" in w and "spec.devices[].bindingConditions" in w
+    assert any("ignored fields of ResourceSlice" in w and "spec.devices[].nodeAllocatableResourceMappings" in w
                for w in scenario.warnings), scenario.warnings
 
 

@@ -7,7 +7,9 @@ package main
 // manager). DeviceClasses, ResourceSlices and ResourceClaims are created through the cache's fake API client
 // before its informers start, as pkg/scheduler/uthelper does; PreBind writes the claims' allocation and
 // reservedFor back through that client, and the claims are read back after the cycle. The resourceclaim
-// controller (releasing the claims of pods that are gone) does not run between cycles. DeviceTaintRules
+// controller (releasing the claims of pods that are gone) does not run between cycles. A claim's
+// allocationTimestamp (binding conditions' timeout) is moved onto the cycle's clock, as pods' times are, and
+// moved back when the claims are read. DeviceTaintRules
 // (resource.k8s.io/v1beta2) are created too: the cache's slice tracker applies them only with the feature
 // gate DRADeviceTaintRules, off by default at Kubernetes 1.36.
 //
@@ -40,6 +42,8 @@ type draObjects struct {
 	Rules   []*resourcev1beta2.DeviceTaintRule
 	// the allocations the cycle's DRA manager still held in flight at its end, by claim (ns/name)
 	InFlight map[string]inFlightClaim
+	// how far the cycle moved the claims' allocation timestamps onto its clock
+	shift time.Duration
 }
 
 type inFlightClaim struct {
@@ -92,6 +96,13 @@ func (w *World) decodeDRA(kind string, decode func(any) error) (bool, error) {
 	return true, nil
 }
 
+// moveAllocationTime moves a claim's allocationTimestamp by shift (none: left as it is).
+func moveAllocationTime(claim *resourcev1.ResourceClaim, shift time.Duration) {
+	if a := claim.Status.Allocation; a != nil && a.AllocationTimestamp != nil {
+		a.AllocationTimestamp = &metav1.Time{Time: a.AllocationTimestamp.Add(shift)}
+	}
+}
+
 // defaultCount applies the API server's defaults to a request or subrequest: ExactCount, of one device.
 func defaultCount(mode *resourcev1.DeviceAllocationMode, count *int64) {
 	if *mode == "" {
@@ -102,8 +113,10 @@ func defaultCount(mode *resourcev1.DeviceAllocationMode, count *int64) {
 	}
 }
 
-// startDRA creates the DRA objects in the fake client before the cache's Run.
-func (w *World) startDRA(c *cache.SchedulerCache) {
+// startDRA creates the DRA objects in the fake client before the cache's Run; shift moves the claims'
+// allocation timestamps onto the cycle's clock.
+func (w *World) startDRA(c *cache.SchedulerCache, shift time.Duration) {
+	w.DRA.shift = shift
 	ctx := context.Background()
 	client := c.Client().ResourceV1()
 	warn := func(kind, name string, err error) {
@@ -120,7 +133,9 @@ func (w *World) startDRA(c *cache.SchedulerCache) {
 		warn("ResourceSlice", rs.Name, err)
 	}
 	for _, rc := range w.DRA.Claims {
-		_, err := client.ResourceClaims(rc.Namespace).Create(ctx, rc.DeepCopy(), metav1.CreateOptions{})
+		claim := rc.DeepCopy()
+		moveAllocationTime(claim, shift)
+		_, err := client.ResourceClaims(rc.Namespace).Create(ctx, claim, metav1.CreateOptions{})
 		warn("ResourceClaim", rc.Namespace+"/"+rc.Name, err)
 	}
 	for _, rule := range w.DRA.Rules {
@@ -188,6 +203,7 @@ func (w *World) readDRA(c *cache.SchedulerCache) {
 	for i, rc := range w.DRA.Claims {
 		got, err := c.Client().ResourceV1().ResourceClaims(rc.Namespace).Get(ctx, rc.Name, metav1.GetOptions{})
 		if err == nil {
+			moveAllocationTime(got, -w.DRA.shift)
 			w.DRA.Claims[i] = got
 		}
 	}

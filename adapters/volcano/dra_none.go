@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -27,7 +28,7 @@ func (w *World) decodeDRA(kind string, _ func(any) error) (bool, error) {
 	return false, nil
 }
 
-func (w *World) startDRA(_ *cache.SchedulerCache) {}
+func (w *World) startDRA(_ *cache.SchedulerCache, _ time.Duration) {}
 
 func (w *World) waitDRA(_ *cache.SchedulerCache) {}
 

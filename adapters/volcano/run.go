@@ -160,16 +160,13 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	}
 	c := newMockCache(binder, evictor, statusUpdater(status), &record.FakeRecorder{})
 	volumes := sc.World.startVolumes(c) // before Run, so that the informers list them
-	sc.World.startDRA(c)
+	sc.World.startDRA(c, clockShift(clock))
 	stop := make(chan struct{})
 	defer close(stop)
 	c.Run(stop)
 	c.WaitForCacheSync(stop)
 	sc.World.waitDRA(c)
-	shift := time.Duration(0)
-	if !clock.IsZero() {
-		shift = time.Since(clock)
-	}
+	shift := clockShift(clock)
 	applyOptions(sc.Options)
 	sc.World.startDevices(c, shift)
 	primeDeviceShare(tiers)
@@ -301,6 +298,14 @@ func runCycle(sc *Scenario, cycle int, clock time.Time, actions []framework.Acti
 	}
 	res.Evicted = append(res.Evicted, out.evicted...)
 	return out, nil
+}
+
+// clockShift is how far the scenario's times move onto this process's clock, so that now reads as clock.
+func clockShift(clock time.Time) time.Duration {
+	if clock.IsZero() {
+		return 0
+	}
+	return time.Since(clock)
 }
 
 type pendingBind struct {

@@ -253,3 +253,90 @@ def dra_admin_access_as_requested(ctx: CheckContext) -> Iterator[Violation]:
                                     f"{str(result.admin_access).lower()}, asking {str(asked).lower()}",
                                 [f"claim {key}", f"device {name}"], f"adminAccess {str(asked).lower()}",
                                 f"adminAccess {str(result.admin_access).lower()}")
+
+
+def _bound_this_session(ctx: CheckContext) -> list[str]:
+    """The pods whose bind reached the binder in this session (PreBind passed, nothing waiting)."""
+    start = ctx.session_state.get("binds_at_open", 0)
+    return [record.task for record in ctx.ssn.cache.log.binds[start:] if not record.pre_bind]
+
+
+def _unmet(claim: ResourceClaim) -> Iterator[tuple[str, str]]:
+    """(device, what is wrong) for each result of the claim's allocation whose binding conditions are not all True
+    in the claim's status.devices, or whose binding failure condition is True."""
+    if claim.allocation is None:
+        return
+    for result in claim.allocation.devices:
+        if not result.binding_conditions:
+            continue
+        name = "/".join(result.device_id)
+        status = claim.device_status(result)
+        failed = [kind for kind in result.binding_failure_conditions if status is not None and status.is_true(kind)]
+        pending = [kind for kind in result.binding_conditions if status is None or not status.is_true(kind)]
+        if failed:
+            yield name, f"failure condition {', '.join(failed)} True"
+        elif pending:
+            yield name, f"binding condition {', '.join(pending)} not True"
+
+
+@invariant("dra.bound-with-binding-conditions-met", "no pod reaches the binder while a claim of it holds a device "
+           "whose binding conditions (DRADeviceBindingConditions) are not all True in the claim's status.devices, "
+           "or whose binding failure condition is True; judged on the binds of the session, with the predicates "
+           "plugin's DRA on", "node",
+           "k8s v1.36.1 dynamicresources.go PreBind (isPodReadyForBinding: every binding condition True, no "
+           "failure condition True, else wait, fail or time out); Volcano cache.go executePreBinds (a failed "
+           "PreBind never reaches the binder)",
+           (CLOSE,), requires=("predicates",))
+def dra_bound_with_binding_conditions_met(ctx: CheckContext) -> Iterator[Violation]:
+    from schedcheck.reference.plugins import dynamic_resources
+
+    plugin = ctx.ssn.plugins.get("predicates")
+    if plugin is None or not getattr(plugin, "dra_enable", False):
+        return
+    bound = _bound_this_session(ctx)
+    if not bound:
+        return
+    tracker = ctx.ssn.cache.dra
+    pods = {t.key: t.pod for job in ctx.ssn.jobs.values() for t in job.tasks.values()}
+    for key in bound:
+        pod = pods.get(key)
+        claims = dynamic_resources.pod_claims(tracker, pod) if pod is not None and pod.resource_claims else []
+        for claim in claims if isinstance(claims, list) else []:
+            for device, wrong in _unmet(claim):
+                yield Violation("", f"pod {key} was bound with claim {claim.key}, whose device {device} has its "
+                                    f"{wrong}", [f"task {key}", f"claim {claim.key}", f"device {device}"],
+                                "every binding condition True, no failure condition True", wrong)
+
+
+def _pins_one_node(allocation: ClaimAllocation) -> bool:
+    selector = allocation.node_selector or []
+    return len(selector) == 1 and not selector[0].match_expressions and len(selector[0].match_fields) == 1 \
+        and selector[0].match_fields[0].key == "metadata.name" and selector[0].match_fields[0].operator == "In" \
+        and len(selector[0].match_fields[0].values) == 1
+
+
+@invariant("dra.binding-parameters-carried", "every device result of a claim allocation in flight carries its "
+           "device's bindingConditions and bindingFailureConditions, and an allocation holding a device with "
+           "bindsToNode is pinned to one node (metadata.name In [node])", "node",
+           "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (Allocate copies the "
+           "device's binding conditions into the result; createNodeSelector: BindsToNode pins the node)",
+           (OPERATION, ACTION, CLOSE), state_only=True)
+def dra_binding_parameters_carried(ctx: CheckContext) -> Iterator[Violation]:
+    devices = None
+    for key, allocation, _ in _in_flight(ctx):
+        devices = devices if devices is not None else _devices(ctx)
+        for result in allocation.devices:
+            device = devices.get(result.device_id)
+            if device is None:
+                continue
+            name = "/".join(result.device_id)
+            want = (device.binding_conditions, device.binding_failure_conditions)
+            got = (result.binding_conditions, result.binding_failure_conditions)
+            if want != got:
+                yield Violation("", f"claim {key}: the result for device {name} carries binding conditions {got[0]} "
+                                    f"and failure conditions {got[1]}, the device {want[0]} and {want[1]}",
+                                [f"claim {key}", f"device {name}"], str(want), str(got))
+            if device.binds_to_node and not _pins_one_node(allocation):
+                yield Violation("", f"claim {key}: device {name} binds to its node, but the allocation's node "
+                                    "selector does not pin one node", [f"claim {key}", f"device {name}"],
+                                "metadata.name In [node]", "another selector" if allocation.node_selector else "none")

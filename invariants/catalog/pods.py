@@ -110,7 +110,8 @@ def _first_action(ctx: CheckContext, rule: str) -> dict[str, Any] | None:
 
 @invariant("task.status-from-pod", "every task opens the session with the status its pod's phase, deletion and node "
            "give it (Running: Running, or Releasing once deleting; Pending: Pending, Bound with a node, Releasing "
-           "once deleting; Succeeded, Failed; else Unknown)", "job",
+           "once deleting; Succeeded, Failed; else Unknown), but for a task whose bind still waits in DRA "
+           "PreBind for binding conditions: Binding, as AddBindTask left it", "job",
            "pkg/scheduler/api/helpers.go getTaskStatus; volcano-semantics §2.2", (ACTION,))
 def task_status_from_pod(ctx: CheckContext) -> Iterator[Violation]:
     view = _first_action(ctx, "task.status-from-pod")
@@ -119,6 +120,8 @@ def task_status_from_pod(ctx: CheckContext) -> Iterator[Violation]:
     for _, (key, status, want, said, _, _, _) in sorted(view.items()):
         if ctx.ssn.conf.persistent_pipelines and status == "Pipelined":
             continue  # a decision kept from the last session (persistent mode)
+        if status == "Binding" and key in ctx.ssn.cache.cluster.device_binding_waits:
+            continue  # AddBindTask's status, kept while its bind waits in PreBind (binding conditions)
         if status != want:
             yield Violation("", f"task {key} opened the session {status}, but its pod ({said}) makes it {want}",
                             [f"task {key}"], want, status)

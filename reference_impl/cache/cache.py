@@ -16,7 +16,8 @@ its class's provisioner (unless --ignored-provisioners names it), and a node off
 the drivers its CSINode lists. Plugins registered as binders run
 their PreBind on each bind: a bind whose claims the PV controller must still bind is accepted but waits
 (its BindRecord says "waiting") until the world has bound them between sessions; only then does it reach
-the binder.
+the binder. A bind waiting for its devices' binding conditions (cache/dra_binding.py) keeps its task
+Binding on its node across sessions until the world ends the wait.
 
 With `persistent` on (conf pipelinePersistence: persistent, the unmerged PR #4552 design, seed 004)
 the session's pipelined decisions are written to the pod's annotations at close, restored as
@@ -46,10 +47,12 @@ from schedcheck.reference.api.queue_info import QueueInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import TaskStatus, completed_status
 from schedcheck.reference.cache.dra import MissingClaim, task_dra_info
+from schedcheck.reference.cache.dra_binding import DeviceBindingWait
 from schedcheck.reference.cache.dra_claims import ClaimTracker
 from schedcheck.reference.cache.errors import CacheError
 from schedcheck.reference.cache.image_states import NO_IMAGES, ImageStates
 from schedcheck.reference.cache.log import (
+    BINDING_CONDITIONS_WAIT,
     BindRecord,
     CacheLog,
     EvictRecord,
@@ -227,9 +230,31 @@ class SchedulerCache:
         self.dra.refresh()
         for pod in self.world.pods:
             self._add_pod(pod)
+        self._hold_binding_waits()
         if self.persistent:
             for job in self.jobs.values():
                 job.pipelined_ready = True  # the PR counts Pipelined tasks as ready (semantics §11)
+
+    def _hold_binding_waits(self) -> None:
+        """A bind still waiting in DRA PreBind (binding conditions): upstream's cache kept the task Binding on
+        its node since AddBindTask, with the session's spec.nodeName on its pod (the session shares the pod
+        object), while the bind goroutine polls; the rebuilt view puts it back so."""
+        waits = self.cluster.device_binding_waits
+        if not waits:
+            return
+        for job in self.jobs.values():
+            for task in list(job.tasks.values()):
+                wait = waits.get(task.key)
+                node = self.nodes.get(wait.node) if wait is not None else None
+                if node is None or task.status != TaskStatus.Pending:
+                    continue
+                task.pod = copy.copy(task.pod)  # the world's pod stays unbound
+                task.pod.node_name = wait.node
+                job.update_task_status(task, TaskStatus.Binding)
+                try:
+                    node.add_task(task)
+                except NodeError:
+                    job.update_task_status(task, TaskStatus.Pending)
 
     def _attach_numa_infos(self) -> None:
         """addNumaInfo: each Numatopology becomes its node's numa_info. Upstream makes a placeholder node
@@ -394,10 +419,13 @@ class SchedulerCache:
         elif isinstance(outcome, VolumeWait):
             self.cluster.volume_waits[cached.key] = outcome
             self.log.binds.append(BindRecord(self.cycle, cached.key, node.name, "waiting"))
+        elif isinstance(outcome, DeviceBindingWait):
+            self.cluster.device_binding_waits[cached.key] = outcome
+            self.log.binds.append(BindRecord(self.cycle, cached.key, node.name, BINDING_CONDITIONS_WAIT))
         else:  # upstream resyncs the task: the next session finds the pod pending again
             self.log.binds.append(BindRecord(self.cycle, cached.key, node.name, f"failed: {outcome}"))
 
-    def _pre_bind(self, bind_context: BindContext) -> VolumeWait | Exception | None:
+    def _pre_bind(self, bind_context: BindContext) -> VolumeWait | DeviceBindingWait | Exception | None:
         """executePreBind: the registered PreBinds in turn; the first failure stops the bind."""
         for binder in self.binders.values():
             outcome = binder.pre_bind(bind_context)

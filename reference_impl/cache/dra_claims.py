@@ -8,8 +8,8 @@ flight in every later session, as upstream's (docs/findings.md #57). The devices
 every claim's status.allocation plus those in flight (GatherAllocatedState): a result with a share id
 (consumable capacity) does not take its device whole but adds its consumed capacity to the device's, and a
 result with adminAccess is not counted at all.
-PreBind writes a claim's allocation and adds the pod to status.reservedFor (an API update: a new object,
-the next resource version).
+PreBind writes a claim's allocation (with its allocationTimestamp) and adds the pod to status.reservedFor (an
+API update: a new object, the next resource version).
 
 `release_claims` is the resourceclaim controller between sessions: a consumer in reservedFor whose pod is
 gone (or terminated) is removed, and a claim that so loses its last consumer is deallocated.
@@ -66,14 +66,18 @@ class ClaimTracker:
                     totals[name] = Quantity(totals.get(name, Quantity()).as_fraction() + amount.as_fraction())
         return used, consumed
 
-    def write(self, claim: ResourceClaim, allocation: ClaimAllocation | None, pod_uid: str) -> ResourceClaim:
-        """PreBind's status update: the allocation (if the claim had none) and the pod as a consumer."""
+    def write(self, claim: ResourceClaim, allocation: ClaimAllocation | None, pod_uid: str,
+              now: float | None = None) -> ResourceClaim:
+        """PreBind's status update: the allocation (if the claim had none) and the pod as a consumer; with binding
+        conditions on (k8s 1.36), the allocation's timestamp `now` if it has none."""
         stored = self.claims.get(claim.key)
         if stored is None:
             raise LookupError(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
         new = copy.deepcopy(stored)
         if new.allocation is None:
-            new.allocation = allocation
+            new.allocation = copy.deepcopy(allocation)
+        if new.allocation is not None and new.allocation.timestamp is None and now is not None:
+            new.allocation.timestamp = now
         if pod_uid not in new.reserved_for:
             new.reserved_for.append(pod_uid)
         new.resource_version = stored.resource_version + 1

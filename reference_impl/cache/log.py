@@ -6,10 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+BINDING_CONDITIONS_WAIT = "waiting for binding conditions"
+
+
 @dataclass
 class BindRecord:
     """A bind the cache accepted (AddBindTask). `pre_bind` says why it has not reached the binder: "waiting"
-    (PreBind waits for the PV controller to bind the pod's claims) or "failed: <error>"; "" once it has."""
+    (PreBind waits for the PV controller to bind the pod's claims), BINDING_CONDITIONS_WAIT (PreBind waits for
+    the devices' binding conditions) or "failed: <error>"; "" once it has."""
 
     cycle: int
     task: str  # ns/pod

@@ -1,7 +1,8 @@
 """The world between sessions: the API server and kubelets around the scheduler, deterministic.
 
 A pod bound in a session is running on its node by the next one (a bind that waits for its volumes goes
-once the PV controller, pv_controller.py, has bound them, which it does first); a pod evicted in a session is
+once the PV controller, pv_controller.py, has bound them, which it does first; one that waits for its
+devices' binding conditions fails at its deadline, cache/dra_binding.py); a pod evicted in a session is
 terminating (Releasing) in the next one and gone in the one after. Faults a test can inject:
 `failing_binds` (the API server refuses a pod's next bind), `slow_evictions` (a pod stays
 terminating that many more sessions), `bound_elsewhere` (another scheduler binds a pending pod
@@ -11,7 +12,8 @@ first). The scheduler's clock advances one schedule period per session.
 from __future__ import annotations
 
 from schedcheck.reference.api.pipelined import clear_pipelined
-from schedcheck.reference.cache.log import BindOutcome, CacheLog, ReleaseRecord
+from schedcheck.reference.cache.log import BINDING_CONDITIONS_WAIT, BindOutcome, CacheLog, ReleaseRecord
+from schedcheck.reference.cache.dra_binding import DeviceBindingWait
 from schedcheck.reference.cache.dra_claims import release_claims
 from schedcheck.reference.cache.ephemeral_controller import create_ephemeral_claims
 from schedcheck.reference.cache.pv_controller import sync_claims
@@ -34,6 +36,8 @@ class World:
         self.slow_evictions: dict[str, int] = {}  # pod key -> extra sessions it stays terminating
         self.bound_elsewhere: dict[str, str] = {}  # pod key -> node another scheduler binds it to
         self.volume_waits: dict[str, VolumeWait] = {}  # pod key -> a bind waiting for its claims to be bound
+        # pod key -> a bind waiting in DRA PreBind for its devices' binding conditions
+        self.device_binding_waits: dict[str, DeviceBindingWait] = {}
         self.bind_annotations: dict[str, dict[str, str]] = {}  # pod key -> annotations its Binding carries
         self.gate_removals: set[str] = set()  # pod keys whose Volcano queue-allocation gate is patched away
 
@@ -78,6 +82,7 @@ class World:
         self.bind_annotations.clear()
         self.evicted_this_cycle.clear()
         self.clock += SCHEDULE_PERIOD_SECONDS
+        self._end_device_binding_waits(log)
 
     def _remove_sch_gates(self) -> None:
         """The gate manager's patches (cache.RemoveVolcanoSchGate: a strategic-merge patch deleting the gate
@@ -97,6 +102,21 @@ class World:
             self.bound_this_cycle[key] = wait.node
             record = next(r for r in reversed(log.binds) if r.task == key and r.pre_bind == "waiting")
             record.pre_bind = ""
+
+    def _end_device_binding_waits(self, log: CacheLog) -> None:
+        """A bind waiting for binding conditions fails once its deadline has passed by the next session's clock
+        (no driver sets conditions here): upstream's executePreBinds resyncs the task, which is Pending again,
+        and rolls nothing back, so the claims keep their allocation and the pod in reservedFor. A pod gone
+        meanwhile ends its wait too."""
+        present = {pod.key for pod in self.objects.pods if not pod.node_name}
+        for key, wait in list(self.device_binding_waits.items()):
+            if key in present and self.clock <= wait.deadline:
+                continue
+            del self.device_binding_waits[key]
+            record = next((r for r in reversed(log.binds) if r.task == key and r.pre_bind == BINDING_CONDITIONS_WAIT),
+                          None)
+            if record is not None:
+                record.pre_bind = f"failed: device binding timeout: claim={wait.claim.partition('/')[2]}"
 
     def _apply_concurrent_binds(self, cycle: int, persistent: bool, log: CacheLog) -> None:
         for pod in self.objects.pods:

@@ -71,10 +71,14 @@ adminAccess. Such results are not counted as in use afterwards (cache/dra_claims
 Device taints (DeviceTaints, beta and on at 1.36): a NoSchedule or NoExecute taint of a device that the
 (sub)request does not tolerate keeps it from the request, checked before the claim's constraints.
 
-Not modelled: binding conditions (DRADeviceBindingConditions, beta and
-on by default at 1.36: a device with bindingConditions is allocated here like any other, while upstream's
-PreBind would wait for the conditions), list-typed attributes (DRAListTypeAttributes, alpha). Share ids are `share-<n>`, numbered per Allocate
-call, where upstream draws random ones (nothing compares them).
+Binding conditions (DRADeviceBindingConditions, beta and on by default at 1.36): the pools with a device
+that has bindingConditions (on a slice reaching the node) are visited after all others (gatherPools sorts
+the two groups apart), a result copies its device's bindingConditions and bindingFailureConditions, and a
+device with bindsToNode pins the allocation to the node as a node-local one does (what PreBind then waits
+for: cache/dra_binding.py).
+
+Not modelled: list-typed attributes (DRAListTypeAttributes, alpha). Share ids are `share-<n>`, numbered per
+Allocate call, where upstream draws random ones (nothing compares them).
 """
 
 from __future__ import annotations
@@ -216,7 +220,8 @@ def gather_pools(slices: list[ResourceSlice], node: Node) -> list[Pool]:
             pools.append(Pool(driver, name, invalid=True))
             continue
         pools.append(Pool(driver, name, members, counter_sets=counter_sets, other_slices=others))
-    return pools
+    # pools with a device that has binding conditions come last, each group by driver and pool name
+    return sorted(pools, key=lambda pool: any(d.binding_conditions for _, d in pool.devices()))
 
 
 def pool_counter_sets(slices: list[ResourceSlice]) -> dict[str, CounterSet] | None:
@@ -734,7 +739,7 @@ def _result(devices: Chosen, node_name: str) -> ClaimAllocation:
             node_local, selector = device.node_name, device.node_selector
         else:
             node_local, selector = slice_.node_name, slice_.node_selector
-        if node_local:
+        if node_local or device.binds_to_node:
             return ClaimAllocation(_results(devices), [NodeSelectorTerm(match_fields=[
                 NodeSelectorRequirement("metadata.name", "In", [node_name])])])
         if selector:
@@ -745,7 +750,8 @@ def _result(devices: Chosen, node_name: str) -> ClaimAllocation:
 
 
 def _results(devices: Chosen) -> list[AllocatedDevice]:
-    return [AllocatedDevice(r.result_name, s.driver, s.pool, d.name, share, consumed, r.admin_access)
+    return [AllocatedDevice(r.result_name, s.driver, s.pool, d.name, share, consumed, r.admin_access,
+                            list(d.binding_conditions), list(d.binding_failure_conditions))
             for r, s, d, share, consumed in devices]
 
 

@@ -78,6 +78,7 @@ from schedcheck.reference.framework.arguments import as_arguments
 from schedcheck.reference.framework.event import Event, EventHandler
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
 from schedcheck.reference.cache.cache import BindContext
+from schedcheck.reference.cache.dra_binding import DeviceBindingWait
 from schedcheck.reference.cache.volumes import VolumeWait
 from schedcheck.reference.framework.session import Session
 from schedcheck.reference.k8s import Node, Pod, Taint
@@ -314,7 +315,7 @@ class PredicatesPlugin(Plugin):
                 return Exception(f"plugin {BINDING_STATE} pre-predicates failed {binding.reason}")
             state[BINDING_STATE] = binding
         if self.dra_enable:
-            found = dra.pre_filter(self.dra_claims, pod)
+            found = dra.pre_filter(self.dra_claims, pod, self.ssn.now)
             if isinstance(found, Status) and found.code != StatusCode.Skip:
                 return Exception(f"plugin {dra.NAME} pre-predicates failed {found.reason}")
             state[dra.NAME] = SKIP if isinstance(found, Status) else found
@@ -474,9 +475,10 @@ class PredicatesPlugin(Plugin):
         if self._needs_pre_bind(context.task):
             context.extensions[self.name] = state
 
-    def pre_bind(self, context: BindContext) -> VolumeWait | Exception | None:
+    def pre_bind(self, context: BindContext) -> VolumeWait | DeviceBindingWait | Exception | None:
         """PreBind: VolumeBinding writes the claims' bindings and waits for them, then DynamicResources writes
-        each ResourceClaim's allocation and the pod as its consumer."""
+        each ResourceClaim's allocation and the pod as its consumer, and waits for its devices' binding
+        conditions (a bind waiting for its volumes is not also made to wait for them: not modelled)."""
         if not self._needs_pre_bind(context.task):
             return None
         state = context.extensions.get(self.name, {})
@@ -493,9 +495,9 @@ class PredicatesPlugin(Plugin):
             if found is None:
                 return Exception(f'reading "{dra.NAME}" from cycleState: not found')
             if found is not SKIP:
-                err = dra.pre_bind(self.dra_claims, found, context.task.pod)
-                if err is not None:
-                    return err
+                dra_outcome = dra.pre_bind(self.dra_claims, found, context.task.pod, self.ssn.now)
+                if isinstance(dra_outcome, Exception) or outcome is None:
+                    return dra_outcome
         return outcome
 
     # -- topology-aware preemption's dry runs (InterPodAffinity only, as upstream) --------

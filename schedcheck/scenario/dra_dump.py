@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from schedcheck.reference import k8s, k8s_dra
+from schedcheck.reference.util.timestamps import format_timestamp
 
 API_VERSION = "resource.k8s.io/v1"
 TAINT_RULE_API_VERSION = "resource.k8s.io/v1beta2"
@@ -118,6 +119,9 @@ def resource_slice_document(rs: k8s_dra.ResourceSlice, term: Callable[[Any], dic
         if device.consumes_counters:
             entry["consumesCounters"] = [{"counterSet": c.counter_set, "counters": _counters(c.counters)}
                                          for c in device.consumes_counters]
+        entry.update(_binding(device.binding_conditions, device.binding_failure_conditions))
+        if device.binds_to_node:
+            entry["bindsToNode"] = True
         entry.update(_node_selection(device.node_name, device.all_nodes, device.node_selector, term))
         devices.append(entry)
     spec: dict[str, Any] = {"driver": rs.driver, "pool": {"name": rs.pool, "generation": rs.pool_generation,
@@ -130,6 +134,17 @@ def resource_slice_document(rs: k8s_dra.ResourceSlice, term: Callable[[Any], dic
     else:
         spec["devices"] = devices
     return {"apiVersion": API_VERSION, "kind": "ResourceSlice", "metadata": {"name": rs.name}, "spec": spec}
+
+
+def _binding(conditions: list[str], failures: list[str]) -> dict[str, Any]:
+    return {"bindingConditions": list(conditions), "bindingFailureConditions": list(failures)} if conditions else {}
+
+
+def _device_status(status: k8s_dra.DeviceStatus) -> dict[str, Any]:
+    conditions = [{"type": kind, "status": c.status, "reason": c.reason, **({"message": c.message} if c.message else {}),
+                   "lastTransitionTime": c.last_transition_time} for kind, c in status.conditions.items()]
+    return {"driver": status.driver, "pool": status.pool, "device": status.device,
+            **({"shareID": status.share_id} if status.share_id else {}), "conditions": conditions}
 
 
 def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
@@ -159,11 +174,16 @@ def resource_claim_document(claim: k8s_dra.ResourceClaim, term: Callable[[Any], 
              **({"shareID": d.share_id} if d.share_id else {}),
              **({"consumedCapacity": {k: str(v) for k, v in d.consumed_capacity.items()}}
                 if d.consumed_capacity else {}),
-             **({"adminAccess": True} if d.admin_access else {})}
+             **({"adminAccess": True} if d.admin_access else {}),
+             **_binding(d.binding_conditions, d.binding_failure_conditions)}
             for d in claim.allocation.devices]}}
         if claim.allocation.node_selector is not None:
             allocation["nodeSelector"] = {"nodeSelectorTerms": [term(t) for t in claim.allocation.node_selector]}
+        if claim.allocation.timestamp is not None:
+            allocation["allocationTimestamp"] = format_timestamp(claim.allocation.timestamp)
         status["allocation"] = allocation
+    if claim.device_statuses:
+        status["devices"] = [_device_status(d) for d in claim.device_statuses]
     if claim.reserved_for:
         status["reservedFor"] = [{"resource": "pods", "name": "", "uid": uid} for uid in claim.reserved_for]
     doc = {"apiVersion": API_VERSION, "kind": "ResourceClaim", "metadata": meta,

@@ -11,6 +11,7 @@ from typing import Any
 from schedcheck.reference import k8s, k8s_dra
 from schedcheck.reference.quantity import Quantity
 from schedcheck.reference.util import dra_cel
+from schedcheck.scenario import dra_binding
 from schedcheck.scenario.errors import describe
 from schedcheck.scenario.fields import Fields
 
@@ -37,7 +38,8 @@ SCHEMAS: dict[str, Any] = {
         "pool": dict.fromkeys(["name", "generation", "resourceSliceCount"]),
         "sharedCounters": [{"name": LEAF, "counters": LEAF}],
         "devices": [{**dict.fromkeys(["name", "attributes", "capacity", "nodeName", "allNodes",
-                                      "allowMultipleAllocations"]),
+                                      "allowMultipleAllocations", "bindingConditions",
+                                      "bindingFailureConditions", "bindsToNode"]),
                      "nodeSelector": _NODE_SELECTOR,
                      "consumesCounters": [{"counterSet": LEAF, "counters": LEAF}],
                      "taints": [dict.fromkeys(["key", "value", "effect", "timeAdded"])]}]}},
@@ -49,10 +51,14 @@ SCHEMAS: dict[str, Any] = {
         "config": LEAF}},
         "status": {"allocation": {"devices": {"results": [dict.fromkeys(["request", "driver", "pool", "device",
                                                                          "shareID", "consumedCapacity",
-                                                                         "adminAccess"])],
+                                                                         "adminAccess", "bindingConditions",
+                                                                         "bindingFailureConditions"])],
                                               "config": LEAF},
-                                  "nodeSelector": _NODE_SELECTOR},
-                   "reservedFor": [dict.fromkeys(["resource", "name", "uid", "apiGroup"])]}},
+                                  "nodeSelector": _NODE_SELECTOR, "allocationTimestamp": LEAF},
+                   "reservedFor": [dict.fromkeys(["resource", "name", "uid", "apiGroup"])],
+                   # a driver's report on each allocated device: the scheduler reads the conditions
+                   "devices": [dict.fromkeys(["driver", "pool", "device", "shareID", "conditions", "data",
+                                              "networkData"])]}},
     "DeviceTaintRule": {"metadata": _META, "spec": {
         "deviceSelector": dict.fromkeys(["driver", "pool", "device"]),
         "taint": dict.fromkeys(["key", "value", "effect", "timeAdded"])},
@@ -247,7 +253,8 @@ def _device(f: Fields, value: Any, field: str, terms: TermReader, per_device: bo
          for key, item in f.mapping(doc.get("attributes"), f"{field}.attributes").items()},
         capacity, policies, f.boolean(doc.get("allowMultipleAllocations"), f"{field}.allowMultipleAllocations", False),
         node_name, all_nodes, selector, _taints(f, doc.get("taints"), f"{field}.taints"),
-        _consumes_counters(f, doc.get("consumesCounters"), f"{field}.consumesCounters"))
+        _consumes_counters(f, doc.get("consumesCounters"), f"{field}.consumesCounters"),
+        *dra_binding.binding_parameters(f, doc, field), dra_binding.binds_to_node(f, doc, field))
 
 
 # ResourceSliceMaxCounterSets, ...MaxCountersPerCounterSet, ...MaxDeviceCounterConsumptionsPerDevice and
@@ -359,6 +366,21 @@ def _tolerations(f: Fields, value: Any, field: str) -> list[k8s_dra.DeviceTolera
     return tolerations
 
 
+# ResourceSliceMaxDevices, and ResourceSliceMaxDevicesWithAdvancedFeatures: the limit when some device of the
+# slice has taints or consumes counters (list-typed attributes, alpha, are refused here anyway)
+DEVICES_MAX, DEVICES_MAX_ADVANCED = 128, 64
+
+
+def _device_count(f: Fields, value: Any) -> None:
+    """validateResourceSliceSpec's size check of spec.devices, in its words."""
+    devices = f.sequence(value, "spec.devices")
+    advanced = any(isinstance(d, Mapping) and (d.get("taints") or d.get("consumesCounters")) for d in devices)
+    limit = DEVICES_MAX_ADVANCED if advanced else DEVICES_MAX
+    if len(devices) > limit:
+        why = " (some device of the slice has taints or consumes counters)" if advanced else ""
+        f.fail("spec.devices", f"Too many: {len(devices)}: must have at most {limit} items{why}")
+
+
 def slice_reader(terms: TermReader) -> Callable[..., None]:
     """The ResourceSlice reader; `terms` reads one NodeSelectorTerm (objects.py's)."""
 
@@ -372,6 +394,7 @@ def slice_reader(terms: TermReader) -> Callable[..., None]:
                            "perDeviceNodeSelection: true")
         if spec.get("sharedCounters") is not None and spec.get("devices") is not None:
             f.fail("spec", "expected at most one of sharedCounters and devices")
+        _device_count(f, spec.get("devices"))
         out.resource_slices.append(k8s_dra.ResourceSlice(
             name=name, driver=f.string(spec.get("driver"), "spec.driver", required=True),
             pool=f.string(pool.get("name"), "spec.pool.name", required=True),
@@ -471,7 +494,8 @@ def _allocation(f: Fields, value: Any, terms: TermReader) -> k8s_dra.ClaimAlloca
             *(f.string(result.get(k), f"{field}.{k}", required=True) for k in ("request", "driver", "pool", "device")),
             f.string(result.get("shareID"), f"{field}.shareID"),
             _quantities(f, result.get("consumedCapacity"), f"{field}.consumedCapacity"),
-            f.boolean(result.get("adminAccess"), f"{field}.adminAccess", False)))
+            f.boolean(result.get("adminAccess"), f"{field}.adminAccess", False),
+            *dra_binding.binding_parameters(f, result, field)))
     node_selector = None
     if doc.get("nodeSelector") is not None:
         field = "status.allocation.nodeSelector"
@@ -479,7 +503,7 @@ def _allocation(f: Fields, value: Any, terms: TermReader) -> k8s_dra.ClaimAlloca
         node_selector = [terms(f, t, f"{field}.nodeSelectorTerms[{i}]")
                          for i, t in enumerate(f.sequence(selector.get("nodeSelectorTerms"),
                                                           f"{field}.nodeSelectorTerms"))]
-    return k8s_dra.ClaimAllocation(results, node_selector)
+    return k8s_dra.ClaimAllocation(results, node_selector, dra_binding.allocation_timestamp(f, doc))
 
 
 def claim_reader(terms: TermReader) -> Callable[..., None]:
@@ -495,10 +519,11 @@ def claim_reader(terms: TermReader) -> Callable[..., None]:
         reserved = [f.string(f.mapping(r, f"status.reservedFor[{i}]").get("uid"), f"status.reservedFor[{i}].uid",
                              required=True)
                     for i, r in enumerate(f.sequence(status.get("reservedFor"), "status.reservedFor"))]
+        allocation = _allocation(f, status.get("allocation"), terms)
         out.resource_claims.append(k8s_dra.ResourceClaim(
-            name, ns, uid, requests, _constraints(f, devices.get("constraints"), requests),
-            _allocation(f, status.get("allocation"), terms), reserved,
+            name, ns, uid, requests, _constraints(f, devices.get("constraints"), requests), allocation, reserved,
             f.timestamp(meta.get("deletionTimestamp"), "metadata.deletionTimestamp"),
-            controller_uid=controller_uid(f, meta)))
+            controller_uid=controller_uid(f, meta),
+            device_statuses=dra_binding.device_statuses(f, status, allocation)))
 
     return read

@@ -1,6 +1,6 @@
 """Warnings on the DRA objects taken together: claims and classes that are named but missing, device
-selectors the reference cannot evaluate, DeviceTaintRules (without effect) and extended resources a
-DeviceClass names (never backed by devices in Volcano)."""
+selectors the reference cannot evaluate, DeviceTaintRules (without effect), extended resources a
+DeviceClass names (never backed by devices in Volcano) and devices with binding conditions (F61)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,18 @@ def dra_warnings(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
     _capacity_quotas(objects, warnings)
     _taint_rules(objects, warnings)
     _extended_resources(objects, warnings)
+    _binding_conditions(objects, warnings)
+
+
+def _binding_conditions(objects: k8s.ClusterObjects, warnings: list[str]) -> None:
+    """Devices with binding conditions: master's PreBind panics for a pod given one (docs/findings.md #61)."""
+    named = [f"ResourceSlice {s.name} ({listing([d.name for d in s.devices if d.binding_conditions])})"
+             for s in objects.resource_slices if any(d.binding_conditions for d in s.devices)]
+    named += [f"ResourceClaim {c.key}" for c in objects.resource_claims if c.allocation is not None
+              and any(r.binding_conditions for r in c.allocation.devices)]
+    if named:
+        warnings.append(f"{listing(named)}: devices with binding conditions; upstream's PreBind panics for a pod "
+                        "given one (docs/findings.md #61, F61): the reference raises the upstream assertion there")
 
 
 EXTENDED_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # a class's implicit extended resource name

@@ -413,6 +413,8 @@ DEDICATED = {
     "dra.counters-not-exceeded": "test_dra_counters_rule.py",
     "dra.admin-access-as-requested": "test_dra.py",
     "queue.capacity-dra-within-quota": "test_capacity_dra_quota.py",
+    "dra.bound-with-binding-conditions-met": "test_dra_binding_rules.py",
+    "dra.binding-parameters-carried": "test_dra_binding_rules.py",
 }
 
 
