@@ -1,0 +1,142 @@
+"""Upstream Volcano's 2024-2025 scheduler fixes, re-created as pre-fix mutants (helper mineC).
+
+Each entry re-creates, against the reference (which follows master, the fixed behaviour), what one
+upstream fix commit of 2024-01 to 2025-11 removed; `schedcheck.mutants` wraps them as `Mutant`s. Each
+patch function returns (owner, attribute, replacement) triples, as the other mutants do. docs/selftest.md,
+section "Upstream's 2024-2025 fixes re-created (helper mineC)", lists them with the rule that catches each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Patches = list[tuple[Any, str, Any]]
+
+
+def _intra_job_preempt_ignores_preemptable() -> Patches:
+    from schedcheck.reference.actions import preempt
+    from schedcheck.reference.api.types import preemptable_status
+
+    def within_job_filter(preemptor):
+        job_uid, best_effort = preemptor.job, preemptor.best_effort
+
+        def accept(task) -> bool:
+            if not preemptable_status(task.status):
+                return False
+            if best_effort and not task.best_effort:
+                return False
+            return task.job == job_uid  # the bug: no look at the task's volcano.sh/preemptable mark
+        return accept
+    return [(preempt, "within_job_filter", within_job_filter)]
+
+
+def _podgroup_running_while_binding() -> Patches:
+    from schedcheck.reference.api.types import TaskStatus, allocated_status, completed_status
+    from schedcheck.reference.framework import framework
+
+    def pod_group_phase(job, unschedulable: bool) -> str:
+        if job.task_status_index.get(TaskStatus.Running) and unschedulable:
+            return "Unknown"
+        # the bug: every allocated status (Allocated and Binding too) counts as scheduled
+        counted = sum(len(b) for s, b in job.task_status_index.items() if allocated_status(s) or completed_status(s))
+        counted += job.releasing_scheduled_task_num()
+        completed = sum(len(b) for s, b in job.task_status_index.items() if completed_status(s))
+        if counted >= job.pod_group.min_member:
+            return "Completed" if counted == completed else "Running"
+        if job.pod_group.phase != "Inqueue":
+            return "Pending"
+        return job.pod_group.phase
+    return [(framework, "pod_group_phase", pod_group_phase)]
+
+
+def _podgroup_failed_not_completed() -> Patches:
+    from schedcheck.reference.api.types import TaskStatus
+    from schedcheck.reference.framework import framework
+
+    def pod_group_phase(job, unschedulable: bool) -> str:
+        if job.task_status_index.get(TaskStatus.Running) and unschedulable:
+            return "Unknown"
+        # the bug: a Failed task is neither scheduled nor completed (only Succeeded ones count)
+        failed = len(job.task_status_index.get(TaskStatus.Failed, {}))
+        scheduled = job.scheduled_task_num() + job.releasing_scheduled_task_num() - failed
+        completed = len(job.task_status_index.get(TaskStatus.Succeeded, {}))
+        if scheduled >= job.pod_group.min_member:
+            return "Completed" if scheduled == completed else "Running"
+        if job.pod_group.phase != "Inqueue":
+            return "Pending"
+        return job.pod_group.phase
+    return [(framework, "pod_group_phase", pod_group_phase)]
+
+
+def _predicates_stop_after_volume_limits() -> Patches:
+    from schedcheck.reference.plugins.predicates import PredicatesPlugin
+
+    original_filters, original_wanted = PredicatesPlugin._per_node_filters, PredicatesPlugin._filters_to_run
+    last = 2  # NodePorts, InterPodAffinity, NodeVolumeLimits: the filters that ran before the early return
+
+    def per_node_filters(self):
+        filters = original_filters(self)
+        return filters[:last + 1] if self.node_volume_limits_enable else filters
+
+    def filters_to_run(self, pod, state):
+        wanted = original_wanted(self, pod, state)
+        # the bug: with NodeVolumeLimits on, predicate returns right after it, whatever it said, so VolumeZone,
+        # PodTopologySpread, VolumeBinding and DynamicResources never judge a node
+        return tuple(i for i in wanted if i <= last) if self.node_volume_limits_enable else wanted
+    return [(PredicatesPlugin, "_per_node_filters", per_node_filters),
+            (PredicatesPlugin, "_filters_to_run", filters_to_run)]
+
+
+def _proportion_real_capability_drops_unset_scalars() -> Patches:
+    from schedcheck.reference.api.resource_info import MAX_FLOAT, Resource
+    from schedcheck.reference.plugins import proportion
+    from schedcheck.reference.plugins.queue_attr import exceeded_part
+
+    def init_quota(attr, queue, total, guarantees) -> None:
+        spec = queue.queue
+        capability = None
+        if spec.capability:
+            capability = Resource.from_resource_list(spec.capability)
+            if capability.milli_cpu <= 0:
+                capability.milli_cpu = MAX_FLOAT
+            if capability.memory <= 0:
+                capability.memory = MAX_FLOAT
+        if spec.guarantee:
+            attr.guarantee = Resource.from_resource_list(spec.guarantee)
+        real = exceeded_part(total, guarantees).add(attr.guarantee)
+        if capability is None:
+            attr.capability = Resource()
+        else:
+            # the bug: helpers.Min, not MinDimensionResource(capability, Infinity): a scalar the capability
+            # does not name is 0 (every scalar when it names none), not unlimited
+            capped = Resource(milli_cpu=min(real.milli_cpu, capability.milli_cpu),
+                              memory=min(real.memory, capability.memory))
+            if real.scalars is not None and capability.scalars is not None:
+                capped.scalars = {name: min(value, capability.scalars.get(name, 0.0))
+                                  for name, value in real.scalars.items()}
+            real = capped
+            attr.capability = capability
+        attr.real_capability = real
+    return [(proportion, "init_quota", init_quota)]
+
+
+# (name, description, patches, source)
+FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
+    ("intra-job-preempt-ignores-preemptable", "preempt's within-job pass takes any Running or Bound task of the "
+     "preemptor's own job as a victim, even one marked volcano.sh/preemptable=false",
+     _intra_job_preempt_ignores_preemptable, "volcano-sh/volcano a84d8f229 (PR #3683)"),
+    ("podgroup-running-while-binding", "the PodGroup phase written at session close counts every allocated task "
+     "(Allocated and Binding too) towards minMember, so a gang allocate has only just dispatched is Running",
+     _podgroup_running_while_binding, "volcano-sh/volcano 15a6a5a65 (PR #4384, issue #4383)"),
+    ("podgroup-failed-not-completed", "the PodGroup phase counts a Failed task neither as scheduled nor as "
+     "completed, so a gang whose pods all ended, some failed, is not Completed",
+     _podgroup_failed_not_completed, "volcano-sh/volcano 9ac1c8c4f (mark PodGroup completed when pod fails)"),
+    ("predicates-stop-after-volume-limits", "with NodeVolumeLimits on, the predicates plugin returns right after "
+     "that filter, so VolumeZone, PodTopologySpread, VolumeBinding and DynamicResources never refuse a node",
+     _predicates_stop_after_volume_limits, "volcano-sh/volcano f909a47de (volumeZone and podTopologySpread "
+     "don't work if nodeVolumeLimits is enabled)"),
+    ("proportion-real-capability-drops-unset-scalars", "proportion caps realCapability with helpers.Min: a scalar "
+     "resource the queue's capability does not name gets realCapability 0 instead of the cluster's",
+     _proportion_real_capability_drops_unset_scalars, "volcano-sh/volcano b5764b960 (realCapability as the "
+     "min dimension of capability and the cluster's)"),
+)
