@@ -120,6 +120,26 @@ def _proportion_real_capability_drops_unset_scalars() -> Patches:
     return [(proportion, "init_quota", init_quota)]
 
 
+def _without_queue_state(method_name: str) -> Patches:
+    """proportion's and capacity's `method_name` as if every queue were Open (the module's queue_is_open answers
+    yes while that method runs), the other extension points untouched."""
+    from schedcheck.reference.plugins import capacity, proportion
+
+    patches: Patches = []
+    for module, owner in ((proportion, proportion.ProportionPlugin), (capacity, capacity.CapacityPlugin)):
+        original = getattr(owner, method_name)
+
+        def wrapped(self, *args, _original=original, _module=module):
+            saved = _module.queue_is_open
+            _module.queue_is_open = lambda queue: True
+            try:
+                return _original(self, *args)
+            finally:
+                _module.queue_is_open = saved
+        patches.append((owner, method_name, wrapped))
+    return patches
+
+
 # (name, description, patches, source)
 FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
     ("intra-job-preempt-ignores-preemptable", "preempt's within-job pass takes any Running or Bound task of the "
@@ -139,4 +159,13 @@ FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
      "resource the queue's capability does not name gets realCapability 0 instead of the cluster's",
      _proportion_real_capability_drops_unset_scalars, "volcano-sh/volcano b5764b960 (realCapability as the "
      "min dimension of capability and the cluster's)"),
+    ("closed-queue-still-allocates", "proportion's and capacity's Allocatable do not look at the queue's state, "
+     "so the pods of admitted jobs of a Closed queue keep being placed", lambda: _without_queue_state("allocatable"),
+     "volcano-sh/volcano e5ee5168b (PR #4274, issue #4189)"),
+    ("closed-queue-still-admits", "proportion's and capacity's JobEnqueueable do not look at the queue's state, so "
+     "enqueue moves a Pending job of a Closed queue to Inqueue", lambda: _without_queue_state("job_enqueueable"),
+     "volcano-sh/volcano 5756e5e70 (PR #4263, issue #4189)"),
+    ("closed-queue-still-reclaims", "proportion's and capacity's Preemptive do not look at the queue's state, so "
+     "a starving job of a Closed queue reclaims other queues' pods and is pipelined",
+     lambda: _without_queue_state("preemptive"), "volcano-sh/volcano 2123494a5 (PR #4307)"),
 )

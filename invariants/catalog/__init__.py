@@ -18,6 +18,7 @@ from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its i
     order,
     pods,
     progress,
+    queue_state,
     queues,
     recompute,
     session,

@@ -413,6 +413,7 @@ DEDICATED = {
     "dra.counters-not-exceeded": "test_dra_counters_rule.py",
     "dra.admin-access-as-requested": "test_dra.py",
     "queue.capacity-dra-within-quota": "test_capacity_dra_quota.py",
+    "queue.closed-takes-nothing": "test_queue_state.py",
 }
 
 
