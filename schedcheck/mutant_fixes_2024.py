@@ -140,6 +140,53 @@ def _without_queue_state(method_name: str) -> Patches:
     return patches
 
 
+def _reclaim_for_jobs_with_pending_tasks() -> Patches:
+    from schedcheck.reference.actions import reclaim as reclaim_action
+    from schedcheck.reference.api.types import TaskStatus
+    from schedcheck.reference.framework.statement import Statement
+    from schedcheck.reference.util.priority_queue import PriorityQueue
+
+    def build_context(self):
+        ssn = self.ssn
+        queues, seen = PriorityQueue(ssn.queue_order_fn), set()
+        jobs_by_queue: dict = {}
+        tasks_by_job: dict = {}
+        for job in ssn.jobs.values():
+            if job.is_pending() or ssn.job_valid(job) is not None:
+                continue
+            queue = ssn.queues.get(job.queue)
+            if queue is None:
+                continue
+            if queue.uid not in seen:
+                seen.add(queue.uid)
+                queues.push(queue)
+            if not job.task_status_index.get(TaskStatus.Pending):
+                continue  # the bug: a job with a pending task is a reclaimer, starving or not
+            jobs_by_queue.setdefault(job.queue, PriorityQueue(ssn.job_order_fn)).push(job)
+            tasks = PriorityQueue(ssn.task_order_fn)
+            for task in job.tasks_with_status(TaskStatus.Pending):
+                if not task.sch_gated:
+                    tasks.push(task)
+            tasks_by_job[job.uid] = tasks
+        return queues, jobs_by_queue, tasks_by_job
+
+    def reclaim_for_job(self, queue, job, tasks) -> None:
+        ssn = self.ssn
+        stmt = Statement(ssn)
+        while not tasks.empty():  # the bug: no JobStarving check before each task either
+            task = tasks.pop()
+            if reclaim_action.preemption_policy_never(task) or not ssn.preemptive(queue, [task]) \
+                    or ssn.pre_predicate_fn(task) is not None:
+                continue
+            self.reclaim_for_task(stmt, task, job)
+        if ssn.job_pipelined(job):
+            stmt.commit()
+        else:
+            stmt.discard()
+    return [(reclaim_action.Reclaim, "_build_context", build_context),
+            (reclaim_action.Reclaim, "_reclaim_for_job", reclaim_for_job)]
+
+
 # (name, description, patches, source)
 FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
     ("intra-job-preempt-ignores-preemptable", "preempt's within-job pass takes any Running or Bound task of the "
@@ -168,4 +215,7 @@ FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
     ("closed-queue-still-reclaims", "proportion's and capacity's Preemptive do not look at the queue's state, so "
      "a starving job of a Closed queue reclaims other queues' pods and is pipelined",
      lambda: _without_queue_state("preemptive"), "volcano-sh/volcano 2123494a5 (PR #4307)"),
+    ("reclaim-for-jobs-with-pending-tasks", "reclaim takes every job with a pending task as a reclaimer, not only "
+     "starving ones, so a gang already at its minimum reclaims other queues' pods to grow",
+     _reclaim_for_jobs_with_pending_tasks, "volcano-sh/volcano a561215e0 (PR #3951)"),
 )

@@ -143,6 +143,7 @@ PACKAGED = {
     "closed-queue-still-allocates": "queue.closed-takes-nothing",
     "closed-queue-still-admits": "queue.closed-takes-nothing",
     "closed-queue-still-reclaims": "queue.closed-takes-nothing",
+    "reclaim-for-jobs-with-pending-tasks": "victim.reclaimer-starving",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

@@ -20,6 +20,7 @@ from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its i
     progress,
     queue_state,
     queues,
+    reclaimers,
     recompute,
     session,
     statements,

@@ -414,6 +414,7 @@ DEDICATED = {
     "dra.admin-access-as-requested": "test_dra.py",
     "queue.capacity-dra-within-quota": "test_capacity_dra_quota.py",
     "queue.closed-takes-nothing": "test_queue_state.py",
+    "victim.reclaimer-starving": "test_reclaimer_starving.py",
 }
 
 
