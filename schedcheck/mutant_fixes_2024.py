@@ -187,6 +187,21 @@ def _reclaim_for_jobs_with_pending_tasks() -> Patches:
             (reclaim_action.Reclaim, "_reclaim_for_job", reclaim_for_job)]
 
 
+def _statement_ignores_event_errors() -> Patches:
+    import sys
+
+    from schedcheck.reference.framework.session import Session
+
+    original = Session.fire_allocate
+
+    def fire_allocate(self, task):
+        err = original(self, task)
+        if sys._getframe(1).f_code.co_name == "_place":
+            return None  # the bug: Statement.Allocate / Pipeline never look at event.Err, so nothing is rolled back
+        return err
+    return [(Session, "fire_allocate", fire_allocate)]
+
+
 # (name, description, patches, source)
 FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
     ("intra-job-preempt-ignores-preemptable", "preempt's within-job pass takes any Running or Bound task of the "
@@ -218,4 +233,8 @@ FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
     ("reclaim-for-jobs-with-pending-tasks", "reclaim takes every job with a pending task as a reclaimer, not only "
      "starving ones, so a gang already at its minimum reclaims other queues' pods to grow",
      _reclaim_for_jobs_with_pending_tasks, "volcano-sh/volcano a561215e0 (PR #3951)"),
+    ("statement-ignores-event-errors", "Statement's Allocate and Pipeline ignore an error an allocate event "
+     "handler reports (a device that cannot be allocated, a claim or volume that cannot be reserved): the task "
+     "stays placed on the node and is bound", _statement_ignores_event_errors,
+     "volcano-sh/volcano 4a0c7d7bb (rollback when the allocate callback fails)"),
 )
