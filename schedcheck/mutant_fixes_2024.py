@@ -202,6 +202,18 @@ def _statement_ignores_event_errors() -> Patches:
     return [(Session, "fire_allocate", fire_allocate)]
 
 
+def _best_node_needs_a_score_above_minus_one() -> Patches:
+    from schedcheck.reference.util import scheduler_helper
+
+    original = scheduler_helper.select_best_node_and_score
+
+    def select_best_node_and_score(ssn, task, node_scores):
+        if node_scores and max(node_scores) <= -1.0:
+            return None, -1.0  # the bug: the running maximum starts at -1, so no score below it ever wins
+        return original(ssn, task, node_scores)
+    return [(scheduler_helper, "select_best_node_and_score", select_best_node_and_score)]
+
+
 # (name, description, patches, source)
 FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
     ("intra-job-preempt-ignores-preemptable", "preempt's within-job pass takes any Running or Bound task of the "
@@ -237,4 +249,8 @@ FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
      "handler reports (a device that cannot be allocated, a claim or volume that cannot be reserved): the task "
      "stays placed on the node and is bound", _statement_ignores_event_errors,
      "volcano-sh/volcano 4a0c7d7bb (rollback when the allocate callback fails)"),
+    ("best-node-needs-a-score-above-minus-one", "SelectBestNodeAndScore starts its running maximum at -1, so when "
+     "every candidate node scores -1 or less (a negative nodeorder weight) no node is chosen and the task is not "
+     "placed", _best_node_needs_a_score_above_minus_one, "volcano-sh/volcano 2f2edcac5 (SelectBestNode returns nil "
+     "when plugin scores are negative)"),
 )

@@ -145,6 +145,7 @@ PACKAGED = {
     "closed-queue-still-reclaims": "queue.closed-takes-nothing",
     "reclaim-for-jobs-with-pending-tasks": "victim.reclaimer-starving",
     "statement-ignores-event-errors": "device.bound-with-assignment",
+    "best-node-needs-a-score-above-minus-one": "allocate.work-conserving",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.
