@@ -214,6 +214,21 @@ def _best_node_needs_a_score_above_minus_one() -> Patches:
     return [(scheduler_helper, "select_best_node_and_score", select_best_node_and_score)]
 
 
+def _overcommit_compares_every_dimension() -> Patches:
+    from schedcheck.reference.api.resource_info import Resource, Zero
+    from schedcheck.reference.framework.session import PERMIT, REJECT
+    from schedcheck.reference.plugins import overcommit
+
+    def job_enqueueable(self, job) -> int:
+        if job.pod_group.min_resources is None:
+            return PERMIT
+        wanted = Resource().add(self.inqueue).add(job.get_min_resources())
+        # the bug: inqueue + minResources against the overcommitted idle on every dimension, so what other
+        # admitted jobs hold on a resource this job does not ask for can keep it out
+        return PERMIT if wanted.less_equal(self.idle, Zero) else REJECT
+    return [(overcommit.OvercommitPlugin, "job_enqueueable", job_enqueueable)]
+
+
 # (name, description, patches, source)
 FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
     ("intra-job-preempt-ignores-preemptable", "preempt's within-job pass takes any Running or Bound task of the "
@@ -253,4 +268,8 @@ FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
      "every candidate node scores -1 or less (a negative nodeorder weight) no node is chosen and the task is not "
      "placed", _best_node_needs_a_score_above_minus_one, "volcano-sh/volcano 2f2edcac5 (SelectBestNode returns nil "
      "when plugin scores are negative)"),
+    ("overcommit-compares-every-dimension", "overcommit's JobEnqueueable compares inqueue + minResources with the "
+     "overcommitted idle on every dimension, not only those the job asks for, so a cpu-only job is kept Pending "
+     "while admitted jobs' gpu minimums exceed the idle gpus", _overcommit_compares_every_dimension,
+     "volcano-sh/volcano 3ee5e8ef4 (resource compare only considers the requested resource items)"),
 )
