@@ -229,6 +229,22 @@ def _overcommit_compares_every_dimension() -> Patches:
     return [(overcommit.OvercommitPlugin, "job_enqueueable", job_enqueueable)]
 
 
+def _queue_status_counts_running_only() -> Patches:
+    from schedcheck.reference.api.types import TaskStatus
+    from schedcheck.reference.framework import framework, queue_status
+
+    original = queue_status.update_queue_status
+
+    def update_queue_status(ssn) -> None:
+        saved = queue_status.allocated_status
+        queue_status.allocated_status = lambda status: status == TaskStatus.Running  # the bug: Running tasks only
+        try:
+            original(ssn)
+        finally:
+            queue_status.allocated_status = saved
+    return [(framework, "update_queue_status", update_queue_status)]
+
+
 # (name, description, patches, source)
 FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
     ("intra-job-preempt-ignores-preemptable", "preempt's within-job pass takes any Running or Bound task of the "
@@ -272,4 +288,7 @@ FIXES_2024: tuple[tuple[str, str, Any, str], ...] = (
      "overcommitted idle on every dimension, not only those the job asks for, so a cpu-only job is kept Pending "
      "while admitted jobs' gpu minimums exceed the idle gpus", _overcommit_compares_every_dimension,
      "volcano-sh/volcano 3ee5e8ef4 (resource compare only considers the requested resource items)"),
+    ("queue-status-counts-running-only", "the status.allocated written on each queue at session close sums its "
+     "Running tasks only, leaving out those Allocated, Binding or Bound", _queue_status_counts_running_only,
+     "volcano-sh/volcano 94ff6b205 (queue status allocated included allocated tasks)"),
 )

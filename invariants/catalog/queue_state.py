@@ -1,8 +1,11 @@
-"""A queue that is not Open takes nothing new (proportion.go and capacity.go: Allocatable, Preemptive and
-JobEnqueueable refuse a queue whose status.state is not Open; volcano-semantics §5.1, §9.4).
+"""Queue state and status: a queue that is not Open takes nothing new (proportion.go and capacity.go:
+Allocatable, Preemptive and JobEnqueueable refuse a queue whose status.state is not Open; volcano-semantics
+§5.1, §9.4), and the status.allocated written at close sums the queue's allocated tasks (session.go
+updateQueueStatus).
 
 Upstream's fixes e5ee5168b (allocate), 5756e5e70 (enqueue) and 2123494a5 (reclaim) made each of the three
-extension points look at the state; before them a Closed queue kept admitting, placing and reclaiming.
+extension points look at the state; before them a Closed queue kept admitting, placing and reclaiming. Before
+94ff6b205 status.allocated counted Running tasks only.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from collections.abc import Iterator
 from schedcheck.invariants.catalog.admission import decides_admission
 from schedcheck.invariants.catalog.queues import topology_aware_preemption
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.registry import ACTION, OPERATION, invariant
+from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, invariant
 from schedcheck.invariants.violation import Violation
-from schedcheck.reference.api.types import TaskStatus
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.types import TaskStatus, allocated_status
 from schedcheck.reference.framework.session import EXTENSION_FLAGS, Session
 from schedcheck.reference.plugins.queue_attr import queue_is_open
 
@@ -82,3 +86,33 @@ def _enqueue_admissions(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"enqueue admitted job {job.uid} into queue {queue.uid}, which is "
                                 f"{queue.queue.state or 'without a state'}, not Open",
                             [f"queue {queue.uid}", f"job {job.uid}"], "Pending", pod_group.phase)
+
+
+@invariant("queue.status-allocated", "at session close the status.allocated written on every leaf queue (no queue "
+           "of the session names it as parent) holds, in cpu and memory, the summed requests of its jobs' tasks in "
+           "an allocated status (Allocated, Binding, Bound, Running)", "queue",
+           "framework/session.go updateQueueStatus (AllocatedStatus; upstream 94ff6b205, before which only "
+           "Running tasks counted)", (CLOSE,))
+def status_allocated(ctx: CheckContext) -> Iterator[Violation]:
+    ssn = ctx.ssn
+    parents = {info.queue.parent for info in ssn.queues.values() if info.queue.parent}
+    want: dict[str, Resource] = {}
+    for job in ssn.jobs.values():
+        if job.queue in ssn.queues:
+            total = want.setdefault(job.queue, Resource())
+            for status, tasks in job.task_status_index.items():
+                if allocated_status(status):
+                    for task in tasks.values():
+                        total.add(task.resreq)
+    for queue_id, info in ssn.queues.items():
+        if queue_id in parents or queue_id == "root":
+            continue
+        expected = want.get(queue_id, Resource())
+        written = Resource.from_resource_list(info.queue.status_allocated)
+        wrong = [name for name, have, need in (("cpu", written.milli_cpu, int(expected.milli_cpu)),
+                                                ("memory", written.memory, int(expected.memory))) if have != need]
+        if wrong:
+            yield Violation("", f"queue {queue_id}: status.allocated <{written}> written at close, but its allocated "
+                                f"tasks hold <{expected}> (dimensions {', '.join(wrong)})", [f"queue {queue_id}"],
+                            {"cpu": int(expected.milli_cpu), "memory": int(expected.memory)},
+                            {"cpu": written.milli_cpu, "memory": written.memory})

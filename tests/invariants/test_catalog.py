@@ -415,6 +415,7 @@ DEDICATED = {
     "queue.capacity-dra-within-quota": "test_capacity_dra_quota.py",
     "queue.closed-takes-nothing": "test_queue_state.py",
     "victim.reclaimer-starving": "test_reclaimer_starving.py",
+    "queue.status-allocated": "test_queue_state.py",
 }
 
 

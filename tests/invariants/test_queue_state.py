@@ -44,3 +44,30 @@ def test_is_silent_without_a_queue_plugin():
     engine = InvariantEngine(only=[RULE])
     result = run_scenario(scenario_from_document(document, "no-capacity"), seed=0, engine=engine)
     assert "team/old-0" in result.binds and engine.violations == []
+
+
+STATUS_RULE = "queue.status-allocated"
+
+
+def _status_fired(name: str) -> list[str]:
+    engine = InvariantEngine(only=[STATUS_RULE])
+    run_scenario(load_scenario(scenario_path(name)), seed=0, engine=engine)
+    return [v.invariant for v in engine.violations]
+
+
+def test_status_allocated_passes_when_binding_tasks_are_counted():
+    assert _status_fired("queue-status-counts-running-only") == []
+
+
+def test_status_allocated_passes_with_a_queue_hierarchy():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scenarios" / "capacity-hierarchy-parent-cap.yaml"
+    engine = InvariantEngine(only=[STATUS_RULE])
+    result = run_scenario(load_scenario(path), seed=0, engine=engine)
+    assert result.binds and engine.violations == []
+
+
+def test_status_allocated_fires_when_only_running_tasks_are_counted():
+    with mutant("queue-status-counts-running-only"):
+        assert STATUS_RULE in _status_fired("queue-status-counts-running-only")
