@@ -69,8 +69,8 @@ def closed_takes_nothing(ctx: CheckContext) -> Iterator[Violation]:
     if queue is None or queue_is_open(queue) or not state_checked(ssn, point):
         return
     yield Violation("", f"{op.action} {op.op}d {op.task} on {op.node} although its queue {queue.uid} is "
-                        f"{queue.queue.state or 'without a state'}, not Open", [f"queue {queue.uid}", f"task {op.task}"],
-                    "Open", queue.queue.state)
+                        f"{queue.queue.state or 'without a state'}, not Open",
+                    [f"queue {queue.uid}", f"task {op.task}"], "Open", queue.queue.state)
 
 
 def _enqueue_admissions(ctx: CheckContext) -> Iterator[Violation]:
