@@ -1345,3 +1345,14 @@ MUTANTS.update({m.name: m for m in (
            "a second time (addResource after the fit had charged them) instead of only recording the pod",
            _vgpu_allocate_charges_twice, source="volcano-sh/volcano 974e2330d (vGPU addToPodMap)"),
 )})
+
+
+# -- upstream Volcano's 2024-2025 fixes, re-created (helper mineC): schedcheck/mutant_fixes_2024.py ------------
+
+def _fixes_2024() -> dict[str, Mutant]:
+    from schedcheck.mutant_fixes_2024 import FIXES_2024
+
+    return {name: Mutant(name, description, patches, source) for name, description, patches, source in FIXES_2024}
+
+
+MUTANTS.update(_fixes_2024())

@@ -134,6 +134,20 @@ PACKAGED = {
     "pre-predicate-failure-stops-job": "allocate.work-conserving",
     "device-allocate-error-swallowed": "device.bound-with-assignment",
     "vgpu-allocate-charges-twice": "device.within-capacity",
+    # upstream's 2024-2025 fixes re-created (helper mineC, schedcheck/mutant_fixes_2024.py)
+    "intra-job-preempt-ignores-preemptable": "victim.preemptable",
+    "podgroup-running-while-binding": "job.podgroup-phase",
+    "podgroup-failed-not-completed": "job.podgroup-phase",
+    "predicates-stop-after-volume-limits": "node.topology-spread-respected",
+    "proportion-real-capability-drops-unset-scalars": "queue.proportion-recomputed",
+    "closed-queue-still-allocates": "queue.closed-takes-nothing",
+    "closed-queue-still-admits": "queue.closed-takes-nothing",
+    "closed-queue-still-reclaims": "queue.closed-takes-nothing",
+    "reclaim-for-jobs-with-pending-tasks": "victim.reclaimer-starving",
+    "statement-ignores-event-errors": "device.bound-with-assignment",
+    "best-node-needs-a-score-above-minus-one": "allocate.work-conserving",
+    "overcommit-compares-every-dimension": "enqueue.overcommit-admits-what-fits",
+    "queue-status-counts-running-only": "queue.status-allocated",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

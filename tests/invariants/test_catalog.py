@@ -415,6 +415,9 @@ DEDICATED = {
     "queue.capacity-dra-within-quota": "test_capacity_dra_quota.py",
     "dra.bound-with-binding-conditions-met": "test_dra_binding_rules.py",
     "dra.binding-parameters-carried": "test_dra_binding_rules.py",
+    "queue.closed-takes-nothing": "test_queue_state.py",
+    "victim.reclaimer-starving": "test_reclaimer_starving.py",
+    "queue.status-allocated": "test_queue_state.py",
 }
 
 
