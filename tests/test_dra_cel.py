@@ -106,7 +106,7 @@ def test_the_table_covers_every_outcome() -> None:
 
 def test_a_broken_evaluator_disagrees_with_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
     """The table test can fail: int overflow unchecked, the overflow cases come out as results."""
-    overflowing = next(c for c in TABLE["cases"] if c["expression"] == f'device.attributes["gpu.example.com"].cores + 1 > 8'
+    overflowing = next(c for c in TABLE["cases"] if c["expression"] == 'device.attributes["gpu.example.com"].cores + 1 > 8'
                        and c["device"] == "t4")
     assert overflowing["runtime_error"] == "integer overflow"
     monkeypatch.setattr(std, "checked_int", lambda value: value)

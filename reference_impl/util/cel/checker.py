@@ -16,7 +16,7 @@ from schedcheck.reference.util.cel.nodes import (Call, Comp, Expr, Ident, ListLi
                                                children, qualified_name)
 from schedcheck.reference.util.cel.decls import FUNCTIONS, Overload
 from schedcheck.reference.util.cel.errors import CompileError, NotModelled
-from schedcheck.reference.util.cel.typesys import DYN, ERROR, T, Mapping
+from schedcheck.reference.util.cel.typesys import DYN, T, Mapping
 from schedcheck.reference.util.cel.values import CelType, UInt
 
 DEVICE_FIELDS = {"driver": ty.STRING, "allowMultipleAllocations": ty.BOOL,

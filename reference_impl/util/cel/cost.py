@@ -8,18 +8,14 @@ A cost or a size is a (min, max) pair of unsigned 64-bit numbers whose arithmeti
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Any
 
 from schedcheck.reference.util.cel import typesys as ty
 from schedcheck.reference.util.cel.nodes import ACCU, Call, Comp, Expr, Ident, ListLit, Lit, MapLit, Select
 from schedcheck.reference.util.cel.checker import Checked
 from schedcheck.reference.util.cel.cost_calls import call_estimate
-from schedcheck.reference.util.cel.cost_sizes import (MAX, Range, add, device_size, entry_union, mul, mul_factor,
-                                                      union)
+from schedcheck.reference.util.cel.cost_sizes import MAX, Node, Range, add, device_size, mul, union
 from schedcheck.reference.util.cel.parser import LEGACY_ACCU
-from schedcheck.reference.util.cel.values import UInt
 
 UNKNOWN: Range = (0, MAX)
 
@@ -29,15 +25,6 @@ class _Local:
     path: list[str] | None
     size: Range | None
     entry: tuple[str, Range, Range] | None  # container kind, key size, value size
-
-
-@dataclass
-class Node:
-    """What an estimator sees of an argument (cel-go's AstNode)."""
-    path: list[str] | None
-    type: ty.T
-    expr: Expr | None
-    size: Range | None  # the computed size
 
 
 class Coster:
@@ -259,5 +246,3 @@ def estimate(checked: Checked) -> int:
     """The estimated maximum cost (checker.Cost(...).Max)."""
     return Coster(checked).cost(checked.root)[1]
 
-
-__all__ = ["Coster", "Node", "estimate", "mul_factor", "entry_union", "UInt", "Any"]

@@ -9,14 +9,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from schedcheck.reference.util.cel import typesys as ty
-from schedcheck.reference.util.cel.nodes import Expr, Lit
-from schedcheck.reference.util.cel.cost_sizes import (MAX, Range, add, add_u, device_size, entry_union, mul, mul_factor,
-                                                      mul_u, union)
+from schedcheck.reference.util.cel.nodes import Lit
+from schedcheck.reference.util.cel.cost_sizes import (MAX, Node, Range, add, device_size, entry_union, mul, mul_factor,
+                                                      union)
 from schedcheck.reference.util.cel.values import UInt
 
 if TYPE_CHECKING:
-    from schedcheck.reference.util.cel.cost import Coster, Node
+    from schedcheck.reference.util.cel.cost import Coster
 
 STRING, REGEX = 0.1, 0.25
 ONE: Range = (1, 1)
@@ -91,11 +90,10 @@ def _go_f2u(value: float) -> int:
 
 def _element(node: Node) -> Node | None:
     """listElementNode: the list's items as a node (their path below the list's)."""
-    from schedcheck.reference.util.cel.cost import Node as AstNode
     if not node.type.params:
         return None
     path = node.path + ["@items"] if node.path is not None else None
-    return AstNode(path, node.type.params[0], None, None)
+    return Node(path, node.type.params[0], None, None)
 
 
 def _kubernetes(function: str, overload: str, target: Node | None, args: list[Node]) -> Estimate | None:
@@ -272,4 +270,3 @@ def call_estimate(coster: Coster, e: Any, overload: str, target: Node | None, ar
 
 _SMALLER = {f"{op}_{t}" for op in ("less", "greater", "less_equals", "greater_equals") for t in ("string", "bytes")}
 _SMALLER |= {"equals", "not_equals"}
-__all__ = ["call_estimate", "mul_u", "add_u", "ty", "Expr"]

@@ -4,6 +4,8 @@ most, from resource.k8s.io/v1's limits)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 MAX = 2**64 - 1
 Range = tuple[int, int]
@@ -84,3 +86,13 @@ def entry_union(a: tuple[str, Range, Range] | None, b: tuple[str, Range, Range] 
     if a is None or b is None:
         return None
     return (a[0], union(a[1], b[1]), union(a[2], b[2]))
+
+
+@dataclass
+class Node:
+    """What an estimator sees of an argument (cel-go's AstNode): its path into `device`, its type, the
+    expression (a literal's value is read) and its computed size."""
+    path: list[str] | None
+    type: Any
+    expr: Any
+    size: Range | None

@@ -12,7 +12,8 @@ from typing import Any
 
 from schedcheck.reference.util.cel import registry
 from schedcheck.reference.util.cel.errors import CompileError
-from schedcheck.reference.util.cel.interp import CONVERSIONS, Activation, CallNode, Const, Node, SetMembership, Tracker
+from schedcheck.reference.util.cel.attributes import Activation, Tracker
+from schedcheck.reference.util.cel.evaluator import CONVERSIONS, CallNode, Const, Node, SetMembership
 from schedcheck.reference.util.cel.regex import compile_pattern
 from schedcheck.reference.util.cel.values import Err, UInt, hash_key, is_num, no_such_overload
 

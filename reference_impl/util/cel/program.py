@@ -14,7 +14,9 @@ from schedcheck.reference.util.cel import typesys as ty
 from schedcheck.reference.util.cel.nodes import Call, Lit
 from schedcheck.reference.util.cel.checker import Checked, check, walk
 from schedcheck.reference.util.cel.errors import CompileError
-from schedcheck.reference.util.cel.interp import Activation, Node, Planner, Tracker
+from schedcheck.reference.util.cel.attributes import Activation, Tracker
+from schedcheck.reference.util.cel.evaluator import Node
+from schedcheck.reference.util.cel.planner import Planner
 from schedcheck.reference.util.cel.libs.strformat import validate_format_calls
 from schedcheck.reference.util.cel.parser import parse
 from schedcheck.reference.util.cel.regex import compile_pattern

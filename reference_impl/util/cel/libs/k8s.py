@@ -12,8 +12,7 @@ from typing import Any
 from schedcheck.reference.quantity import Quantity
 from schedcheck.reference.util.cel.regex import compile_pattern
 from schedcheck.reference.util.cel.registry import overload
-from schedcheck.reference.util.cel.values import (INT_MAX, INT_MIN, UINT_MAX, CelQuantity, Err, Semver, UInt,
-                                                  no_such_overload)
+from schedcheck.reference.util.cel.values import INT_MAX, INT_MIN, UINT_MAX, CelQuantity, Err, Semver, no_such_overload
 
 
 class SemverError(ValueError):
@@ -130,18 +129,6 @@ def _amount_add(a: tuple[int, int] | None, b: tuple[int, int] | None) -> tuple[i
     if x is None or y is None or not INT_MIN <= x + y <= INT_MAX:
         return None
     return (x + y, xs)
-
-
-def _as_int64(q: CelQuantity) -> int | None:
-    if q.amount is None or q.amount[1] < 0:
-        return None
-    return _scaled(*q.amount)
-
-
-def cel_quantity(value: Quantity, text: str | None = None) -> CelQuantity:
-    """A capacity as the scheduler decodes it: `text` if given, else the canonical form the API server
-    stores (which is what an informer hands the scheduler)."""
-    return CelQuantity(value, _int64_amount(str(value) if text is None else text))
 
 
 def as_int64(q: CelQuantity) -> int | None:

@@ -197,7 +197,7 @@ def unwrap(items: list[Any]) -> Any:
 
 # -- the two-variable comprehensions' map accumulator (cel.@mapInsert) ----------------------------------------------
 def _insert(target: Any, key: Any, value: Any) -> Any:
-    from schedcheck.reference.util.cel.interp import MutableMap
+    from schedcheck.reference.util.cel.evaluator import MutableMap
     if isinstance(target, MutableMap):
         return target.insert(key, value)
     if target.has_key(key):

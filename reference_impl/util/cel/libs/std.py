@@ -11,7 +11,7 @@ from typing import Any
 
 from schedcheck.reference.util.cel.registry import overload, singleton
 from schedcheck.reference.util.cel.regex import compile_pattern
-from schedcheck.reference.util.cel.values import (ADDER, COMPARER, CONTAINER, DIVIDER, INDEXER, INT_MAX, INT_MIN,
+from schedcheck.reference.util.cel.values import (ADDER, COMPARER, DIVIDER, INDEXER, INT_MAX, INT_MIN,
                                                   MATCHER, MODDER, MULTIPLIER, NEGATER, SIZER, SUBTRACTOR, UINT_MAX,
                                                   CelMap, CelType, ConcatList, Duration, Err, Timestamp, UInt,
                                                   compare_numbers, equal, format_double, is_num, no_such_overload,
@@ -36,7 +36,7 @@ def _same_kind(a: Any, b: Any) -> bool:
 @singleton("_+_", ADDER)
 def add(a: Any, b: Any) -> Any:
     from schedcheck.reference.util.cel.libs import timestamps as celtime
-    from schedcheck.reference.util.cel.interp import MutableList
+    from schedcheck.reference.util.cel.evaluator import MutableList
     if isinstance(a, (Timestamp, Duration)):
         return celtime.add(a, b)
     if isinstance(a, list):
@@ -173,7 +173,7 @@ _relation("_>=_", (1, 0))
 
 @singleton("_[_]", INDEXER)
 def index(a: Any, key: Any) -> Any:
-    from schedcheck.reference.util.cel.interp import qualify_with
+    from schedcheck.reference.util.cel.attributes import qualify_with
     return qualify_with(key, a, False)[0]
 
 
@@ -263,18 +263,55 @@ def to_uint(value: Any) -> Any:
     return checked_uint(int(value))
 
 
-_GO_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
+_GO_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_GO_HEX = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+")
+_GO_SPECIAL = re.compile(r"[+-]?inf(?:inity)?|nan", re.IGNORECASE)
+
+
+def _underscores_ok(text: str) -> bool:
+    """Go's rule: an underscore only between digits, or between a base prefix and a digit."""
+    body = text[1:] if text[:1] in "+-" else text
+    hexadecimal = body[:2].lower() == "0x"
+    last = "0" if body[:2].lower() in ("0x", "0o", "0b") else "^"
+    for char in body[2:] if last == "0" else body:
+        if char.isdigit() or (hexadecimal and char.lower() in "abcdef"):
+            last = "0"
+        elif char == "_":
+            if last != "0":
+                return False
+            last = "_"
+        elif last == "_":
+            return False
+        else:
+            last = "!"
+    return last != "_"
+
+
+def go_parse_float(text: str) -> float | None:
+    """strconv.ParseFloat(text, 64): decimal or hexadecimal, Go's underscores, inf/infinity/nan; None if Go fails."""
+    if _GO_SPECIAL.fullmatch(text):
+        return float(text)
+    if "_" in text:
+        if not _underscores_ok(text):
+            return None
+        text = text.replace("_", "")
+    try:
+        if _GO_DECIMAL.fullmatch(text):
+            result = float(text)
+        elif _GO_HEX.fullmatch(text):
+            result = float.fromhex(text)
+        else:
+            return None
+    except OverflowError:
+        return None
+    return None if math.isinf(result) else result  # out of range: Go's ParseFloat fails
 
 
 @overload("int64_to_double", "uint64_to_double", "string_to_double")
 def to_double(value: Any) -> Any:
     if isinstance(value, str):
-        if not _GO_FLOAT.fullmatch(value):
-            return _conversion_error("string", "double")
-        result = float(value)
-        if math.isinf(result) and "inf" not in value.lower():
-            return _conversion_error("string", "double")  # out of range: Go's ParseFloat fails
-        return result
+        result = go_parse_float(value)
+        return _conversion_error("string", "double") if result is None else result
     return float(value)
 
 
