@@ -236,7 +236,7 @@ def test_warnings_name_missing_claims_and_classes_and_unmodelled_selectors() -> 
     template_pod["metadata"]["name"] = "p2"
     template_pod["spec"]["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": "tpl"}]
     odd_class = {**DEVICE_CLASS, "metadata": {"name": "odd"},
-                 "spec": {"selectors": [{"cel": {"expression": "isURL(device.driver)"}}]}}
+                 "spec": {"selectors": [{"cel": {"expression": "google.protobuf.Int64Value{value: 1} == 1"}}]}}
     unknown_class = claim(deviceClassName="nic.example.com")
     scenario = scenario_from_document(wrap(odd_class, SLICE, unknown_class, pod_with_claim("gone"), template_pod),
                                       "s.yaml")
@@ -244,7 +244,7 @@ def test_warnings_name_missing_claims_and_classes_and_unmodelled_selectors() -> 
     assert "ResourceClaim ns/gone, named by Pod ns/p1, is not among the objects" in text
     assert "uses ResourceClaimTemplate" not in text  # its claim is read from pod status (none yet: it waits)
     assert "DeviceClass nic.example.com, named by ResourceClaim ns/c1, is not among the objects" in text
-    assert "DeviceClass odd: spec.selectors[0].cel.expression" in text and "is not modelled (function isURL()" in text
+    assert "DeviceClass odd: spec.selectors[0].cel.expression" in text and "is not modelled (a protobuf message literal" in text
 
 
 def test_unknown_dra_fields_are_warned_by_name() -> None:

@@ -371,7 +371,7 @@ class Allocator:
                  consumed: Consumed | None = None) -> None:
         self.classes, self.slices, self.in_use = classes, slices, in_use
         self.consumed: Consumed = consumed or {}
-        self._compiled: dict[str, dra_cel.Expr | dra_cel.NotModelled | dra_cel.CompileError] = {}
+        self._compiled: dict[str, dra_cel.Program | dra_cel.NotModelled | dra_cel.CompileError] = {}
         # partitionable devices: per pool *name* (upstream's key, whatever the driver), what its counter sets
         # hold less what allocated devices consume; computed at the first need and kept for every node
         self.available: dict[str, Counters] = {}
@@ -398,7 +398,7 @@ class Allocator:
         compiled = self._compiled.get(expression)
         if compiled is None:
             try:
-                compiled = dra_cel.parse(expression)
+                compiled = dra_cel.compile_selector(expression)
             except (dra_cel.NotModelled, dra_cel.CompileError) as err:
                 compiled = err
             self._compiled[expression] = compiled
@@ -406,11 +406,8 @@ class Allocator:
             raise AllocationError(f"{where}: CEL expression not modelled by schedcheck ({compiled}): {expression}")
         if isinstance(compiled, dra_cel.CompileError):  # the API server refuses these; a dump may still hold one
             raise AllocationError(f"{where}: CEL compile error: {compiled}")
-        try:
-            problem = dra_cel.bad_version(variable)  # DeviceMatches converts the attributes before evaluating
-            if problem is not None:
-                raise dra_cel.CelRuntimeError(problem)
-            return dra_cel.result_bool(dra_cel.evaluate(compiled, variable))
+        try:  # DeviceMatches: the attributes converted, the program run under the cost limit, a bool required
+            return dra_cel.matches(compiled, variable)
         except dra_cel.CelRuntimeError as err:
             raise AllocationError(f"{where}: CEL runtime error: {err}") from err
 

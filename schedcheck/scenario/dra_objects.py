@@ -117,10 +117,10 @@ def _selectors(f: Fields, value: Any, field: str) -> list[str]:
     for i, item in enumerate(f.sequence(value, field)):
         cel = f.mapping(f.mapping(item, f"{field}[{i}]").get("cel"), f"{field}[{i}].cel")
         expression = f.string(cel.get("expression"), f"{field}[{i}].cel.expression", required=True)
-        try:
-            dra_cel.parse(expression)
-        except dra_cel.CompileError as err:  # the API server compiles every selector and refuses these
-            f.fail(f"{field}[{i}].cel.expression", f"CEL expression {expression!r} does not compile: {err}")
+        try:  # the API server's validation of a new selector: it compiles and its estimated cost is in the limit
+            dra_cel.admit(expression)
+        except dra_cel.CompileError as err:
+            f.fail(f"{field}[{i}].cel.expression", f"CEL expression {expression!r} is refused by the API server: {err}")
         except dra_cel.NotModelled:
             pass  # warned about (dra_warnings.py)
         out.append(expression)

@@ -3,8 +3,12 @@
 Run from the repository root with the Go toolchain (the Go module proxy or a warm module cache):
     python tests/data/regen_cel_table.py
 It builds adapters/celoracle (Kubernetes' own DRA CEL compiler, k8s.io/dynamic-resource-allocation v0.36.1) and
-records, per case, the compile error, the runtime error or the boolean. tests/test_dra_cel.py holds
-reference_impl/util/dra_cel.py to the recorded answers (without Go).
+records, per case, what the API server says of the selector as a new one (admission_error, or max_cost, the
+estimated cost) and what the scheduler does with it (the compile error, or the result or the runtime error, and
+actual_cost, the cost counted). The expressions here were the first table; cel_expressions_libraries.py holds
+the later ones (every library of the environment), which run on all three devices. The oracle runs RUNS times:
+Go iterates maps in a random order, so where runs disagree (an `exists` over a map stops at a different key) the
+case is marked order_dependent with every value seen. tests/test_dra_cel.py holds the reference to the answers.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cel_expressions_libraries import LIBRARIES, random_library_expressions  # noqa: E402
 
 D = "gpu.example.com"
 DEVICES = {
@@ -29,7 +36,15 @@ DEVICES = {
                           "healthy": {"bool": False}, "driverVersion": {"version": "2.0.0-rc.1+build.5"},
                           "index": {"int": 0}},
            "capacity": {"memory": "16Gi"}},
+    "edge": {"driver": D, "allowMultipleAllocations": True,
+             "attributes": {"model": {"string": "gpu-0"}, "cores": {"int": 4}, "healthy": {"bool": True},
+                            "driverVersion": {"version": "1.0.0"}, "addr": {"string": "10.0.0.5"},
+                            "subnet": {"string": "10.0.0.0/24"},
+                            "endpoint": {"string": "https://dev.example.com:8443/api?v=1"},
+                            "built": {"string": "2024-05-01T12:00:00Z"}, "ttl": {"string": "90s"}},
+             "capacity": {"memory": "8Gi"}},
 }
+FIRST_DEVICES = ("a100", "t4")  # the first table's expressions run on these
 A = f'device.attributes["{D}"]'
 C = f'device.capacity["{D}"]'
 EXPRESSIONS = [
@@ -124,6 +139,8 @@ EXPRESSIONS = [
     'size("\u00e9\u00e9") == 2', 'size(b"\xc3\xa9") == 2', '"\xff" == "\u00ff"', 'b"\xff".size() == 1',
     '"abc"[0] == "a"', '"a" * 2 == "aa"', '1.5 % 1.0 == 0.5', '5u / 2u == 2u', '5u % 0u == 0u', '-1u == 1u',
     '-(1u) == 1u', '0.1 + 0.2 == 0.3', '0.1 + 0.2 > 0.3', 'double("1e400") > 0.0', 'double("nan") != double("nan")',
+    'double("0x1.8p1") == 3.0', 'double("1_000.5") == 1000.5', 'double("0x1p-1075") == 0.0', 'double("+nan") != 0.0',
+    'double("1_") == 1.0', 'double("-Infinity") < 0.0', 'double("0x1p1024") > 0.0', 'double("0x1") == 1.0',
     'int(9.3e18) > 0', 'int(-9.3e18) < 0', 'uint(1.8e19) > 0u', 'uint(2.0e19) > 0u', 'string(1e21) == "1e+21"',
     'string(0.000001) == "1e-06"', 'string(100.0) == "100"', 'string(-0.0) == "-0"', 'string(1u) == "1"',
     'int("-9223372036854775808") < 0', 'int("9223372036854775808") > 0', 'int(" 1") == 1', 'uint("-1") == 0u',
@@ -270,25 +287,48 @@ def random_expressions(seed: int, count: int) -> list[str]:
 
 
 RANDOM = random_expressions(1, 600)
+RANDOM_LIBRARIES = random_library_expressions(2, 400)
+RUNS = 3
+
+
+def _merge(runs: list[dict]) -> dict:
+    """One case from the oracle's runs: as is when they agree, else marked with every value each field took."""
+    first = runs[0]
+    if all(run == first for run in runs[1:]):
+        return first
+    seen = {key: sorted({json.dumps(run.get(key)) for run in runs}) for key in {k for run in runs for k in run}}
+    varying = {key: [json.loads(v) for v in values] for key, values in seen.items() if len(values) > 1}
+    return {**first, "order_dependent": varying}
 
 
 def main() -> None:
     root = Path(__file__).resolve().parents[2]
+    first = EXPRESSIONS + [e for e in RANDOM if e not in EXPRESSIONS]
+    later = [e for e in dict.fromkeys(LIBRARIES + RANDOM_LIBRARIES) if e not in first]
+    pairs = [(n, e) for n in FIRST_DEVICES for e in first] + [(n, e) for n in DEVICES for e in later]
+    lines = [json.dumps({"expression": e, "device": DEVICES[name]}) for name, e in pairs]
+    runs = []
     with tempfile.TemporaryDirectory() as tmp:
         binary = Path(tmp) / "celoracle"
         env = {**os.environ, "GOFLAGS": (os.environ.get("GOFLAGS", "") + " -mod=mod").strip()}
         subprocess.run(["go", "build", "-o", str(binary), "."], cwd=root / "adapters/celoracle", env=env, check=True)
-        expressions = EXPRESSIONS + [e for e in RANDOM if e not in EXPRESSIONS]
-        lines = [json.dumps({"expression": e, "device": DEVICES[name]}) for name in DEVICES for e in expressions]
-        out = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
-    answers = [json.loads(line) for line in out.stdout.splitlines()]
+        for _ in range(RUNS):
+            out = subprocess.run([str(binary)], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                                 check=True)
+            runs.append([json.loads(line) for line in out.stdout.splitlines()])
     cases = []
-    for (name, expression), answer in zip([(n, e) for n in DEVICES for e in expressions], answers, strict=True):
+    for i, (name, expression) in enumerate(pairs):
+        answer = _merge([run[i] for run in runs])
+        for key in ("admission_error", "compile_error"):  # cel-go's excerpt of the source (lines 2-3) left out
+            if key in answer:
+                answer[key] = answer[key].split("\n")[0]
         assert answer["expression"] == expression
         cases.append({"device": name, **answer})
     table = {"source": "k8s.io/dynamic-resource-allocation v0.36.1 cel (cel-go v0.26.0), consumable capacity on",
              "devices": DEVICES, "cases": cases}
-    (root / "tests/data/cel_table.json").write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n")
+    body = ",\n".join(json.dumps(case, ensure_ascii=False, sort_keys=True) for case in cases)
+    head = json.dumps({k: v for k, v in table.items() if k != "cases"}, indent=1, ensure_ascii=False)[:-2]
+    (root / "tests/data/cel_table.json").write_text(head + ',\n "cases": [\n' + body + "\n ]\n}\n")
     print(f"{len(cases)} cases", file=sys.stderr)
 
 
