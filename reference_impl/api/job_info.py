@@ -95,10 +95,9 @@ class JobInfo:
         return found
 
     def _sub_job_for(self, task: TaskInfo) -> SubJobInfo:
-        """The task's subjob, found once (by policy match, else the default one) and remembered."""
-        known = self.sub_jobs.get(self.task_to_sub_job.get(task.uid, ""))
-        if known is not None:
-            return known
+        """getOrCreateSubJob: the subjob the task's pod matches now (by policy, else the default one),
+        matched again on every add as upstream does (a pod whose labels changed, or an extender victim's copy
+        with other labels, moves), and remembered until the task is deleted."""
         target = None
         for policy in self.pod_group.sub_group_policy if self.pod_group is not None else ():
             values = sub_job_match_values(policy, task.pod)
@@ -168,6 +167,7 @@ class JobInfo:
         sub = self.sub_jobs.get(self.task_to_sub_job.get(task.uid, ""))
         if sub is not None:
             sub.delete_task(task)  # the passed object, not the stored one: upstream's subjob index can go stale
+        self.task_to_sub_job.pop(task.uid, None)
 
     def update_task_status(self, task: TaskInfo, status: TaskStatus) -> None:
         """Delete (if present), set the status, add: the passed object replaces the stored one."""
@@ -192,12 +192,14 @@ class JobInfo:
         c.network_topology = copy.copy(self.network_topology)
         c.allocated_hyper_node = self.allocated_hyper_node
         c.sub_jobs = {uid: sub.clone_for(c) for uid, sub in self.sub_jobs.items()}
-        c.task_to_sub_job = dict(self.task_to_sub_job)
         c.min_sub_jobs = dict(self.min_sub_jobs)
         c.job_fit_errors = self.job_fit_errors
         c.pipelined_ready = self.pipelined_ready
         for task in self.tasks.values():
             c.add_task_info(task.clone())
+        # Upstream's Clone starts with no subjobs: only those its tasks land in exist in the copy (an emptied one,
+        # or a default one no task is in, is not carried over).
+        c.sub_jobs = {uid: sub for uid, sub in c.sub_jobs.items() if sub.task_uids}
         return c
 
     def hard_mode(self) -> tuple[bool, int]:

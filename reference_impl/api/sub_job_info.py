@@ -35,7 +35,7 @@ _READY = (TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.A
 
 class SubJobInfo:
     __slots__ = ("gid", "uid", "job", "min_available", "match_index", "network_topology", "allocated_hyper_node",
-                 "nominated_hyper_node", "task_uids", "status_index")
+                 "nominated_hyper_node", "task_uids", "status_index", "priority", "task_priorities")
 
     def __init__(self, gid: str, uid: str, job: JobInfo, min_available: int = 1,
                  network_topology: NetworkTopology | None = None, match_values: list[str] | None = None) -> None:
@@ -47,6 +47,9 @@ class SubJobInfo:
         self.nominated_hyper_node = ""
         self.task_uids: set[str] = set()
         self.status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
+        # upstream's Priority (the highest task priority added, from 0) and taskPriorities
+        self.priority = 0
+        self.task_priorities: dict[int, set[str]] = {}
 
     def clone_for(self, job: JobInfo) -> SubJobInfo:
         """An empty copy: the job's clone adds every task again, so the copy's index starts clean."""
@@ -56,11 +59,15 @@ class SubJobInfo:
         c.match_index, c.allocated_hyper_node = self.match_index, self.allocated_hyper_node
         c.nominated_hyper_node = self.nominated_hyper_node
         c.task_uids, c.status_index = set(), {}
+        c.priority, c.task_priorities = 0, {}
         return c
 
     def add_task(self, task: TaskInfo) -> None:
         self.task_uids.add(task.uid)
         self.status_index.setdefault(task.status, {})[task.uid] = task
+        self.task_priorities.setdefault(task.priority, set()).add(task.uid)
+        if task.priority > self.priority:
+            self.priority = task.priority
 
     def delete_task(self, task: TaskInfo) -> None:
         """Leaves the bucket of the passed object's status (see the module docstring)."""
@@ -70,6 +77,15 @@ class SubJobInfo:
             bucket.pop(task.uid, None)
             if not bucket:
                 del self.status_index[task.status]
+        uids = self.task_priorities.get(task.priority)
+        if uids is not None:
+            uids.discard(task.uid)
+            if not uids:
+                del self.task_priorities[task.priority]
+                # as upstream: recomputed only when the leaving priority exceeds the subjob's, so a subjob's
+                # priority does not drop when its highest-priority task leaves
+                if task.priority > self.priority:
+                    self.priority = max([0, *self.task_priorities])
 
     def tasks(self) -> list[TaskInfo]:
         tasks = self.job.tasks

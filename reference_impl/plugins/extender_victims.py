@@ -31,9 +31,9 @@ the Pod; VolumeReady, CustomBindErrHandlerSucceeded, LastTransaction.JobAllocate
 PodAnnotations keeps only what differs from the Pod's own annotations (what the reference keeps); a key
 repeated in one object keeps its last value (Go merges repeated objects into one); a negative Status reads
 as 0 (neither matches a status upstream names); the Pod's JSON is read by the scenario reader, which is
-stricter than Go in places (it refuses what the API server would, and matches keys exactly); a copy whose Pod's
-labels would put it in another subgroup of its job stays in the subgroup its UID was in (the reference keeps a
-task's subgroup; upstream matches the subgroup policies again, reading the Pod).
+stricter than Go in places (it refuses what the API server would, and matches keys exactly). A copy whose Pod's
+labels name another subgroup of its job moves there when the statement evicts it (JobInfo matches a task's
+subgroup again on every add, as upstream).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from schedcheck.reference.api.job_info import JobInfo
+from schedcheck.reference.api.sub_job_info import SubJobInfo
 from schedcheck.reference.api.task_info import TaskInfo
 from schedcheck.reference.api.types import EvictionContext, EvictionKind
 from schedcheck.reference.framework.plugin import Plugin, register_plugin_builder
@@ -23,6 +24,11 @@ def job_order(left: JobInfo, right: JobInfo) -> int:
     return _higher_first(left.priority, right.priority)
 
 
+def sub_job_order(left: SubJobInfo, right: SubJobInfo) -> int:
+    """SubJobOrderFn: the subjob of the higher priority first (its highest task priority, see sub_job_info)."""
+    return _higher_first(left.priority, right.priority)
+
+
 def job_starving(job: JobInfo) -> bool:
     """Fewer ready-or-pipelined tasks than tasks of any status."""
     return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
@@ -34,6 +40,7 @@ class PriorityPlugin(Plugin):
     def on_session_open(self, ssn: Session) -> None:
         ssn.add_fn("task_order", self.name, task_order)
         ssn.add_fn("job_order", self.name, job_order)
+        ssn.add_fn("sub_job_order", self.name, sub_job_order)
 
         def preemptable(preemptor: TaskInfo, preemptees: list[TaskInfo]):
             preemptor_job = ssn.jobs.get(preemptor.job)
