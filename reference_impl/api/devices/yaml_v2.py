@@ -17,14 +17,16 @@ yaml.v2's own, resolve.go), then decoded as decode.go decodes into a Go struct:
 
 Any error, type error or not, makes Unmarshal return an error (upstream then uses its default config):
 `decode` raises `YamlError` with the field path and the reason of the first one in document order.
-Not reproduced: explicit `!!timestamp` tags (read as strings), PyYAML's and libyaml's few differences on
-what is well-formed YAML, and the wording of yaml.v2's messages.
+Timestamps (plain or tagged `!!timestamp`) resolve by parseTimestamp's four layouts: a string field takes the
+text, any other field refuses it. Not reproduced: PyYAML's and libyaml's few differences on what is well-formed
+YAML, and the wording of yaml.v2's messages.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import calendar
 import math
 import re
 from typing import Any
@@ -113,6 +115,8 @@ def resolve(tag: str, text: str, field: str) -> tuple[str, Any]:
 def _resolve_plain(text: str) -> tuple[str, Any]:
     if text in _MAP:
         return _MAP[text]
+    if is_timestamp(text):  # before the numbers, as resolve.go tries it; the value is the text itself
+        return TIMESTAMP, text
     hint = text[:1]
     if hint == "." and _DOT_FLOAT.match(text) and not math.isinf(float(text)):  # ParseFloat's range error
         return FLOAT, float(text)
@@ -125,6 +129,29 @@ def _resolve_plain(text: str) -> tuple[str, Any]:
         if _STYLE_FLOAT.match(plain) and not math.isinf(float(plain)):
             return FLOAT, float(plain)
     return STR, text
+
+
+# parseTimestamp's layouts (time.Parse): date, then optionally a T, t or space, the clock, nine or fewer fraction
+# digits after a point or comma, and with T or t a Z or a +hh:mm offset; one or two digits for month, day, hour,
+# minute and second
+_TIMESTAMP = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})"
+                        r"(?:(?:([Tt])|( ))(\d{1,2}):(\d{1,2}):(\d{1,2})(?:[.,]\d+)?"
+                        r"(?(4)(?:Z|[+-](\d\d):(\d\d))|))?", re.ASCII)
+
+
+def is_timestamp(text: str) -> bool:
+    """yaml.v2's parseTimestamp: four digits and a dash, then one of its four layouts as Go's time.Parse reads
+    them, with Go's range checks (month, the month's days, hour, minute, second, offset)."""
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None:
+        return False
+    year, month, day = (int(match.group(i)) for i in (1, 2, 3))
+    if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year, month)[1]:
+        return False
+    if match.group(6) is not None and not (int(match.group(6)) < 24 and int(match.group(7)) < 60
+                                           and int(match.group(8)) < 60):
+        return False
+    return match.group(9) is None or (int(match.group(9)) <= 24 and int(match.group(10)) <= 60)
 
 
 def _short(tag: str) -> str:
