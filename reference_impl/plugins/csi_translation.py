@@ -25,6 +25,7 @@ from schedcheck.reference.k8s import (
     NodeSelectorTerm,
     PersistentVolume,
 )
+from schedcheck.reference.util.cel.libs.url import parse_url
 
 AWS_EBS = "kubernetes.io/aws-ebs"
 GCE_PD = "kubernetes.io/gce-pd"
@@ -148,22 +149,21 @@ def _gce_region(zones: list[str]) -> str:
 
 
 _AWS_PREFIX = "aws://"
-# characters Go's URL parser accepts unescaped in a host
-_HOST_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~$&'()*+,;=:[]<>\"")
-_USERINFO_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._:~!$&'()*+,;=%@")
-_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def _ebs_volume_id(kubernetes_id: str) -> str:
     """KubernetesVolumeIDToEBSVolumeID: an id without the aws:// prefix is taken as it is; one with it is parsed
-    as a URL whose path, stripped of slashes, must be vol-<anything without a slash>."""
+    by Go's url.Parse (util/cel/libs/url.py, the port the CEL url library uses) and its path, stripped of
+    slashes, must be vol-<anything without a slash>. A byte of the path that is not valid UTF-8 stays a byte
+    (a surrogate escape), as in Go's string."""
     if not kubernetes_id.startswith(_AWS_PREFIX):
         return kubernetes_id
-    try:
-        path = _url_path(kubernetes_id)
-    except ValueError as err:
-        raise _ebs_error(f"Invalid disk name ({kubernetes_id}): parse {_go_quote(kubernetes_id)}: {err}") from None
-    aws_id = path.strip("/")
+    parsed = parse_url(kubernetes_id)
+    if isinstance(parsed, str):
+        raise _ebs_error(f"Invalid disk name ({kubernetes_id}): {parsed}")
+    if parsed.scheme != "aws":
+        raise _ebs_error(f"Invalid scheme for AWS volume ({kubernetes_id})")
+    aws_id = parsed.path.strip("/")
     if re.fullmatch(r"vol-[^/]*", aws_id, flags=re.DOTALL) is None:
         raise _ebs_error(f"Invalid format for AWS volume ({kubernetes_id})")
     return aws_id
@@ -171,51 +171,6 @@ def _ebs_volume_id(kubernetes_id: str) -> str:
 
 def _ebs_error(message: str) -> TranslationError:
     return TranslationError(f"failed to translate Kubernetes ID to EBS Volume ID {message}")
-
-
-def _url_path(url: str) -> str:
-    """The unescaped path of an aws:// URL as Go's url.Parse reads it (control characters, a bad escape, a
-    host character or port it refuses raise ValueError with Go's message)."""
-    rest = url.split("#", 1)[0]
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in rest):
-        raise ValueError("net/url: invalid control character in URL")
-    rest = rest[len(_AWS_PREFIX):].split("?", 1)[0]
-    authority, slash, path = rest.partition("/")
-    userinfo, at, host = authority.rpartition("@")
-    if at and any(c not in _USERINFO_OK for c in userinfo if ord(c) < 0x80):
-        raise ValueError("net/url: invalid userinfo")
-    if not host.startswith("["):
-        colon = host.rfind(":")
-        if colon != -1 and any(c not in "0123456789" for c in host[colon + 1:]):
-            raise ValueError(f"invalid port {_go_quote(host[colon:])} after host")
-        _unescape(host, in_host=True)
-    return _unescape(slash + path, in_host=False)
-
-
-def _unescape(text: str, in_host: bool) -> str:
-    out = bytearray()
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if c == "%":
-            code = text[i:i + 3]
-            if len(code) < 3 or code[1] not in _HEX or code[2] not in _HEX:
-                raise ValueError(f"invalid URL escape {_go_quote(code)}")
-            if in_host and int(code[1], 16) < 8 and code != "%25":
-                raise ValueError(f"invalid URL escape {_go_quote(code)}")
-            out.append(int(code[1:], 16))
-            i += 3
-            continue
-        if in_host and ord(c) < 0x80 and c not in _HOST_OK:
-            raise ValueError(f"invalid character {_go_quote(c)} in host name")
-        out.extend(c.encode())
-        i += 1
-    return out.decode("utf-8", errors="replace")
-
-
-def _go_quote(text: str) -> str:
-    """Go's %q for the printable strings that reach it here."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 # -- VolumeBinding: the translated PV's node affinity ----------------------------------------------------
