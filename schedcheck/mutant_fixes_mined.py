@@ -149,6 +149,21 @@ def _gpushare_number_pods_not_recorded() -> Patches:
     return [(gpushare.GPUDevices, "add_resource", add_resource), (gpushare.GPUDevices, "sub_resource", sub_resource)]
 
 
+def _preempt_stops_when_queue_not_overused() -> Patches:
+    """af5c56308 (issue #3161): before it, preempt took a preemptor as fitting a node (no more victims needed)
+    when its queue was not Overused and the node's future idle held it, not when the queue was Allocatable
+    with it, so a preemptor its queue's deserved cannot hold was pipelined without evicting anyone."""
+    from schedcheck.reference.actions.preempt import Preempt
+    from schedcheck.reference.api.resource_info import Zero
+
+    def fits_on_node(self, queue, preemptor, node) -> bool:
+        ssn = self.ssn
+        return (not ssn.overused(queue)  # the bug: Overused, not Allocatable(queue, preemptor)
+                and preemptor.init_resreq.less_equal(node.future_idle_view(), Zero)
+                and ssn.predicate_fn(preemptor, node) is None)
+    return [(Preempt, "_fits_on_node", fits_on_node)]
+
+
 # (name, description, patches, source)
 FIXES_MINED: tuple[tuple[str, str, Any, str], ...] = (
     ("vgpu-memory-from-first-card", "a vGPU container asking a share of each card's memory (the whole card when "
@@ -164,4 +179,8 @@ FIXES_MINED: tuple[tuple[str, str, Any, str], ...] = (
      "gpu-memory, so cards held whole by a gpu-number pod look idle and are given again",
      _gpushare_number_pods_not_recorded, "volcano-sh/volcano 08eeb16f4 (issue #3824, take gpu-number into "
      "consideration)"),
+    ("preempt-stops-when-queue-not-overused", "preempt stops looking for victims for a preemptor as soon as its "
+     "queue is not Overused and the node's future idle holds it, instead of when the queue is Allocatable with it, so "
+     "a preemptor past its queue's deserved is pipelined without evictions", _preempt_stops_when_queue_not_overused,
+     "volcano-sh/volcano af5c56308 (issue #3161, high priority job can not preempt low priority)"),
 )

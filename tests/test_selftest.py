@@ -153,6 +153,7 @@ PACKAGED = {
     "vgpu-mode-only-mig-checked": "device.vgpu-assignment-as-asked",
     "vgpu-single-nouse-type-accepted": "device.vgpu-assignment-as-asked",
     "gpushare-number-pods-not-recorded": "device.gpu-number-cards-exclusive",
+    "preempt-stops-when-queue-not-overused": "queue.allocate-within-deserved",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.
