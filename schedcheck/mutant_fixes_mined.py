@@ -164,6 +164,29 @@ def _preempt_stops_when_queue_not_overused() -> Patches:
     return [(Preempt, "_fits_on_node", fits_on_node)]
 
 
+def _nodeorder_adds_pods_to_node_map() -> Patches:
+    """9167045b7: before it, nodeorder registered its own allocate and deallocate handlers that added (and
+    removed) the task's pod to the session's shared k8s NodeMap, as the predicates plugin's handlers also
+    do, so with both plugins every pod placed in the session was counted twice by PodTopologySpread's
+    filter (and by everything else reading the NodeMap)."""
+    from schedcheck.reference.framework.event import EventHandler
+    from schedcheck.reference.plugins.nodeorder import NodeOrderPlugin
+
+    original = NodeOrderPlugin.on_session_open
+
+    def on_session_open(self, ssn) -> None:
+        original(self, ssn)
+        mirror = self.mirror
+
+        def allocate(event) -> None:
+            mirror.add_pod(event.task.node_name, event.task.pod)
+
+        def deallocate(event) -> None:
+            mirror.remove_pod(event.task.node_name, event.task.pod)
+        ssn.add_event_handler(EventHandler(allocate, deallocate))
+    return [(NodeOrderPlugin, "on_session_open", on_session_open)]
+
+
 # (name, description, patches, source)
 FIXES_MINED: tuple[tuple[str, str, Any, str], ...] = (
     ("vgpu-memory-from-first-card", "a vGPU container asking a share of each card's memory (the whole card when "
@@ -183,4 +206,8 @@ FIXES_MINED: tuple[tuple[str, str, Any, str], ...] = (
      "queue is not Overused and the node's future idle holds it, instead of when the queue is Allocatable with it, so "
      "a preemptor past its queue's deserved is pipelined without evictions", _preempt_stops_when_queue_not_overused,
      "volcano-sh/volcano af5c56308 (issue #3161, high priority job can not preempt low priority)"),
+    ("nodeorder-adds-pods-to-node-map", "nodeorder adds each pod placed in the session to the shared k8s NodeMap "
+     "on top of the predicates plugin's own handler, so PodTopologySpread counts those pods twice and lets a pod "
+     "into a domain past maxSkew", _nodeorder_adds_pods_to_node_map,
+     "volcano-sh/volcano 9167045b7 (fix PodTopologySpread plugin violates maxSkew)"),
 )
