@@ -1356,3 +1356,14 @@ def _fixes_2024() -> dict[str, Mutant]:
 
 
 MUTANTS.update(_fixes_2024())
+
+
+# -- device fixes and 2023 fixes, re-created (helper mineD): schedcheck/mutant_fixes_mined.py ------------------
+
+def _fixes_mined() -> dict[str, Mutant]:
+    from schedcheck.mutant_fixes_mined import FIXES_MINED
+
+    return {name: Mutant(name, description, patches, source) for name, description, patches, source in FIXES_MINED}
+
+
+MUTANTS.update(_fixes_mined())

@@ -148,6 +148,13 @@ PACKAGED = {
     "best-node-needs-a-score-above-minus-one": "allocate.work-conserving",
     "overcommit-compares-every-dimension": "enqueue.overcommit-admits-what-fits",
     "queue-status-counts-running-only": "queue.status-allocated",
+    # device fixes and 2023 fixes re-created (helper mineD, schedcheck/mutant_fixes_mined.py)
+    "vgpu-memory-from-first-card": "device.vgpu-assignment-as-asked",
+    "vgpu-mode-only-mig-checked": "device.vgpu-assignment-as-asked",
+    "vgpu-single-nouse-type-accepted": "device.vgpu-assignment-as-asked",
+    "gpushare-number-pods-not-recorded": "device.gpu-number-cards-exclusive",
+    "preempt-stops-when-queue-not-overused": "queue.allocate-within-deserved",
+    "nodeorder-adds-pods-to-node-map": "node.topology-spread-respected",
 }
 # Mutants no rule catches on their scenario yet (they change decisions no oracle judges): kept, so the
 # gap stays measured; a rule that starts catching one must move it to PACKAGED.

@@ -7,6 +7,7 @@ from schedcheck.invariants.catalog import (  # noqa: F401  (each registers its i
     admission_rules,
     capacity_rules,
     cross_session,
+    device_requests,
     devices,
     dra,
     evictions,

@@ -418,6 +418,8 @@ DEDICATED = {
     "queue.closed-takes-nothing": "test_queue_state.py",
     "victim.reclaimer-starving": "test_reclaimer_starving.py",
     "queue.status-allocated": "test_queue_state.py",
+    "device.vgpu-assignment-as-asked": "test_device_requests.py",
+    "device.gpu-number-cards-exclusive": "test_device_requests.py",
 }
 
 
