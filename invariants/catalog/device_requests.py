@@ -81,9 +81,11 @@ def vgpu_assignment_faults(pod, pool, assignment: str) -> list[str]:
            (CLOSE,))
 def device_vgpu_assignment_as_asked(ctx: CheckContext) -> Iterator[Violation]:
     ssn = ctx.ssn
-    start = ctx.session_state.get("binds_at_open", 0)
+    binds = ssn.cache.log.binds[ctx.session_state.get("binds_at_open", 0):]
+    if not binds:
+        return  # no session's worth of tasks indexed for nothing (judged at every close)
     tasks = {t.key: t for job in ssn.jobs.values() for t in job.tasks.values()}
-    for record in ssn.cache.log.binds[start:]:
+    for record in binds:
         task = tasks.get(record.task)
         node = ssn.nodes.get(record.node)
         assignment = (task.pod_annotations or {}).get(vgpu.ASSIGNED_IDS) if task is not None else None
