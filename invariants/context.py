@@ -35,14 +35,29 @@ class CheckContext:
     before: StatementSnapshot | None = None
     session_state: dict[str, Any] = field(default_factory=dict)  # per-session memory of the engine
     _ledger: Any = field(default=None, repr=False)
+    _verdicts: Any = field(default=None, repr=False)
 
     def ledger(self):
-        """The numpy ledger of `nodes()`, built once per checkpoint and shared by the node invariants."""
+        """The ledger of `nodes()`, built once per checkpoint and shared by the rules that read it."""
         if self._ledger is None:
             from schedcheck.invariants.ledger import build_ledger
 
             self._ledger = build_ledger(self.nodes())
         return self._ledger
+
+    def node_verdicts(self):
+        """What the six node-ledger rules find here, worked out once per checkpoint (at an operation, on its node
+        alone)."""
+        if self._verdicts is None:
+            from schedcheck.invariants.ledger import operation_verdicts, verdicts_of
+
+            operation = self.operation
+            node = self.ssn.nodes.get(operation.node) if operation is not None else None
+            if node is not None:
+                self._verdicts = operation_verdicts(node)
+            else:
+                self._verdicts = verdicts_of(self.ledger())
+        return self._verdicts
 
     def nodes(self) -> list[NodeInfo]:
         """The nodes to check here: the operation's node at an operation, every node otherwise."""

@@ -104,10 +104,8 @@ class InvariantEngine:
         state.memory["binds_at_open"] = len(ssn.cache.log.binds)
         state.memory["evictions_at_open"] = len(ssn.cache.log.evictions)
         state.memory["run"] = self.run_memory
-        active_ids = {inv.id for invs in state.active.values() for inv in invs}
-        for key, (collect, readers) in open_collectors().items():
-            if active_ids.intersection(readers):
-                state.memory[key] = collect(ssn)
+        for key, collect in state.active.collectors:
+            state.memory[key] = collect(ssn)
         events = state.events
 
         def count(index: int):
@@ -147,6 +145,11 @@ class InvariantEngine:
                     before = None
                     for i in later:
                         state.snapshots.pop(i, None)
+        if not ops:
+            # An empty statement changed nothing, so there is nothing of its own to judge: every statement rule
+            # but one judges the statement's operations, and that one (capacity's accounting after a discard)
+            # judges a state the action's end judges again. Two in three statements allocate opens are empty.
+            return
         ctx = CheckContext(ssn, STATEMENT, ssn.cycle, ssn.current_action, statement_kind=kind,
                            statement_ops=ops, statement_records=records, before=before,
                            session_state=state.memory)
@@ -167,17 +170,25 @@ class InvariantEngine:
             self._run(CLOSE, state, CheckContext(ssn, CLOSE, ssn.cycle, "", session_state=state.memory))
         state.snapshots.clear()
 
-    def _active_for(self, ssn: Session) -> dict[str, list[Invariant]]:
-        """The rules that apply under this session's tiers, per checkpoint (they depend on the plugins and
-        their enable flags alone, so they are worked out once per set of tiers)."""
+    def _active_for(self, ssn: Session) -> _Active:
+        """The rules that apply under this session's tiers (they depend on the plugins and their enable flags
+        alone, so they are worked out once per set of tiers)."""
+        tiers = ssn.tiers  # a scheduler's sessions share its conf's tiers, built once
+        known = _ACTIVE_BY_TIERS.get(id(tiers))
+        if known is not None and known[0] is tiers and known[1] == self._rules_key:
+            return known[2]
         key = (self._rules_key, tuple(tuple((o.name, tuple(sorted(f for f, on in o.flags.items() if on)))
                                            for o in tier.plugins) for tier in ssn.tiers))
         active = _ACTIVE.get(key)
         if active is None:
-            active = {cp: [inv for inv in invs if _applies(inv, ssn)] for cp, invs in self.by_checkpoint.items()}
+            active = _Active({cp: [inv for inv in invs if _applies(inv, ssn)]
+                              for cp, invs in self.by_checkpoint.items()})
             if len(_ACTIVE) > 1024:
                 _ACTIVE.clear()
             _ACTIVE[key] = active
+        if len(_ACTIVE_BY_TIERS) > 1024:
+            _ACTIVE_BY_TIERS.clear()
+        _ACTIVE_BY_TIERS[id(tiers)] = (tiers, self._rules_key, active)  # holding the tiers keeps their id theirs
         return active
 
     # -- running checks ----------------------------------------------------------------------
@@ -188,28 +199,22 @@ class InvariantEngine:
             return
         clock, cost, checks, judged = self.clock, self.cost, self.checks, state.judged
         ssn = ctx.ssn
+        rules = state.active.at_operation(operation) if operation else state.active.rules[checkpoint]
         ssn.observing = True  # a plugin that calls out (the extender) answers checks from what it already said
-        if operation:
-            rules = state.at_operation.get(operation)
-            if rules is None:  # the rules judged at this kind of operation, worked out once per session
-                rules = state.at_operation[operation] = [
-                    inv for inv in state.active.get(checkpoint, ())
-                    if inv.operations is None or operation in inv.operations]
-        else:
-            rules = state.active.get(checkpoint, ())
         try:
-            for inv in rules:
-                if stamp is not None and inv.state_only:
-                    if judged.get(inv.id) == stamp:
-                        self.skipped[inv.id] += 1
+            for rule_id, check, state_only, inv in rules:
+                if state_only and stamp is not None:
+                    if judged.get(rule_id) == stamp:
+                        self.skipped[rule_id] += 1
                         continue
-                    judged[inv.id] = stamp
+                    judged[rule_id] = stamp
                 started = clock()
-                found = list(inv.check(ctx))
-                cost[inv.id] += clock() - started
-                checks[inv.id] += 1
-                for violation in found:
-                    self._record(inv, ctx, violation)
+                found = list(check(ctx))
+                cost[rule_id] += clock() - started
+                checks[rule_id] += 1
+                if found:
+                    for violation in found:
+                        self._record(inv, ctx, violation)
         finally:
             ssn.observing = False
 
@@ -243,12 +248,43 @@ class InvariantEngine:
 
 # (the engine's rule objects, tiers) -> the rules that apply at each checkpoint; shared by the engines of a process
 _ACTIVE: dict[tuple[Any, ...], dict[str, list[Invariant]]] = {}
+# id(tiers) -> (those tiers, the engine's rule objects, the rules that apply): the same, without working out
+# the key above at every session of a scheduler
+_ACTIVE_BY_TIERS: dict[int, tuple[Any, tuple[int, ...], dict[str, list[Invariant]]]] = {}
+
+
+_Rule = tuple[str, Any, bool, Invariant]  # (id, check, state_only, the invariant): what the dispatch loop reads
+
+
+class _Active:
+    """The rules that apply under one set of tiers: per checkpoint, per kind of operation, and the open
+    collectors they read."""
+
+    def __init__(self, by_checkpoint: dict[str, list[Invariant]]) -> None:
+        self.invariants = by_checkpoint
+        self.rules: dict[str, list[_Rule]] = {cp: [(inv.id, inv.check, inv.state_only, inv) for inv in invs]
+                                              for cp, invs in by_checkpoint.items()}
+        self._at_operation: dict[str, list[_Rule]] = {}
+        active_ids = {inv.id for invs in by_checkpoint.values() for inv in invs}
+        self.collectors = [(key, collect) for key, (collect, readers) in open_collectors().items()
+                           if active_ids.intersection(readers)]
+
+    def at_operation(self, operation: str) -> list[_Rule]:
+        """The rules judged at this kind of operation."""
+        rules = self._at_operation.get(operation)
+        if rules is None:
+            rules = self._at_operation[operation] = [
+                rule for rule in self.rules[OPERATION]
+                if rule[3].operations is None or operation in rule[3].operations]
+        return rules
+
+
+_EMPTY_ACTIVE = _Active({cp: [] for cp in CHECKPOINTS})
 
 
 class _SessionState:
     def __init__(self) -> None:
-        self.active: dict[str, list[Invariant]] = {}
-        self.at_operation: dict[str, list[Invariant]] = {}  # operation kind -> the active rules it is judged by
+        self.active: _Active = _EMPTY_ACTIVE
         self.small = True
         self.forward: dict[str, Operation] = {}  # task uid -> its latest forward operation
         self.snapshots: dict[int, StatementSnapshot] = {}

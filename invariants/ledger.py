@@ -135,6 +135,64 @@ def _ledger_rows(nodes: list[NodeInfo]) -> tuple[list[str], dict[str, list[list[
     return dims, rows
 
 
+@dataclass
+class NodeVerdicts:
+    """What the six node-ledger rules find, worked out together (node, dimension, found, expected)."""
+
+    ledger: list[tuple[str, str, float, float]]  # Idle + Used against Allocatable
+    used_sum: list[tuple[str, str, float, float]]  # Used against the summed requests
+    releasing_sum: list[tuple[str, str, float, float]]
+    pipelined_sum: list[tuple[str, str, float, float]]
+    future_idle: list[tuple[str, str, float, float]]  # FutureIdle against Idle + Releasing - Pipelined
+    negative: list[tuple[str, str, str, float]]  # (Used | Releasing | Pipelined, node, dimension, value)
+
+
+def verdicts_of(ledger: Ledger) -> NodeVerdicts:
+    """The six rules' findings over a ledger of any size."""
+    return NodeVerdicts(
+        mismatches(ledger, ledger.idle + ledger.used, ledger.allocatable),
+        mismatches(ledger, ledger.used, ledger.sum_used),
+        mismatches(ledger, ledger.releasing, ledger.sum_releasing),
+        mismatches(ledger, ledger.pipelined, ledger.sum_pipelined),
+        mismatches(ledger, ledger.future_idle, ledger.idle + ledger.releasing - ledger.pipelined),
+        [(label, node, dim, value) for label, values in (("Used", ledger.used), ("Releasing", ledger.releasing),
+                                                         ("Pipelined", ledger.pipelined))
+         for node, dim, value in negatives(ledger, values)])
+
+
+def operation_verdicts(node: NodeInfo) -> NodeVerdicts:
+    """The six rules' findings on one node (an operation's), in one pass of plain floats: numpy's per-call cost,
+    and building each rule's rows apart, exceeded a node's arithmetic. The same sums and differences of IEEE
+    doubles as `verdicts_of(build_ledger([node]))`, so the same findings."""
+    dims, rows = _ledger_rows([node])
+    vectors = [rows[k][0] for k in ("a", "i", "u", "r", "p", "f")]
+    return _judge(node.name, dims, vectors, [rows["su"][0], rows["sr"][0], rows["sp"][0]])
+
+
+def _judge(name: str, dims: list[str], vectors: list[list[float]], sums: list[list[float]]) -> NodeVerdicts:
+    found = NodeVerdicts([], [], [], [], [], [])
+    negative: tuple[list, list, list] = ([], [], [])
+    for c, dim in enumerate(dims):
+        a, i, u, r, p, f = (vector[c] for vector in vectors)
+        su, sr, sp = sums[0][c], sums[1][c], sums[2][c]
+        if abs(i + u - a) > _bound(a):
+            found.ledger.append((name, dim, i + u, a))
+        if abs(u - su) > _bound(su):
+            found.used_sum.append((name, dim, u, su))
+        if abs(r - sr) > _bound(sr):
+            found.releasing_sum.append((name, dim, r, sr))
+        if abs(p - sp) > _bound(sp):
+            found.pipelined_sum.append((name, dim, p, sp))
+        want = i + r - p
+        if abs(f - want) > _bound(want):
+            found.future_idle.append((name, dim, f, want))
+        for bucket, label, value in zip(negative, ("Used", "Releasing", "Pipelined"), (u, r, p)):
+            if value < -TOLERANCE:
+                bucket.append((label, name, dim, value))
+    found.negative = negative[0] + negative[1] + negative[2]
+    return found
+
+
 def mismatches(ledger: Ledger, left: Matrix, right: Matrix) -> list[tuple[str, str, float, float]]:
     """(node, dimension, left, right) wherever |left - right| exceeds the tolerance, row by row."""
     if isinstance(left, Rows) and isinstance(right, Rows):

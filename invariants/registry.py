@@ -25,6 +25,8 @@ CHECKPOINTS = (OPERATION, STATEMENT, ACTION, CLOSE)
 # (dispatch: an allocated task handed to the binder) does neither, so rules of the node ledgers and of the
 # plugins' accounting judge these alone at an operation (they judge every node and job at action ends).
 LEDGER_OPS = frozenset({"allocate", "pipeline", "evict", "unallocate", "unpipeline", "unevict", "release"})
+# The operations that place a task on a node: the placement rules judge these alone.
+PLACING_OPS = frozenset({"allocate", "pipeline"})
 
 SAFETY = "safety"  # must never fail, upstream included
 QUALITY = "quality"  # upstream itself may fail it (e.g. minimal evictions): a finding, not a crash

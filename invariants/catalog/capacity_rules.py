@@ -11,7 +11,7 @@ from schedcheck.invariants.catalog.queues import _accounted, _dims_differ
 from schedcheck.invariants.catalog.queues import topology_aware_preemption
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.recompute import reserved_minimum
-from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, STATEMENT, collect_at_open, invariant
+from schedcheck.invariants.registry import ACTION, CLOSE, OPERATION, PLACING_OPS, STATEMENT, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource, intersection, is_ignored_scalar_resource, share
 from schedcheck.reference.api.types import allocated_status
@@ -64,7 +64,7 @@ def capacity_allocated(ctx: CheckContext) -> Iterator[Violation]:
            "task that takes its queue, or any ancestor of it, past realCapability on a dimension the task requests",
            "queue",
            "capacity.go Allocatable (queueAllocatable for the leaf and every ancestor); semantics §9.5",
-           (OPERATION,), requires=("capacity:enabledAllocatable",))
+           (OPERATION,), requires=("capacity:enabledAllocatable",), operations=PLACING_OPS)
 def capacity_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     if op is None or not ((op.op == "allocate" and ctx.action == "allocate")
@@ -170,7 +170,8 @@ def _beyond(held: list[dict], new: list[dict], device_class: str, limit: int, di
            "past `deviceclass/<class>`, or (consumable capacity on) a capacity dimension past "
            "`<dimension>.deviceclass/<class>` or not named there", "queue",
            "capacity.go checkDRAAllocatable (queueAllocatableWithReserved for the leaf and every ancestor); "
-           "cache.go buildTaskDRAInfo", (OPERATION,), requires=("capacity:enabledAllocatable",))
+           "cache.go buildTaskDRAInfo", (OPERATION,), requires=("capacity:enabledAllocatable",),
+           operations=frozenset({"allocate"}))
 def capacity_dra_within_quota(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     if op is None or op.op != "allocate" or ctx.action != "allocate":
@@ -209,7 +210,7 @@ def capacity_dra_within_quota(ctx: CheckContext) -> Iterator[Violation]:
 @invariant("queue.capacity-reclaim-within-real-capability", "reclaim pipelines a task only when its queue, with "
            "the task, stays within its own realCapability on every dimension the task requests", "queue",
            "capacity.go Preemptive (futureUsed bounded by realCapability before the deserved test; "
-           "volcano-sh/volcano#5048, fixed by #5053)", (OPERATION,), requires=("capacity:enablePreemptive",))
+           "volcano-sh/volcano#5048, fixed by #5053)", (OPERATION,), requires=("capacity:enablePreemptive",), operations=frozenset({"pipeline"}))
 def capacity_reclaim_within_real_capability(ctx: CheckContext) -> Iterator[Violation]:
     # reclaim asks Preemptive (every plugin must agree) for each task before reclaiming for it; capacity's
     # answer bounds allocated + request by the queue's realCapability, and reclaim's victims are never of the

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from schedcheck.invariants.catalog.nodes import PLACING_ACTIONS
-from schedcheck.invariants.registry import OPERATION, invariant
+from schedcheck.invariants.registry import OPERATION, PLACING_OPS, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.types import TaskStatus
 from schedcheck.reference.api.unschedule_info import ALLOCATE_FAILING, PREEMPT_FAILING
@@ -24,7 +24,7 @@ FAILING_EVERYWHERE = ALLOCATE_FAILING & PREEMPT_FAILING
            "(Error, UnschedulableAndUnresolvable, Wait, Skip)", "node",
            "extender.go (PredicateFn: the reply's status and code, Success read as Error; api.NewFitError on a "
            "non-ignorable call error); allocate.go / backfill.go / preempt.go / reclaim.go (PredicateFn before "
-           "placing)", (OPERATION,), requires=("extender:enablePredicate",))
+           "placing)", (OPERATION,), requires=("extender:enablePredicate",), operations=PLACING_OPS)
 def node_placement_extender_allowed(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     if op is None or op.op not in ("allocate", "pipeline") or op.action not in PLACING_ACTIONS:

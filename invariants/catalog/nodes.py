@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.ledger import build_ledger, mismatches, negatives
+from schedcheck.invariants.ledger import build_ledger, negatives
 from schedcheck.invariants.placement import label_selector_matches
-from schedcheck.invariants.registry import ACTION, CLOSE, LEDGER_OPS, OPERATION, invariant
+from schedcheck.invariants.registry import ACTION, CLOSE, LEDGER_OPS, OPERATION, PLACING_OPS, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.types import TaskStatus
 
@@ -18,20 +18,17 @@ def _fmt(dim: str, value: float) -> str:
     return f"{value:g}{'m' if dim == 'cpu' else ''}"
 
 
-def _sum_violations(ctx: CheckContext, left_name: str, right_name: str, what: str) -> Iterator[Violation]:
-    ledger = ctx.ledger()
-    left, right = getattr(ledger, left_name), getattr(ledger, right_name)
-    for node, dim, found, expected in mismatches(ledger, left, right):
-        yield Violation("", f"node {node}: {what} on {dim} is {_fmt(dim, found)}, expected {_fmt(dim, expected)}",
-                        [f"node {node}"], expected, found)
+def _sum_violations(found: list[tuple[str, str, float, float]], what: str) -> Iterator[Violation]:
+    for node, dim, value, expected in found:
+        yield Violation("", f"node {node}: {what} on {dim} is {_fmt(dim, value)}, expected {_fmt(dim, expected)}",
+                        [f"node {node}"], expected, value)
 
 
 @invariant("node.ledger", "Idle + Used = Allocatable on every node and dimension", "node",
            "seed 001 (resource identities); pkg/scheduler/api/node_info.go", EVERYWHERE,
            state_only=True, operations=LEDGER_OPS)
 def node_ledger(ctx: CheckContext) -> Iterator[Violation]:
-    ledger = ctx.ledger()
-    for node, dim, found, expected in mismatches(ledger, ledger.idle + ledger.used, ledger.allocatable):
+    for node, dim, found, expected in ctx.node_verdicts().ledger:
         yield Violation("", f"node {node}: Idle + Used on {dim} is {_fmt(dim, found)} but Allocatable is "
                             f"{_fmt(dim, expected)}: a task was added or removed without moving its request "
                             f"between Idle and Used", [f"node {node}"], expected, found)
@@ -41,27 +38,25 @@ def node_ledger(ctx: CheckContext) -> Iterator[Violation]:
            "seed 001 (Used = Running + Releasing); node_info.go AddTask/RemoveTask", EVERYWHERE,
            state_only=True, operations=LEDGER_OPS)
 def node_used_sum(ctx: CheckContext) -> Iterator[Violation]:
-    yield from _sum_violations(ctx, "used", "sum_used", "Used")
+    yield from _sum_violations(ctx.node_verdicts().used_sum, "Used")
 
 
 @invariant("node.releasing-sum", "Releasing equals the summed requests of the node's Releasing tasks", "node",
            "volcano-semantics §3.2-3.3", EVERYWHERE, state_only=True, operations=LEDGER_OPS)
 def node_releasing_sum(ctx: CheckContext) -> Iterator[Violation]:
-    yield from _sum_violations(ctx, "releasing", "sum_releasing", "Releasing")
+    yield from _sum_violations(ctx.node_verdicts().releasing_sum, "Releasing")
 
 
 @invariant("node.pipelined-sum", "Pipelined equals the summed requests of the node's Pipelined tasks", "node",
            "volcano-semantics §3.2-3.3, §12 item 3", EVERYWHERE, state_only=True, operations=LEDGER_OPS)
 def node_pipelined_sum(ctx: CheckContext) -> Iterator[Violation]:
-    yield from _sum_violations(ctx, "pipelined", "sum_pipelined", "Pipelined")
+    yield from _sum_violations(ctx.node_verdicts().pipelined_sum, "Pipelined")
 
 
 @invariant("node.future-idle", "FutureIdle = Idle + Releasing - Pipelined", "node",
            "seed 001 (FutureIdle); node_info.go FutureIdle", EVERYWHERE, state_only=True, operations=LEDGER_OPS)
 def node_future_idle(ctx: CheckContext) -> Iterator[Violation]:
-    ledger = ctx.ledger()
-    expected = ledger.idle + ledger.releasing - ledger.pipelined
-    for node, dim, found, want in mismatches(ledger, ledger.future_idle, expected):
+    for node, dim, found, want in ctx.node_verdicts().future_idle:
         yield Violation("", f"node {node}: FutureIdle on {dim} is {_fmt(dim, found)}, but Idle + Releasing - "
                             f"Pipelined is {_fmt(dim, want)}", [f"node {node}"], want, found)
 
@@ -70,11 +65,9 @@ def node_future_idle(ctx: CheckContext) -> Iterator[Violation]:
            "volcano-semantics §3.3 (the asserting Sub in RemoveTask)", EVERYWHERE,
            state_only=True, operations=LEDGER_OPS)
 def node_non_negative(ctx: CheckContext) -> Iterator[Violation]:
-    ledger = ctx.ledger()
-    for label, values in (("Used", ledger.used), ("Releasing", ledger.releasing), ("Pipelined", ledger.pipelined)):
-        for node, dim, found in negatives(ledger, values):
-            yield Violation("", f"node {node}: {label} on {dim} went negative ({_fmt(dim, found)}): a task was "
-                                f"removed more often than it was added", [f"node {node}"], ">= 0", found)
+    for label, node, dim, found in ctx.node_verdicts().negative:
+        yield Violation("", f"node {node}: {label} on {dim} went negative ({_fmt(dim, found)}): a task was "
+                            f"removed more often than it was added", [f"node {node}"], ">= 0", found)
 
 
 # Judged on the dimensions this session's binds to the node asked for: the bind-time check compares only
@@ -165,7 +158,7 @@ def task_single_node(ctx: CheckContext) -> Iterator[Violation]:
 @invariant("node.placement-fits", "allocate places a task only where its request fits the node's Idle, and a "
            "pipeline only where it fits FutureIdle, on every dimension it requests (pods aside)", "node",
            "seed 001 (Idle, FutureIdle); allocate.go (InitResreq <= Idle / FutureIdle); node_info.go AddTask",
-           (OPERATION,))
+           (OPERATION,), operations=PLACING_OPS)
 def node_placement_fits(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     if op is None or op.op not in ("allocate", "pipeline") or ctx.ssn.conf.persistent_pipelines:
@@ -191,7 +184,7 @@ PLACING_ACTIONS = ("allocate", "backfill", "preempt", "reclaim", "gangpreempt", 
            "node affinity excludes, a node with a NoSchedule or NoExecute taint it does not tolerate", "node",
            "predicates.go (NodeUnschedulable, NodeAffinity, TaintToleration filters; predicate.NodeAffinityEnable, "
            "predicate.TaintTolerationEnable); allocate.go / backfill.go / preempt.go / reclaim.go (PredicateFn)",
-           (OPERATION,), requires=("predicates",))
+           (OPERATION,), requires=("predicates",), operations=PLACING_OPS)
 def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
     from schedcheck.invariants.placement import excluded_by
 
@@ -220,7 +213,7 @@ def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
            "to clearly excludes", "node",
            "predicates.go (VolumeBinding filter, predicate.VolumeBindingEnable); k8s volumebinding/binder.go "
            "(checkBoundClaims: CheckNodeAffinity of each bound claim's PV, an in-tree one translated where the "
-           "node's CSINode lists its plugin as migrated)", (OPERATION,), requires=("predicates",))
+           "node's CSINode lists its plugin as migrated)", (OPERATION,), requires=("predicates",), operations=PLACING_OPS)
 def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     if op is None or op.op not in ("allocate", "pipeline") or op.action not in PLACING_ACTIONS:
@@ -259,7 +252,7 @@ def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
            "this scheduler's shard: its NodeShard's desired nodes less those another shard still has in use",
            "node", "util/predicate_helper.go (PredicateNodes: \"node isn't in scheduler node shard\"); "
            "cache/shard_coordinator.go (RefreshNodeShards, getAvailableNodesFromShard); seed 002 (NodesInShard)",
-           (OPERATION,))
+           (OPERATION,), operations=PLACING_OPS)
 def node_in_shard(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     options = ctx.ssn.cache.server_options

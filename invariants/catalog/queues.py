@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.registry import (
-    ACTION, CLOSE, LEDGER_OPS, OPERATION, QUALITY, STATEMENT, invariant,
+    ACTION, CLOSE, LEDGER_OPS, OPERATION, PLACING_OPS, QUALITY, STATEMENT, invariant,
 )
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import CPU, MEMORY, MIN_RESOURCE, Resource, Zero
@@ -191,7 +191,7 @@ def _allocate_placement(ctx: CheckContext):
 @invariant("queue.allocate-within-deserved", "allocate (and preempt, for its preemptor) never places a task that "
            "takes its queue past deserved on the dimensions the task requests", "queue",
            "proportion.go Allocatable; allocate.go", (OPERATION,),
-           requires=("proportion:enabledAllocatable",))
+           requires=("proportion:enabledAllocatable",), operations=PLACING_OPS)
 def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
     placement = _allocate_placement(ctx)
     if placement is None:
@@ -207,7 +207,7 @@ def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
 
 @invariant("queue.no-allocate-when-overused", "allocate places nothing in a queue that was overused before the "
            "placement", "queue", "allocate.go (Overused queues are dropped); proportion.go Overused", (OPERATION,),
-           requires=("proportion:enabledOverused",))
+           requires=("proportion:enabledOverused",), operations=PLACING_OPS)
 def no_allocate_when_overused(ctx: CheckContext) -> Iterator[Violation]:
     placement = _allocate_placement(ctx)
     if placement is None or ctx.operation.action != "allocate":

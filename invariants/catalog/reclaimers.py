@@ -34,7 +34,7 @@ def starving_before(ssn, job: JobInfo, ready: int, waiting: int) -> bool | None:
            "(the session's JobStarving, priority's and gang's votes restated from the job's counters with that "
            "task still pending)", "victim",
            "reclaim.go (preemptors: jobs ssn.JobStarving holds for; the task loop runs while it holds); upstream "
-           "a561215e0", (OPERATION,))
+           "a561215e0", (OPERATION,), operations=frozenset({"pipeline"}))
 def reclaimer_starving(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     if op is None or op.action != "reclaim" or op.op != "pipeline" or op.rollback:

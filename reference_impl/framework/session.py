@@ -199,6 +199,7 @@ class Session:
         # Per-task scratch state shared by a task's extension points (upstream's k8s CycleState).
         self.cycle_states: dict[str, dict[str, Any]] = {}
         self._tiered_cache: dict[str, list[list[Callable[..., Any]]]] = {}
+        self._flat_cache: dict[str, list[Callable[..., Any]]] = {}  # point -> its callbacks in tier order
         # The scheduling-gate manager (gate/schedulinggate.py); None with SchedulingGatesQueueAdmission off.
         self.sch_gate_manager: SchGateManager | None = None
 
@@ -214,6 +215,7 @@ class Session:
             raise KeyError(f"plugin {plugin_name}: unknown extension point {point!r}")
         self._fns[point][plugin_name] = fn
         self._tiered_cache.clear()
+        self._flat_cache.clear()
 
     def add_event_handler(self, handler: EventHandler) -> None:
         self.event_handlers.append(handler)
@@ -252,12 +254,10 @@ class Session:
                 for tier in self.tiers]
 
     def _flat(self, point: str) -> list[Callable[..., Any]]:
-        key = f"{point}/flat"
-        cached = self._tiered_cache.get(key)
+        cached = self._flat_cache.get(point)
         if cached is None:
-            cached = [fn for tier in self._tiered(point) for fn in tier]  # type: ignore[assignment]
-            self._tiered_cache[key] = cached  # type: ignore[assignment]
-        return cached  # type: ignore[return-value]
+            cached = self._flat_cache[point] = [fn for tier in self._tiered(point) for fn in tier]
+        return cached
 
     def has_fn(self, point: str) -> bool:
         return bool(self._flat(point))

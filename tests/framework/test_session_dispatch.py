@@ -11,6 +11,7 @@ def _ssn(*tiers, **flags):
     ssn = session(objects, conf(*tiers, **flags))
     ssn._fns = {point: {} for point in ssn._fns}  # drop what the real plugins registered
     ssn._tiered_cache.clear()
+    ssn._flat_cache.clear()
     return ssn
 
 

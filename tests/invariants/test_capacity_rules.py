@@ -85,9 +85,11 @@ def _run_reclaim(objects: ClusterObjects) -> tuple[list[str], InvariantEngine]:
 def test_reclaim_bound_passes_on_the_faithful_plugin():
     messages, engine = _run_reclaim(_reclaim_past_capability())
     assert messages == []
-    # and a reclaim that stays within realCapability (ml's capability raised to 9 cpu) is judged and passes
+    # and a reclaim that stays within realCapability (ml's capability raised to 9 cpu, and b only as large as etl,
+    # so that allocate cannot place ml-1 and reclaim must) is judged and passes
     objects = _reclaim_past_capability()
     objects.queues[0] = Queue("ml", "ml", capability=rl(cpu="9", memory="100Gi"), deserved=rl(cpu="9", memory="100Gi"))
+    objects.nodes[1] = node("b", cpu="2", memory="100Gi")
     messages, engine = _run_reclaim(objects)
     assert messages == [] and engine.checks["queue.capacity-reclaim-within-real-capability"] > 0
 

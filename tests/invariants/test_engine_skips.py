@@ -6,8 +6,9 @@ from __future__ import annotations
 import inspect
 
 from schedcheck.invariants.catalog import catalog
+from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.invariants.registry import ACTION, LEDGER_OPS
-from tests.invariants.harness import check
+from tests.invariants.harness import check, cluster
 
 FULL = "enqueue, allocate, backfill, preempt, reclaim"
 
@@ -88,8 +89,10 @@ def test_a_ledger_broken_at_a_bind_is_caught_at_the_action_end():
 def test_only_rules_that_judge_the_ledgers_or_the_plugins_accounting_skip_binds():
     for inv in catalog():
         if inv.operations is not None:
-            # device pools are node ledgers; a job's Allocated does not move at a bind (Allocated to Binding)
-            assert inv.id.startswith(("node.", "queue.", "device.")) or inv.id == "job.allocated-sum", inv.id
+            # device pools are node ledgers; a job's Allocated does not move at a bind (Allocated to Binding);
+            # reclaimer-starving judges reclaim's pipelines
+            assert inv.id.startswith(("node.", "queue.", "device.")) or inv.id in ("job.allocated-sum",
+                                                                                   "victim.reclaimer-starving"), inv.id
             assert "bind" not in inv.operations
 
 
@@ -99,3 +102,47 @@ def test_a_job_allocated_broken_at_a_bind_is_caught_at_the_action_end():
             ssn.jobs[op.job].allocated.milli_cpu += 500
     engine = check("job.allocated-sum", corrupt=("operation", at_bind))
     assert engine.violations and {v.checkpoint for v in engine.violations} == {"action", "close"}
+
+
+def test_the_operations_a_rule_declares_are_all_it_can_find_anything_at():
+    """Every mutant's self-test scenario, judged by the rules that declare their operations, is flagged by the
+    same rules with the declarations as with every rule judged at every operation (a ledger broken at a bind is
+    found at the action's end instead: test above)."""
+    import dataclasses
+
+    from schedcheck.mutants import MUTANTS, mutant
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+    from schedcheck.selftest import scenario_path
+
+    declared = [inv.id for inv in catalog() if inv.operations is not None and "operation" in inv.at]
+
+    def found(everywhere: bool) -> set[str]:
+        engine = InvariantEngine(only=declared)
+        if everywhere:
+            engine.by_checkpoint = {cp: [dataclasses.replace(inv, operations=None) for inv in invs]
+                                    for cp, invs in engine.by_checkpoint.items()}
+            engine._rules_key = ("every operation",)
+        run_scenario(load_scenario(scenario_path(name)), seed=0, engine=engine)
+        return {v.invariant for v in engine.violations + engine.findings}
+
+    caught = 0
+    for name in sorted(MUTANTS):
+        if not scenario_path(name).exists():
+            continue
+        with mutant(name):
+            declared_only = found(False)
+            assert declared_only == found(True), name
+        caught += bool(declared_only)
+    assert caught >= 10
+
+
+def test_statement_rules_judge_every_statement_with_operations_and_no_empty_one():
+    ends: list[int] = []
+
+    def note(ssn, kind, ops):
+        ends.append(len(ops))
+    engine = check("statement.events-balanced", actions="enqueue, allocate, backfill, preempt",
+                   objects=cluster("preempt"), corrupt=("statement", note))
+    assert any(n == 0 for n in ends) and any(n > 0 for n in ends)  # both kinds happened
+    assert engine.checks["statement.events-balanced"] == sum(1 for n in ends if n > 0)
