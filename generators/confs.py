@@ -21,6 +21,8 @@ beside proportion.
 
 from __future__ import annotations
 
+from functools import cache
+
 import copy
 from dataclasses import dataclass, field
 from typing import Any
@@ -255,8 +257,9 @@ PLUGIN_ARGUMENTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
 ARGUMENT_PERCENT: dict[str, int] = {"sla": 100, "task-topology": 50, "nodegroup": 40, "deviceshare": 100}
 
 
+@cache
 @st.composite
-def action_configurations(draw: st.DrawFn, actions: list[str]) -> list[dict[str, Any]]:
+def action_configurations(draw: st.DrawFn, actions: tuple[str, ...]) -> list[dict[str, Any]]:
     """Per-action arguments users set; usually none."""
     out: list[dict[str, Any]] = []
     if "preempt" in actions and draw(rarely(25)):
@@ -340,7 +343,7 @@ def scheduler_confs(
                     plugin[flag] = True
 
     conf: dict[str, Any] = {"actions": actions_text, "tiers": [{"plugins": tier} for tier in tiers]}
-    configurations = draw(action_configurations(actions))
+    configurations = draw(action_configurations(tuple(actions)))
     if configurations:
         conf["configurations"] = configurations
     return conf

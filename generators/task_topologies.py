@@ -10,6 +10,7 @@ leaves the job without topology, as upstream does. Shrinks to no annotation.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -34,6 +35,7 @@ def _orders(first: str, second: str) -> tuple[str, ...]:
     return (f"{first},{second}", f"{second},{first}", first, second)
 
 
+@cache
 @st.composite
 def task_topology_annotations(draw: st.DrawFn, roles: tuple[str, ...]) -> dict[str, str]:
     """The annotations of one job with the two roles `roles` (leading role first); {} for none."""

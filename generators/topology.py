@@ -7,6 +7,7 @@ tier 1.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -56,6 +57,7 @@ def hyper_node_trees(draw: st.DrawFn, node_names: list[str]) -> list[dict[str, A
     return docs
 
 
+@cache
 def network_topologies(max_tier: int) -> st.SearchStrategy[dict[str, Any]]:
     """A PodGroup spec.networkTopology: hard or soft, its highest tier by number or (sometimes) by name."""
     tiers = st.integers(1, max_tier + 1)
@@ -66,6 +68,7 @@ def network_topologies(max_tier: int) -> st.SearchStrategy[dict[str, Any]]:
     return st.one_of(by_number, by_name)
 
 
+@cache
 def sub_group_policies(max_tier: int) -> st.SearchStrategy[list[dict[str, Any]]]:
     """One subGroupPolicy grouping a job's pods by role (the task-spec label), with a subgroup size, a
     minimum number of subgroups and sometimes a network topology of its own."""

@@ -4,6 +4,7 @@ states, the base time. One place, so every strategy and check speaks the same vo
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import cache
 
 from hypothesis import strategies as st
 
@@ -77,6 +78,7 @@ PLACED_STATES = frozenset({RUNNING, BOUND, RELEASING})  # on a node, holding its
 TERMINATED_STATES = frozenset({SUCCEEDED, FAILED})  # on a node, holding nothing
 
 
+@cache
 def unique_names(pool: tuple[str, ...], min_size: int, max_size: int) -> st.SearchStrategy[list[str]]:
     """Distinct names from the pool, in pool order of preference (shrinks to the first ones)."""
     return st.lists(st.sampled_from(pool), unique=True, min_size=min_size, max_size=max_size)
