@@ -22,12 +22,17 @@ def _members(job: JobInfo) -> dict[str, list[str]]:
     return {uid.rsplit("/", 1)[-1]: sorted(sub.task_uids) for uid, sub in job.sub_jobs.items()}
 
 
-def test_a_relabelled_copy_moves_to_the_subgroup_its_labels_name() -> None:
-    job, task = _job()
+def _relabel_to_part_2(job: JobInfo, task) -> None:
+    """Hand the job a Releasing copy of `task` whose pod's labels name subgroup part-2."""
     moved = task.clone()
     moved.pod = copy.deepcopy(task.pod)
     moved.pod.labels = {"part": "2"}
     job.update_task_status(moved, TaskStatus.Releasing)
+
+
+def test_a_relabelled_copy_moves_to_the_subgroup_its_labels_name() -> None:
+    job, task = _job()
+    _relabel_to_part_2(job, task)
     assert _members(job) == {"part-0": [], "part-2": [task.uid]}
 
 
@@ -39,10 +44,7 @@ def test_an_unchanged_task_keeps_its_subgroup() -> None:
 
 def test_a_clone_holds_only_occupied_subgroups() -> None:
     job, task = _job()
-    moved = task.clone()
-    moved.pod = copy.deepcopy(task.pod)
-    moved.pod.labels = {"part": "2"}
-    job.update_task_status(moved, TaskStatus.Releasing)
+    _relabel_to_part_2(job, task)
     assert _members(job.clone()) == {"part-2": [task.uid]}
 
 
