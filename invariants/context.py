@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from schedcheck.invariants.ledger import build_ledger, operation_verdicts, verdicts_of
+from schedcheck.reference.api.resource_info import Resource
+from schedcheck.reference.api.types import TaskStatus, allocated_status
+
 if TYPE_CHECKING:
+    from schedcheck.reference.api.job_info import JobInfo
     from schedcheck.reference.api.node_info import NodeInfo
     from schedcheck.reference.framework.session import Operation, Session
     from schedcheck.reference.framework.statement import StatementOp
@@ -36,12 +41,11 @@ class CheckContext:
     session_state: dict[str, Any] = field(default_factory=dict)  # per-session memory of the engine
     _ledger: Any = field(default=None, repr=False)
     _verdicts: Any = field(default=None, repr=False)
+    _job_sums: dict[str, tuple[Resource, Resource]] | None = field(default=None, repr=False)
 
     def ledger(self):
         """The ledger of `nodes()`, built once per checkpoint and shared by the rules that read it."""
         if self._ledger is None:
-            from schedcheck.invariants.ledger import build_ledger
-
             self._ledger = build_ledger(self.nodes())
         return self._ledger
 
@@ -49,8 +53,6 @@ class CheckContext:
         """What the six node-ledger rules find here, worked out once per checkpoint (at an operation, on its node
         alone)."""
         if self._verdicts is None:
-            from schedcheck.invariants.ledger import operation_verdicts, verdicts_of
-
             operation = self.operation
             node = self.ssn.nodes.get(operation.node) if operation is not None else None
             if node is not None:
@@ -58,6 +60,24 @@ class CheckContext:
             else:
                 self._verdicts = verdicts_of(self.ledger())
         return self._verdicts
+
+    def job_sums(self, job: JobInfo) -> tuple[Resource, Resource]:
+        """The summed requests of the job's tasks in an allocated status, and of its Pipelined tasks, worked out
+        once per checkpoint and shared by the rules that recompute a job's accounting (the job's own, drf's)."""
+        sums = self._job_sums
+        if sums is None:
+            sums = self._job_sums = {}
+        found = sums.get(job.uid)
+        if found is None:
+            allocated, pipelined = Resource(), Resource()
+            for task in job.tasks.values():
+                status = task.status
+                if allocated_status(status):
+                    allocated.add(task.resreq)
+                elif status == TaskStatus.Pipelined:
+                    pipelined.add(task.resreq)
+            found = sums[job.uid] = (allocated, pipelined)
+        return found
 
     def nodes(self) -> list[NodeInfo]:
         """The nodes to check here: the operation's node at an operation, every node otherwise."""

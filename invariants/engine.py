@@ -98,7 +98,7 @@ class InvariantEngine:
     # -- hooks ------------------------------------------------------------------------------
 
     def _on_open(self, ssn: Session, state: _SessionState) -> None:
-        state.active = self._active_for(ssn)
+        state.active = self._active_for(ssn).narrowed(ssn)
         state.small = len(ssn.nodes) + sum(len(j.tasks) for j in ssn.jobs.values()) <= self.snapshot_limit
         state.memory["cache_at_open"] = _cache_tasks(ssn)
         state.memory["binds_at_open"] = len(ssn.cache.log.binds)
@@ -268,6 +268,23 @@ class _Active:
         active_ids = {inv.id for invs in by_checkpoint.values() for inv in invs}
         self.collectors = [(key, collect) for key, (collect, readers) in open_collectors().items()
                            if active_ids.intersection(readers)]
+        # the rules' conditions on the session (applies_when), each asked once per session
+        self.conditions = list(dict.fromkeys(inv.applies_when for invs in by_checkpoint.values() for inv in invs
+                                             if inv.applies_when is not None))
+        self._narrowed: dict[tuple[Any, ...], _Active] = {}
+
+    def narrowed(self, ssn: Session) -> _Active:
+        """These rules less those whose condition this session does not meet."""
+        if not self.conditions:
+            return self
+        unmet = tuple(condition for condition in self.conditions if not condition(ssn))
+        if not unmet:
+            return self
+        narrowed = self._narrowed.get(unmet)
+        if narrowed is None:
+            narrowed = self._narrowed[unmet] = _Active(
+                {cp: [inv for inv in invs if inv.applies_when not in unmet] for cp, invs in self.invariants.items()})
+        return narrowed
 
     def at_operation(self, operation: str) -> list[_Rule]:
         """The rules judged at this kind of operation."""

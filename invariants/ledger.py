@@ -162,33 +162,89 @@ def verdicts_of(ledger: Ledger) -> NodeVerdicts:
 
 def operation_verdicts(node: NodeInfo) -> NodeVerdicts:
     """The six rules' findings on one node (an operation's), in one pass of plain floats: numpy's per-call cost,
-    and building each rule's rows apart, exceeded a node's arithmetic. The same sums and differences of IEEE
-    doubles as `verdicts_of(build_ledger([node]))`, so the same findings."""
-    dims, rows = _ledger_rows([node])
-    vectors = [rows[k][0] for k in ("a", "i", "u", "r", "p", "f")]
-    return _judge(node.name, dims, vectors, [rows["su"][0], rows["sr"][0], rows["sp"][0]])
+    and building each rule's rows apart, exceeded a node's arithmetic. The same dimensions, and the same sums
+    and differences of IEEE doubles in the same order, as `verdicts_of(build_ledger([node]))`, so the same
+    findings."""
+    resources = (node.allocatable, node.idle, node.used, node.releasing, node.pipelined)
+    dims = [CPU, MEMORY]
+    for resource in resources:
+        if resource.scalars:
+            for name in resource.scalars:
+                if name not in dims:
+                    dims.append(name)
+    used_cpu = used_memory = releasing_cpu = releasing_memory = pipelined_cpu = pipelined_memory = 0.0
+    scalar_sums: dict[str, list[float]] = {}  # name -> [used, releasing, pipelined], in task order
+    if node.node is not None:  # an uninitialised node keeps no ledger
+        pipelined_status, releasing_status = TaskStatus.Pipelined, TaskStatus.Releasing
+        for task in node.tasks.values():
+            request = task.resreq
+            status = task.status
+            if status == pipelined_status:
+                pipelined_cpu += request.milli_cpu
+                pipelined_memory += request.memory
+                slots: tuple[int, ...] = (2,)
+            elif status == releasing_status:
+                used_cpu += request.milli_cpu
+                used_memory += request.memory
+                releasing_cpu += request.milli_cpu
+                releasing_memory += request.memory
+                slots = (0, 1)
+            else:
+                used_cpu += request.milli_cpu
+                used_memory += request.memory
+                slots = (0,)
+            if request.scalars:
+                for name, value in request.scalars.items():
+                    sums = scalar_sums.get(name)
+                    if sums is None:
+                        sums = scalar_sums[name] = [0.0, 0.0, 0.0]
+                    for slot in slots:
+                        sums[slot] += value
+        for name in scalar_sums:  # a dimension only a task has comes after the node's own
+            if name not in dims:
+                dims.append(name)
+    extra = dims[2:]
+    vectors = [[r.milli_cpu, r.memory, *((r.scalars or {}).get(name, 0.0) for name in extra)]
+               for r in (*resources, node.future_idle_view())]
+    none = (0.0, 0.0, 0.0)
+    sums = [[used_cpu, used_memory, *(scalar_sums.get(name, none)[0] for name in extra)],
+            [releasing_cpu, releasing_memory, *(scalar_sums.get(name, none)[1] for name in extra)],
+            [pipelined_cpu, pipelined_memory, *(scalar_sums.get(name, none)[2] for name in extra)]]
+    return _judge(node.name, dims, vectors, sums)
 
 
 def _judge(name: str, dims: list[str], vectors: list[list[float]], sums: list[list[float]]) -> NodeVerdicts:
     found = NodeVerdicts([], [], [], [], [], [])
     negative: tuple[list, list, list] = ([], [], [])
+    allocatable, idle, used, releasing, pipelined, future = vectors
+    sum_used, sum_releasing, sum_pipelined = sums
+    tolerance = TOLERANCE
     for c, dim in enumerate(dims):
-        a, i, u, r, p, f = (vector[c] for vector in vectors)
-        su, sr, sp = sums[0][c], sums[1][c], sums[2][c]
-        if abs(i + u - a) > _bound(a):
-            found.ledger.append((name, dim, i + u, a))
-        if abs(u - su) > _bound(su):
-            found.used_sum.append((name, dim, u, su))
-        if abs(r - sr) > _bound(sr):
-            found.releasing_sum.append((name, dim, r, sr))
-        if abs(p - sp) > _bound(sp):
-            found.pipelined_sum.append((name, dim, p, sp))
+        a, i, u, r, p, f = allocatable[c], idle[c], used[c], releasing[c], pipelined[c], future[c]
+        su, sr, sp = sum_used[c], sum_releasing[c], sum_pipelined[c]
         want = i + r - p
-        if abs(f - want) > _bound(want):
+        # each bound is _bound(expected), written out: this runs at every ledger operation
+        bound = 1e-9 * abs(a)
+        if abs(i + u - a) > (bound if bound != bound or bound > tolerance else tolerance):
+            found.ledger.append((name, dim, i + u, a))
+        bound = 1e-9 * abs(su)
+        if abs(u - su) > (bound if bound != bound or bound > tolerance else tolerance):
+            found.used_sum.append((name, dim, u, su))
+        bound = 1e-9 * abs(sr)
+        if abs(r - sr) > (bound if bound != bound or bound > tolerance else tolerance):
+            found.releasing_sum.append((name, dim, r, sr))
+        bound = 1e-9 * abs(sp)
+        if abs(p - sp) > (bound if bound != bound or bound > tolerance else tolerance):
+            found.pipelined_sum.append((name, dim, p, sp))
+        bound = 1e-9 * abs(want)
+        if abs(f - want) > (bound if bound != bound or bound > tolerance else tolerance):
             found.future_idle.append((name, dim, f, want))
-        for bucket, label, value in zip(negative, ("Used", "Releasing", "Pipelined"), (u, r, p)):
-            if value < -TOLERANCE:
-                bucket.append((label, name, dim, value))
+        if u < -tolerance:
+            negative[0].append(("Used", name, dim, u))
+        if r < -tolerance:
+            negative[1].append(("Releasing", name, dim, r))
+        if p < -tolerance:
+            negative[2].append(("Pipelined", name, dim, p))
     found.negative = negative[0] + negative[1] + negative[2]
     return found
 

@@ -54,10 +54,14 @@ class Invariant:
     state_only: bool = False
     # At the operation checkpoint, the operations it judges (None: every one).
     operations: frozenset[str] | None = None
+    # A condition on the session as it opens without which the rule has nothing to judge in that session (its
+    # docstring says what): where it is false, the engine leaves the rule out of the session.
+    applies_when: Callable[[Any], bool] | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "class": self.cls, "statement": self.statement, "source": self.source,
-                "checkpoints": list(self.at), "requires": list(self.requires), "severity": self.severity}
+                "checkpoints": list(self.at), "requires": list(self.requires), "severity": self.severity,
+                **({"appliesWhen": (self.applies_when.__doc__ or "").strip()} if self.applies_when else {})}
 
 
 _CATALOG: dict[str, Invariant] = {}
@@ -65,7 +69,8 @@ _CATALOG: dict[str, Invariant] = {}
 
 def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...],
               requires: tuple[str, ...] = (), severity: str = SAFETY,
-              state_only: bool = False, operations: frozenset[str] | None = None) -> Callable[[CheckFn], CheckFn]:
+              state_only: bool = False, operations: frozenset[str] | None = None,
+              applies_when: Callable[[Any], bool] | None = None) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated check function as an invariant."""
     for checkpoint in at:
         if checkpoint not in CHECKPOINTS:
@@ -74,7 +79,8 @@ def invariant(id: str, statement: str, cls: str, source: str, at: tuple[str, ...
     def register(fn: CheckFn) -> CheckFn:
         if id in _CATALOG:
             raise ValueError(f"invariant {id} registered twice")
-        _CATALOG[id] = Invariant(id, statement, cls, source, at, fn, requires, severity, state_only, operations)
+        _CATALOG[id] = Invariant(id, statement, cls, source, at, fn, requires, severity, state_only, operations,
+                                 applies_when)
         return fn
 
     return register

@@ -21,7 +21,9 @@ def render_catalog_markdown(invariants: list[Invariant]) -> str:
         "commit or discard; `action` after every action; `close` after the session closed. A *quality* rule",
         "is one upstream itself may break (reported as a finding, not a failure). *Needs* names the plugins a",
         "rule applies under; `plugin:flag` also needs that enable flag on (upstream asks a plugin at an",
-        "extension point only then: an unset flag is on in a conf file, off in a unit test's tier).",
+        "extension point only then: an unset flag is on in a conf file, off in a unit test's tier). *When*",
+        "names what a session must have for the rule to have anything to judge; a session without it leaves",
+        "the rule out.",
         "",
     ]
     for cls, title in CLASSES.items():
@@ -31,8 +33,10 @@ def render_catalog_markdown(invariants: list[Invariant]) -> str:
         lines += [f"## {title}", "", "| id | rule | checked at | needs | source |", "| --- | --- | --- | --- | --- |"]
         for inv in members:
             rule = inv.statement + (" *(quality)*" if inv.severity == QUALITY else "")
-            lines.append(f"| `{inv.id}` | {rule} | {', '.join(inv.at)} | {', '.join(inv.requires) or '-'} | "
-                         f"{inv.source} |")
+            needs = [", ".join(inv.requires)] if inv.requires else []
+            if inv.applies_when is not None:
+                needs.append(f"*when* {' '.join((inv.applies_when.__doc__ or '').split())}")
+            lines.append(f"| `{inv.id}` | {rule} | {', '.join(inv.at)} | {'; '.join(needs) or '-'} | {inv.source} |")
         lines.append("")
     lines.append(f"{len(invariants)} invariants.")
     return "\n".join(lines) + "\n"

@@ -59,13 +59,19 @@ def mig_instance_holders(jobs) -> dict[str, dict[str, list[str]]]:
     return out
 
 
+def has_device_pools(ssn) -> bool:
+    """a node of the session has a device pool (shared GPUs, vGPUs, MIG instances, Ascend NPUs)"""
+    return any(node.others for node in ssn.nodes.values())
+
+
 @invariant("device.within-capacity", "no shared GPU's or Ascend vNPU's memory, cores or task count in a node's device "
            "ledger goes beyond what the device offers, and no MIG instance is held by two pods (beyond what the "
            "cache already held at session open; for a mindcluster 310P chip, beyond what the session-open "
            "initialisation charged it)", "node",
            "api/devices/nvidia/gpushare share.go (predicateGPUbyMemory), vgpu utils.go "
            "(checkNodeGPUSharingPredicateAndScore), vgpu mig.go (one pod per MIG instance), ascend/hami "
-           "device_info.go (fit), ascend/mindcluster/ascend310p/vnpu device_manage.go (SelectChipFromNode)", (OPERATION, CLOSE), operations=LEDGER_OPS)
+           "device_info.go (fit), ascend/mindcluster/ascend310p/vnpu device_manage.go (SelectChipFromNode)", (OPERATION, CLOSE), operations=LEDGER_OPS,
+           applies_when=has_device_pools)
 def device_within_capacity(ctx: CheckContext) -> Iterator[Violation]:
     nodes = [node for node in ctx.nodes() if node.others]  # the operation's node at an operation, else all
     at_close = ctx.checkpoint == CLOSE and nodes

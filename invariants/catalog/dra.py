@@ -6,6 +6,7 @@ are never blamed alone."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 from fractions import Fraction
 
 from schedcheck.invariants.context import CheckContext
@@ -16,6 +17,14 @@ from schedcheck.reference.k8s_dra import AllocatedDevice, ClaimAllocation, Devic
 from schedcheck.reference.quantity import Quantity
 
 DeviceID = tuple[str, str, str]
+
+
+def dra_in_play(ssn: Any) -> bool:
+    """the cluster has ResourceClaims, ResourceSlices or DeviceClasses, or an allocation is in flight (without
+    them no device can be allocated, so the DRA rules have nothing to judge)"""
+    tracker = ssn.cache.dra
+    world = tracker.world
+    return bool(world.resource_claims or world.resource_slices or world.device_classes or tracker.pending)
 
 
 def _devices(ctx: CheckContext) -> dict[DeviceID, Device]:
@@ -57,7 +66,7 @@ def _twice(ctx: CheckContext) -> Iterator[tuple[str, str]]:
            "among the holders", "node",
            "k8s v1.36.1 dynamicresources.go (GatherAllocatedState); k8s.io/dynamic-resource-allocation "
            "structured/internal/incubating (deviceInUse, CmpRequestOverCapacity)",
-           (OPERATION, ACTION, CLOSE), state_only=True)
+           (OPERATION, ACTION, CLOSE), state_only=True, applies_when=dra_in_play)
 def dra_devices_not_oversubscribed(ctx: CheckContext) -> Iterator[Violation]:
     if not ctx.ssn.cache.dra.pending:
         return  # nothing in flight: nothing of this run's to judge
@@ -126,7 +135,7 @@ def _in_flight(ctx: CheckContext) -> Iterator[tuple[str, ClaimAllocation, Resour
            "it)", "node",
            "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (matchAttributeConstraint; "
            "allocateDevice adds every device to its claim's constraints)",
-           (OPERATION, ACTION, CLOSE), state_only=True)
+           (OPERATION, ACTION, CLOSE), state_only=True, applies_when=dra_in_play)
 def dra_match_attribute_held(ctx: CheckContext) -> Iterator[Violation]:
     devices = None
     for key, allocation, claim in _in_flight(ctx):
@@ -153,7 +162,7 @@ def _request_tolerations(claim: ResourceClaim, request_name: str) -> list | None
            "not tolerate every such taint of it (DeviceTaints); judged on the allocations in flight", "node",
            "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (taintPreventsAllocation), "
            "resourceclaim/devicetoleration.go (ToleratesTaint)",
-           (OPERATION, ACTION, CLOSE), state_only=True)
+           (OPERATION, ACTION, CLOSE), state_only=True, applies_when=dra_in_play)
 def dra_taints_tolerated(ctx: CheckContext) -> Iterator[Violation]:
     devices = None
     for key, allocation, claim in _in_flight(ctx):
@@ -195,7 +204,7 @@ def _counter_pools(slices: list) -> dict[tuple[str, str], tuple[dict[str, dict],
            "allocations or in flight; judged on the counter sets an allocation in flight consumes from", "node",
            "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (checkAvailableCounters, "
            "buildPool); k8s v1.36.1 dynamicresources.go (GatherAllocatedState)",
-           (OPERATION, ACTION, CLOSE), state_only=True)
+           (OPERATION, ACTION, CLOSE), state_only=True, applies_when=dra_in_play)
 def dra_counters_not_exceeded(ctx: CheckContext) -> Iterator[Violation]:
     tracker = ctx.ssn.cache.dra
     if not tracker.pending or not any(s.shared_counters for s in tracker.slices):
@@ -242,7 +251,7 @@ def _request_admin_access(claim: ResourceClaim, request_name: str) -> bool | Non
            "exactly when its request asks for admin access (a subrequest never does)", "node",
            "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (allocateDevice sets the "
            "result's adminAccess from the request)",
-           (OPERATION, ACTION, CLOSE), state_only=True)
+           (OPERATION, ACTION, CLOSE), state_only=True, applies_when=dra_in_play)
 def dra_admin_access_as_requested(ctx: CheckContext) -> Iterator[Violation]:
     for key, allocation, claim in _in_flight(ctx):
         for result in allocation.devices:
@@ -320,7 +329,7 @@ def _pins_one_node(allocation: ClaimAllocation) -> bool:
            "bindsToNode is pinned to one node (metadata.name In [node])", "node",
            "k8s.io/dynamic-resource-allocation v0.36.1 structured/internal/incubating (Allocate copies the "
            "device's binding conditions into the result; createNodeSelector: BindsToNode pins the node)",
-           (OPERATION, ACTION, CLOSE), state_only=True)
+           (OPERATION, ACTION, CLOSE), state_only=True, applies_when=dra_in_play)
 def dra_binding_parameters_carried(ctx: CheckContext) -> Iterator[Violation]:
     devices = None
     for key, allocation, _ in _in_flight(ctx):

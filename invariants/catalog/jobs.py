@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
@@ -39,6 +40,8 @@ def job_status_index(ctx: CheckContext) -> Iterator[Violation]:
                     yield Violation("", f"job {job.uid}: task {task.key} is {task.status.name} but indexed as "
                                         f"{status.name}", [f"job {job.uid}", f"task {task.key}"],
                                     task.status.name, status.name)
+        if indexed.keys() == job.tasks.keys():
+            continue
         missing = set(job.tasks) - set(indexed)
         extra = set(indexed) - set(job.tasks)
         for uid in sorted(missing | extra):
@@ -52,10 +55,7 @@ def job_status_index(ctx: CheckContext) -> Iterator[Violation]:
            operations=LEDGER_OPS)  # a bind moves a task between two allocated statuses: judged at the action end
 def job_allocated_sum(ctx: CheckContext) -> Iterator[Violation]:
     for job in _jobs(ctx):
-        expected = Resource()
-        for task in job.tasks.values():
-            if allocated_status(task.status):
-                expected.add(task.resreq)
+        expected = ctx.job_sums(job)[0]
         if _differs(job.allocated, expected):
             yield Violation("", f"job {job.uid}: Allocated is <{job.allocated}> but its allocated tasks request "
                                 f"<{expected}>", [f"job {job.uid}"], expected.as_dict(), job.allocated.as_dict())
@@ -80,13 +80,14 @@ READY = {TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Al
            "job", "volcano-semantics §4.3", (ACTION, CLOSE), state_only=True)
 def job_counters(ctx: CheckContext) -> Iterator[Violation]:
     for job in _jobs(ctx):
-        statuses = [task.status for task in job.tasks.values()]
+        statuses = Counter(task.status for task in job.tasks.values())
         expected = {
             # persistent pipelines (seed 004) count Pipelined as ready
-            "ready": sum(s in READY or (job.pipelined_ready and s == TaskStatus.Pipelined) for s in statuses),
-            "waiting": sum(s == TaskStatus.Pipelined for s in statuses),
-            "valid": sum(allocated_status(s) or s in (TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)
-                         for s in statuses),
+            "ready": sum(n for s, n in statuses.items()
+                         if s in READY or (job.pipelined_ready and s == TaskStatus.Pipelined)),
+            "waiting": statuses[TaskStatus.Pipelined],
+            "valid": sum(n for s, n in statuses.items()
+                         if allocated_status(s) or s in (TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)),
         }
         found = {"ready": job.ready_task_num(), "waiting": job.waiting_task_num(), "valid": job.valid_task_num()}
         for name in expected:
@@ -116,12 +117,11 @@ def podgroup_phase(ctx: CheckContext) -> Iterator[Violation]:
         pod_group = job.pod_group
         if pod_group is None or uid not in before:
             continue
-        counts = {status: 0 for status in TaskStatus}
+        counts = Counter(task.status for task in job.tasks.values())
         releasing_placed = 0
-        for task in job.tasks.values():
-            counts[task.status] = counts.get(task.status, 0) + 1
-            if task.status == TaskStatus.Releasing and task.node_name:
-                releasing_placed += 1
+        if counts[TaskStatus.Releasing]:
+            releasing_placed = sum(1 for task in job.tasks.values()
+                                   if task.status == TaskStatus.Releasing and task.node_name)
         scheduled = sum(counts.get(s, 0) for s in _SCHEDULED) + sum(counts.get(s, 0) for s in _COMPLETED)
         scheduled += releasing_placed
         completed = sum(counts.get(s, 0) for s in _COMPLETED)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.ledger import build_ledger, negatives
+from schedcheck.invariants.ledger import TOLERANCE
 from schedcheck.invariants.placement import label_selector_matches
 from schedcheck.invariants.registry import ACTION, CLOSE, LEDGER_OPS, OPERATION, PLACING_OPS, invariant
 from schedcheck.invariants.violation import Violation
+from schedcheck.reference.api.resource_info import CPU, MEMORY
 from schedcheck.reference.api.types import TaskStatus
 
 EVERYWHERE = (OPERATION, ACTION, CLOSE)
@@ -86,11 +87,14 @@ def cache_idle_non_negative(ctx: CheckContext) -> Iterator[Violation]:
         if task is not None:
             dims.update(dim for dim, amount in task.resreq.as_dict().items() if amount > 0)
     cache_nodes = [ctx.ssn.cache.nodes[name] for name in sorted(asked) if name in ctx.ssn.cache.nodes]
-    if not cache_nodes:
-        return
-    ledger = build_ledger(cache_nodes)
-    for node, dim, found in negatives(ledger, ledger.idle):
-        if dim in asked.get(node, ()):
+    dims = [CPU, MEMORY]  # in the order a ledger of these nodes has them (their resources' scalars after)
+    for node in cache_nodes:
+        for resource in (node.allocatable, node.idle, node.used, node.releasing, node.pipelined):
+            for name in resource.scalars or ():
+                if name not in dims:
+                    dims.append(name)
+    for node, dim, found in ((node.name, dim, node.idle.get(dim)) for node in cache_nodes for dim in dims):
+        if found < -TOLERANCE and dim in asked.get(node, ()):
             yield Violation("", f"node {node} (cache): Idle on {dim} is {_fmt(dim, found)} after this session's "
                                 f"binds: more was bound to the node than it can hold", [f"node {node}"], ">= 0", found)
 
@@ -139,16 +143,20 @@ def task_single_node(ctx: CheckContext) -> Iterator[Violation]:
         if len(names) > 1:
             yield Violation("", f"task {key} is on {len(names)} nodes: {', '.join(sorted(names))}",
                             [f"task {key}"] + [f"node {n}" for n in sorted(names)], 1, len(names))
+    nodes = ctx.ssn.nodes
     for job in ctx.ssn.jobs.values():
         for task in job.tasks.values():
-            if task.status not in ON_NODE or task.node_name not in ctx.ssn.nodes:
+            if task.status not in ON_NODE:
                 continue
-            stored = ctx.ssn.nodes[task.node_name].tasks.get(task.key)
+            node = nodes.get(task.node_name)
+            if node is None:
+                continue
+            stored = node.tasks.get(task.key)
             if stored is None:
                 yield Violation("", f"task {task.key} is {task.status.name} on {task.node_name} in its job, "
                                     f"but the node does not hold it", [f"task {task.key}", f"node {task.node_name}"],
                                 f"on {task.node_name}", "absent")
-            elif ledger_class(stored.status) != ledger_class(task.status):
+            elif stored.status is not task.status and ledger_class(stored.status) != ledger_class(task.status):
                 # Allocated vs Binding is fine: the node keeps its clone and accounts both alike.
                 yield Violation("", f"task {task.key} is {task.status.name} in its job but {stored.status.name} "
                                     f"on node {task.node_name}", [f"task {task.key}", f"node {task.node_name}"],
@@ -208,12 +216,18 @@ def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
                         [f"task {op.task}", f"node {op.node}"], "a node the pod may run on", why)
 
 
+def pods_have_volumes(ssn) -> bool:
+    """a pod of the session has volumes"""
+    return any(task.pod.volumes for job in ssn.jobs.values() for task in job.tasks.values())
+
+
 @invariant("node.volume-affinity-respected", "with the predicates plugin (VolumeBindingEnable on), no task is "
            "allocated or pipelined to a node that the node affinity of a PersistentVolume its pod's claims are bound "
            "to clearly excludes", "node",
            "predicates.go (VolumeBinding filter, predicate.VolumeBindingEnable); k8s volumebinding/binder.go "
            "(checkBoundClaims: CheckNodeAffinity of each bound claim's PV, an in-tree one translated where the "
-           "node's CSINode lists its plugin as migrated)", (OPERATION,), requires=("predicates",), operations=PLACING_OPS)
+           "node's CSINode lists its plugin as migrated)", (OPERATION,), requires=("predicates",), operations=PLACING_OPS,
+           applies_when=pods_have_volumes)
 def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     if op is None or op.op not in ("allocate", "pipeline") or op.action not in PLACING_ACTIONS:
@@ -248,11 +262,16 @@ def node_volume_affinity_respected(ctx: CheckContext) -> Iterator[Violation]:
                             "a node the pod's bound volumes admit", op.node)
 
 
+def hard_sharding(ssn) -> bool:
+    """the scheduler runs with --scheduler-sharding-mode=hard"""
+    return ssn.cache.server_options.sharding_mode == "hard"
+
+
 @invariant("node.in-shard", "with --scheduler-sharding-mode=hard, no task is allocated or pipelined to a node outside "
            "this scheduler's shard: its NodeShard's desired nodes less those another shard still has in use",
            "node", "util/predicate_helper.go (PredicateNodes: \"node isn't in scheduler node shard\"); "
            "cache/shard_coordinator.go (RefreshNodeShards, getAvailableNodesFromShard); seed 002 (NodesInShard)",
-           (OPERATION,), operations=PLACING_OPS)
+           (OPERATION,), operations=PLACING_OPS, applies_when=hard_sharding)
 def node_in_shard(ctx: CheckContext) -> Iterator[Violation]:
     op = ctx.operation
     options = ctx.ssn.cache.server_options

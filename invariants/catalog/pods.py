@@ -33,7 +33,9 @@ def restated_status(pod: Pod) -> str:
 
 def _add(into: dict[str, Fraction], requests: dict[str, Any]) -> None:
     for name, quantity in requests.items():
-        into[name] = into.get(name, Fraction(0)) + quantity.as_fraction()
+        value = quantity.as_fraction()
+        have = into.get(name)
+        into[name] = value if have is None else have + value
 
 
 def _resized(pod: Pod, container) -> dict[str, Any]:
@@ -81,8 +83,8 @@ def restated_request(pod: Pod) -> dict[str, Fraction]:
 
 
 def _in_units(name: str, value: Fraction) -> float:
-    scaled = value if name in COUNTED_IN_UNITS else value * 1000
-    return float(-((-scaled.numerator) // scaled.denominator))  # rounded away from zero, as MilliValue
+    numerator = value.numerator if name in COUNTED_IN_UNITS else value.numerator * 1000
+    return float(-((-numerator) // value.denominator))  # rounded away from zero, as MilliValue
 
 
 @collect_at_open(POD_VIEW, ("task.status-from-pod", "task.request-from-pod"))
@@ -93,11 +95,14 @@ def _pod_view_at_open(ssn) -> dict[str, tuple[Any, ...]]:
     for job in ssn.jobs.values():
         for uid, task in job.tasks.items():
             pod = task.pod
-            said = f"phase {pod.phase}" + (", deleting" if pod.deletion_timestamp else "") + (
-                f", on {pod.node_name}" if pod.node_name else "")
-            out[uid] = (pod.key, task.status.name, restated_status(pod), said, task.resreq.get("cpu"),
-                        task.resreq.get("memory"), restated_request(pod))
+            said = (pod.phase, bool(pod.deletion_timestamp), pod.node_name)  # worded only for a violation (_said)
+            out[uid] = (pod.key, task.status.name, restated_status(pod), said, task.resreq.milli_cpu,
+                        task.resreq.memory, restated_request(pod))
     return out
+
+
+def _said(phase: str, deleting: bool, node_name: str | None) -> str:
+    return f"phase {phase}" + (", deleting" if deleting else "") + (f", on {node_name}" if node_name else "")
 
 
 def _first_action(ctx: CheckContext, rule: str) -> dict[str, Any] | None:
@@ -117,14 +122,15 @@ def task_status_from_pod(ctx: CheckContext) -> Iterator[Violation]:
     view = _first_action(ctx, "task.status-from-pod")
     if not view:
         return
-    for _, (key, status, want, said, _, _, _) in sorted(view.items()):
+    wrong = [(uid, key, status, want, said) for uid, (key, status, want, said, _, _, _) in view.items()
+             if status != want]
+    for _, key, status, want, said in sorted(wrong):
         if ctx.ssn.conf.persistent_pipelines and status == "Pipelined":
             continue  # a decision kept from the last session (persistent mode)
         if status == "Binding" and key in ctx.ssn.cache.cluster.device_binding_waits:
             continue  # AddBindTask's status, kept while its bind waits in PreBind (binding conditions)
-        if status != want:
-            yield Violation("", f"task {key} opened the session {status}, but its pod ({said}) makes it {want}",
-                            [f"task {key}"], want, status)
+        yield Violation("", f"task {key} opened the session {status}, but its pod ({_said(*said)}) makes it {want}",
+                        [f"task {key}"], want, status)
 
 
 @invariant("task.request-from-pod", "every task's cpu and memory request is its pod's: containers summed, init "
@@ -138,9 +144,16 @@ def task_request_from_pod(ctx: CheckContext) -> Iterator[Violation]:
     view = _first_action(ctx, "task.request-from-pod")
     if not view:
         return
-    for _, (key, _, _, _, cpu, memory, want) in sorted(view.items()):
-        expected = {"cpu": _in_units("cpu", want.get("cpu", Fraction(0))),
-                    "memory": _in_units("memory", want.get("memory", Fraction(0)))}
+    zero = Fraction(0)
+    differ = []
+    for uid, (key, _, _, _, cpu, memory, want) in view.items():
+        want_cpu = _in_units("cpu", want.get("cpu", zero))
+        want_memory = _in_units("memory", want.get("memory", zero))
+        if (abs(want_cpu - cpu) > 1e-6 * max(1.0, abs(want_cpu))
+                or abs(want_memory - memory) > 1e-6 * max(1.0, abs(want_memory))):
+            differ.append((uid, key, cpu, memory, want_cpu, want_memory))
+    for _, key, cpu, memory, want_cpu, want_memory in sorted(differ):
+        expected = {"cpu": want_cpu, "memory": want_memory}
         found = {"cpu": cpu, "memory": memory}
         wrong = [n for n in expected if abs(expected[n] - found[n]) > 1e-6 * max(1.0, abs(expected[n]))]
         if wrong:

@@ -24,9 +24,9 @@ def _recomputed_by_queue(ctx: CheckContext, queues: set[str] | None = None) -> d
         if queues is not None and job.queue not in queues:
             continue
         total = totals.setdefault(job.queue, Resource())
-        for task in job.tasks.values():
-            if _accounted(task.status):
-                total.add(task.resreq)
+        allocated, pipelined = ctx.job_sums(job)
+        total.add(allocated)
+        total.add(pipelined)
     return totals
 
 
@@ -88,10 +88,8 @@ def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
         attr = plugin.job_attrs.get(job.uid)
         if attr is None:
             continue
-        want = Resource()
-        for task in job.tasks.values():
-            if _accounted(task.status):
-                want.add(task.resreq)
+        allocated, pipelined = ctx.job_sums(job)
+        want = allocated.clone().add(pipelined)
         wrong = _dims_differ(attr.allocated, want)
         if wrong:
             yield Violation("", f"job {job.uid}: drf counts <{attr.allocated}> allocated but its tasks hold "
@@ -104,21 +102,28 @@ def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
 def accounting_non_negative(ctx: CheckContext) -> Iterator[Violation]:
     plugin = _proportion(ctx)
     job = ctx.ssn.jobs.get(ctx.operation.job) if ctx.operation is not None else None
-    for name, attr in (plugin.queue_attrs.items() if plugin is not None else ()):
-        if job is not None and name != job.queue:
-            continue  # at an operation only the operation's queue and job can have changed
-        for dim, value in attr.allocated.as_dict().items():
-            if value < -MIN_RESOURCE:
-                yield Violation("", f"queue {name}: proportion allocated on {dim} is {value:g}", [f"queue {name}"],
-                                ">= 0", value)
+    queues = plugin.queue_attrs if plugin is not None else {}
+    if job is not None:  # at an operation only the operation's queue and job can have changed
+        queues = {job.queue: queues[job.queue]} if job.queue in queues else {}
+    for name, attr in queues.items():
+        for dim, value in _negative_dims(attr.allocated):
+            yield Violation("", f"queue {name}: proportion allocated on {dim} is {value:g}", [f"queue {name}"],
+                            ">= 0", value)
     drf = ctx.ssn.plugins.get("drf")
     attrs = drf.job_attrs if drf is not None else {}
     if job is not None:  # at an operation only its job can have changed: look it up, not walk every job
         attrs = {job.uid: attrs[job.uid]} if job.uid in attrs else {}
     for uid, attr in attrs.items():
-        for dim, value in attr.allocated.as_dict().items():
-            if value < -MIN_RESOURCE:
-                yield Violation("", f"job {uid}: drf allocated on {dim} is {value:g}", [f"job {uid}"], ">= 0", value)
+        for dim, value in _negative_dims(attr.allocated):
+            yield Violation("", f"job {uid}: drf allocated on {dim} is {value:g}", [f"job {uid}"], ">= 0", value)
+
+
+def _negative_dims(resource: Resource) -> list[tuple[str, float]]:
+    """(dimension, value) where the resource is below -MIN_RESOURCE, in as_dict order."""
+    if (resource.milli_cpu >= -MIN_RESOURCE and resource.memory >= -MIN_RESOURCE
+            and all(value >= -MIN_RESOURCE for value in (resource.scalars or {}).values())):
+        return []
+    return [(dim, value) for dim, value in resource.as_dict().items() if value < -MIN_RESOURCE]
 
 
 @invariant("queue.deserved-bounds", "guarantee <= deserved <= realCapability for every queue whose guarantee "

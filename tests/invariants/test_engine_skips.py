@@ -146,3 +146,47 @@ def test_statement_rules_judge_every_statement_with_operations_and_no_empty_one(
                    objects=cluster("preempt"), corrupt=("statement", note))
     assert any(n == 0 for n in ends) and any(n > 0 for n in ends)  # both kinds happened
     assert engine.checks["statement.events-balanced"] == sum(1 for n in ends if n > 0)
+
+
+def test_a_rule_whose_condition_the_session_does_not_meet_is_left_out_of_it():
+    # the basic cluster has no DRA objects, no device pools and no hard shard
+    engine = check(None)
+    conditional = [inv.id for inv in catalog() if inv.applies_when is not None]
+    assert {"dra.match-attribute-held", "device.within-capacity", "node.in-shard",
+            "node.volume-affinity-respected"} <= set(conditional)
+    assert engine.checks["node.ledger"] > 0
+    for rule in conditional:
+        assert engine.checks[rule] == 0, rule
+    # where the condition holds the rule is judged, and catches its break: test_sharding.py (hard shard),
+    # test_dra_*.py (claims), the device tests (pools), and the test below over every mutant
+
+
+def test_the_conditions_leave_out_no_rule_that_would_find_something():
+    """Every mutant's self-test scenario is flagged by the same rules with the rules' conditions as without."""
+    import dataclasses
+
+    from schedcheck.mutants import MUTANTS, mutant
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+    from schedcheck.selftest import scenario_path
+
+    conditional = [inv.id for inv in catalog() if inv.applies_when is not None]
+
+    def found(unconditional: bool) -> set[str]:
+        engine = InvariantEngine(only=conditional)
+        if unconditional:
+            engine.by_checkpoint = {cp: [dataclasses.replace(inv, applies_when=None) for inv in invs]
+                                    for cp, invs in engine.by_checkpoint.items()}
+            engine._rules_key = ("unconditional",)
+        run_scenario(load_scenario(scenario_path(name)), seed=0, engine=engine)
+        return {v.invariant for v in engine.violations + engine.findings}
+
+    caught = 0
+    for name in sorted(MUTANTS):
+        if not scenario_path(name).exists():
+            continue
+        with mutant(name):
+            with_conditions = found(False)
+            assert with_conditions == found(True), name
+        caught += bool(with_conditions)
+    assert caught >= 3
