@@ -69,14 +69,27 @@ class CheckContext:
             sums = self._job_sums = {}
         found = sums.get(job.uid)
         if found is None:
-            allocated, pipelined = Resource(), Resource()
+            # plain floats in task order (the same sums Resource.add would make), Resources built once
+            totals = ([0.0, 0.0, None], [0.0, 0.0, None])  # allocated, pipelined: cpu, memory, scalars
+            pipelined_status = TaskStatus.Pipelined
             for task in job.tasks.values():
                 status = task.status
                 if allocated_status(status):
-                    allocated.add(task.resreq)
-                elif status == TaskStatus.Pipelined:
-                    pipelined.add(task.resreq)
-            found = sums[job.uid] = (allocated, pipelined)
+                    total = totals[0]
+                elif status == pipelined_status:
+                    total = totals[1]
+                else:
+                    continue
+                request = task.resreq
+                total[0] += request.milli_cpu
+                total[1] += request.memory
+                if request.scalars:
+                    scalars = total[2]
+                    if scalars is None:
+                        scalars = total[2] = {}
+                    for name, value in request.scalars.items():
+                        scalars[name] = scalars.get(name, 0.0) + value
+            found = sums[job.uid] = (Resource(*totals[0]), Resource(*totals[1]))
         return found
 
     def nodes(self) -> list[NodeInfo]:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.ledger import TOLERANCE
-from schedcheck.invariants.placement import label_selector_matches
+from schedcheck.invariants.placement import excluded_by, label_selector_matches
 from schedcheck.invariants.registry import ACTION, CLOSE, LEDGER_OPS, OPERATION, PLACING_OPS, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import CPU, MEMORY
@@ -194,8 +194,6 @@ PLACING_ACTIONS = ("allocate", "backfill", "preempt", "reclaim", "gangpreempt", 
            "predicate.TaintTolerationEnable); allocate.go / backfill.go / preempt.go / reclaim.go (PredicateFn)",
            (OPERATION,), requires=("predicates",), operations=PLACING_OPS)
 def node_placement_allowed(ctx: CheckContext) -> Iterator[Violation]:
-    from schedcheck.invariants.placement import excluded_by
-
     op = ctx.operation
     if op is None or op.op not in ("allocate", "pipeline") or op.action not in PLACING_ACTIONS:
         return
@@ -467,11 +465,11 @@ def _predicates_filter_on(ssn, flag: str = "", memo: dict | None = None) -> bool
     """The predicates plugin is configured and enabled, with this filter's `predicate.*Enable` on (default;
     no flag: the plugin alone). With `memo` (the engine's per-session memory; a session's conf does not
     change), worked out once a session."""
-    from schedcheck.reference.framework.arguments import as_arguments
-
     key = ("predicates-filter-on", flag)
     if memo is not None and key in memo:
         return memo[key]
+    from schedcheck.reference.framework.arguments import as_arguments
+
     option = next((o for tier in ssn.tiers for o in tier.plugins if o.name == "predicates"), None)
     on = option is not None and option.enabled("enablePredicate") \
         and (not flag or as_arguments(option.arguments).get_bool(flag, True))
