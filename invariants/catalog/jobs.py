@@ -25,9 +25,16 @@ def _differs(a: Resource, b: Resource) -> bool:
     return not (a.less_equal(b, Zero) and b.less_equal(a, Zero))
 
 
-@invariant("job.status-index", "every task sits in exactly one status bucket, the one of its own status", "job",
-           "job_info.go TaskStatusIndex / UpdateTaskStatus", EVERYWHERE, state_only=True)
+@invariant("job.status-index", "every task sits in exactly one status bucket, the one of its own status (at an "
+           "operation, the operation's task)", "job", "job_info.go TaskStatusIndex / UpdateTaskStatus", EVERYWHERE,
+           state_only=True)
 def job_status_index(ctx: CheckContext) -> Iterator[Violation]:
+    op = ctx.operation
+    if op is not None:  # an operation moves one task between buckets: that task's entries (all, at action ends)
+        job = ctx.ssn.jobs.get(op.job)
+        if job is not None:
+            yield from _task_index(job, op.task_uid)
+        return
     for job in _jobs(ctx):
         indexed: dict[str, TaskStatus] = {}
         for status, bucket in job.task_status_index.items():
@@ -48,6 +55,23 @@ def job_status_index(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"job {job.uid}: task {uid} is {'missing from' if uid in missing else 'only in'} "
                                 f"the status index", [f"job {job.uid}"], "indexed once", "not indexed"
                             if uid in missing else "indexed but not a task")
+
+
+def _task_index(job, uid: str) -> Iterator[Violation]:
+    """job.status-index on one task of the job."""
+    found = [(status, bucket[uid]) for status, bucket in job.task_status_index.items() if uid in bucket]
+    for i, (status, task) in enumerate(found):
+        if i:
+            yield Violation("", f"job {job.uid}: task {task.key} is indexed as both {found[i - 1][0].name} "
+                                f"and {status.name}", [f"job {job.uid}", f"task {task.key}"], 1, 2)
+        if task.status != status:
+            yield Violation("", f"job {job.uid}: task {task.key} is {task.status.name} but indexed as "
+                                f"{status.name}", [f"job {job.uid}", f"task {task.key}"], task.status.name, status.name)
+    if (uid in job.tasks) != bool(found):
+        missing = uid in job.tasks
+        yield Violation("", f"job {job.uid}: task {uid} is {'missing from' if missing else 'only in'} "
+                            f"the status index", [f"job {job.uid}"], "indexed once", "not indexed"
+                        if missing else "indexed but not a task")
 
 
 @invariant("job.allocated-sum", "a job's Allocated equals the summed requests of its tasks in an allocated status",

@@ -13,13 +13,14 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from schedcheck.reference.api.job_info import JobInfo
 from schedcheck.reference.api.node_info import NodeInfo
 from schedcheck.reference.api.queue_info import QueueInfo
 from schedcheck.reference.api.resource_info import Resource
-from schedcheck.reference.api.task_info import TaskInfo
+from schedcheck.reference.api.task_info import TaskInfo, parse_go_int
 from schedcheck.reference.api.types import TaskStatus
 from schedcheck.reference.api.unschedule_info import (
     ALLOCATE_FAILING,
@@ -736,11 +737,10 @@ def compare_task(left: TaskInfo, right: TaskInfo) -> bool:
     return li < ri
 
 
+@lru_cache(maxsize=1 << 14)  # asked twice at every task comparison, of the same few names
 def pod_index(name: str) -> int | None:
     """GetPodIndexUnderTask: the number after a pod name's last dash, in a name of three parts or more."""
     parts = name.split("-")
     if len(parts) < 3:
         return None
-    from schedcheck.reference.api.task_info import parse_go_int
-
     return parse_go_int(parts[-1])

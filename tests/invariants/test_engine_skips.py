@@ -8,6 +8,7 @@ import inspect
 from schedcheck.invariants.catalog import catalog
 from schedcheck.invariants.engine import InvariantEngine
 from schedcheck.invariants.registry import ACTION, LEDGER_OPS
+from schedcheck.reference.api.types import TaskStatus
 from tests.invariants.harness import check, cluster
 
 FULL = "enqueue, allocate, backfill, preempt, reclaim"
@@ -190,3 +191,41 @@ def test_the_conditions_leave_out_no_rule_that_would_find_something():
             assert with_conditions == found(True), name
         caught += bool(with_conditions)
     assert caught >= 3
+
+
+def _misindex(job, task) -> None:
+    """Move the task's index entry to a bucket of another status."""
+    job.task_status_index[task.status].pop(task.uid)
+    wrong = TaskStatus.Failed if task.status != TaskStatus.Failed else TaskStatus.Pending
+    job.task_status_index.setdefault(wrong, {})[task.uid] = task
+
+
+def test_the_status_index_is_judged_on_the_operations_task_at_the_operation():
+    def at_first_allocate(ssn, op):
+        if op.op == "allocate" and not done:
+            done.append(op)
+            job = ssn.jobs[op.job]
+            _misindex(job, job.tasks[op.task_uid])
+    done: list = []
+    engine = check("job.status-index", corrupt=("operation", at_first_allocate))
+    first = engine.violations[0]
+    assert first.checkpoint == "operation" and done[0].task in first.operation
+    assert "indexed as Failed" in first.message
+
+
+def test_another_tasks_status_index_broken_at_an_operation_is_caught_by_the_action_end():
+    # not at the operation that did not move it: at that task's own operation, or at the action's end
+    def at_first_allocate(ssn, op):
+        if op.op == "allocate" and not done:
+            job = ssn.jobs[op.job]
+            other = next((t for t in job.tasks.values() if t.uid != op.task_uid), None)
+            if other is not None:
+                done.append((op, other))
+                _misindex(job, other)
+    done: list = []
+    engine = check("job.status-index", corrupt=("operation", at_first_allocate))
+    assert done and engine.violations
+    op, other = done[0]
+    first = engine.violations[0]
+    assert other.key in first.message and first.checkpoint in ("operation", "action")
+    assert first.checkpoint == "action" or other.key in first.operation
