@@ -295,7 +295,7 @@ def _unmet(claim: ResourceClaim) -> Iterator[tuple[str, str]]:
            "k8s v1.36.1 dynamicresources.go PreBind (isPodReadyForBinding: every binding condition True, no "
            "failure condition True, else wait, fail or time out); Volcano cache.go executePreBinds (a failed "
            "PreBind never reaches the binder)",
-           (CLOSE,), requires=("predicates",))
+           (CLOSE,), requires=("predicates",), applies_when=dra_in_play)
 def dra_bound_with_binding_conditions_met(ctx: CheckContext) -> Iterator[Violation]:
     from schedcheck.reference.plugins import dynamic_resources
 
