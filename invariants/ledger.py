@@ -203,25 +203,26 @@ def operation_verdicts(node: NodeInfo) -> NodeVerdicts:
         for name in scalar_sums:  # a dimension only a task has comes after the node's own
             if name not in dims:
                 dims.append(name)
-    extra = dims[2:]
-    vectors = [[r.milli_cpu, r.memory, *((r.scalars or {}).get(name, 0.0) for name in extra)]
-               for r in (*resources, node.future_idle_view())]
-    none = (0.0, 0.0, 0.0)
-    sums = [[used_cpu, used_memory, *(scalar_sums.get(name, none)[0] for name in extra)],
-            [releasing_cpu, releasing_memory, *(scalar_sums.get(name, none)[1] for name in extra)],
-            [pipelined_cpu, pipelined_memory, *(scalar_sums.get(name, none)[2] for name in extra)]]
-    return _judge(node.name, dims, vectors, sums)
-
-
-def _judge(name: str, dims: list[str], vectors: list[list[float]], sums: list[list[float]]) -> NodeVerdicts:
+    future = node.future_idle_view()
+    allocatable, idle, used, releasing, pipelined = resources
     found = NodeVerdicts([], [], [], [], [], [])
     negative: tuple[list, list, list] = ([], [], [])
-    allocatable, idle, used, releasing, pipelined, future = vectors
-    sum_used, sum_releasing, sum_pipelined = sums
+    name = node.name
     tolerance = TOLERANCE
-    for c, dim in enumerate(dims):
-        a, i, u, r, p, f = allocatable[c], idle[c], used[c], releasing[c], pipelined[c], future[c]
-        su, sr, sp = sum_used[c], sum_releasing[c], sum_pipelined[c]
+    no_scalars: dict[str, float] = {}
+    for c, dim in enumerate(dims):  # the values read in place, each dimension judged as it is read
+        if c == 0:
+            a, i, u, r, p, f = (allocatable.milli_cpu, idle.milli_cpu, used.milli_cpu, releasing.milli_cpu,
+                                pipelined.milli_cpu, future.milli_cpu)
+            su, sr, sp = used_cpu, releasing_cpu, pipelined_cpu
+        elif c == 1:
+            a, i, u, r, p, f = (allocatable.memory, idle.memory, used.memory, releasing.memory, pipelined.memory,
+                                future.memory)
+            su, sr, sp = used_memory, releasing_memory, pipelined_memory
+        else:
+            a, i, u, r, p, f = ((resource.scalars or no_scalars).get(dim, 0.0)
+                                for resource in (allocatable, idle, used, releasing, pipelined, future))
+            su, sr, sp = scalar_sums.get(dim, (0.0, 0.0, 0.0))
         want = i + r - p
         # each bound is _bound(expected), written out: this runs at every ledger operation
         bound = 1e-9 * abs(a)
