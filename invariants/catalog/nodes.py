@@ -132,14 +132,18 @@ ON_NODE = {TaskStatus.Allocated, TaskStatus.Pipelined, TaskStatus.Binding, TaskS
 @invariant("task.single-node", "a task is on at most one node, and the node and the task agree", "job",
            "volcano-semantics §2.5, §3.2 (AddTask refuses a task already elsewhere)", (ACTION, CLOSE), state_only=True)
 def task_single_node(ctx: CheckContext) -> Iterator[Violation]:
-    holders: dict[str, list[str]] = {}
+    first: dict[str, str] = {}  # task key -> the first node found holding it
+    more: dict[str, list[str]] = {}  # task key -> every node holding it, where more than one does
     for name, node in ctx.ssn.nodes.items():
         for key, stored in node.tasks.items():
-            holders.setdefault(key, []).append(name)
+            held = first.setdefault(key, name)
+            if held != name:
+                more.setdefault(key, [held]).append(name)
             if stored.node_name != name:
                 yield Violation("", f"node {name} stores task {key} whose node name is {stored.node_name!r}",
                                 [f"node {name}", f"task {key}"], name, stored.node_name)
-    for key, names in holders.items():
+    for key in (key for key in first if key in more) if more else ():
+        names = more[key]
         if len(names) > 1:
             yield Violation("", f"task {key} is on {len(names)} nodes: {', '.join(sorted(names))}",
                             [f"task {key}"] + [f"node {n}" for n in sorted(names)], 1, len(names))

@@ -485,3 +485,9 @@ def test_accounting_non_negative_judges_the_operations_own_job_by_lookup():
         assert engine.violations, own
         first = engine.violations[0]
         assert first.checkpoint == checkpoint and "drf allocated" in first.message, (own, first.one_line())
+
+
+def test_a_task_on_two_nodes_is_named_with_both():
+    engine = check("task.single-node", corrupt=("action", _break_single_node))
+    on_two = [v for v in engine.violations if "is on 2 nodes: n1, n2" in v.message]
+    assert on_two and on_two[0].objects[1:] == ["node n1", "node n2"]
