@@ -89,7 +89,8 @@ def drf_allocated(ctx: CheckContext) -> Iterator[Violation]:
         if attr is None:
             continue
         allocated, pipelined = ctx.job_sums(job)
-        want = allocated.clone().add(pipelined)
+        want = allocated.clone().add(pipelined) if pipelined.milli_cpu or pipelined.memory or pipelined.scalars \
+            else allocated  # nothing pipelined: the sum is the allocated one (the common case)
         wrong = _dims_differ(attr.allocated, want)
         if wrong:
             yield Violation("", f"job {job.uid}: drf counts <{attr.allocated}> allocated but its tasks hold "
