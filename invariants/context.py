@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from schedcheck.invariants.ledger import build_ledger, operation_verdicts, verdicts_of
+from schedcheck.invariants.ledger import operation_verdicts, verdicts_over
 from schedcheck.reference.api.resource_info import Resource
 from schedcheck.reference.api.types import TaskStatus, allocated_status
 
@@ -39,15 +39,8 @@ class CheckContext:
     statement_records: list[Operation] = field(default_factory=list)  # the recorded forward ops
     before: StatementSnapshot | None = None
     session_state: dict[str, Any] = field(default_factory=dict)  # per-session memory of the engine
-    _ledger: Any = field(default=None, repr=False)
     _verdicts: Any = field(default=None, repr=False)
     _job_sums: dict[str, tuple[Resource, Resource]] | None = field(default=None, repr=False)
-
-    def ledger(self):
-        """The ledger of `nodes()`, built once per checkpoint and shared by the rules that read it."""
-        if self._ledger is None:
-            self._ledger = build_ledger(self.nodes())
-        return self._ledger
 
     def node_verdicts(self):
         """What the six node-ledger rules find here, worked out once per checkpoint (at an operation, on its node
@@ -58,7 +51,7 @@ class CheckContext:
             if node is not None:
                 self._verdicts = operation_verdicts(node)
             else:
-                self._verdicts = verdicts_of(self.ledger())
+                self._verdicts = verdicts_over(self.nodes())
         return self._verdicts
 
     def job_sums(self, job: JobInfo) -> tuple[Resource, Resource]:

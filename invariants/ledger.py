@@ -161,19 +161,40 @@ def verdicts_of(ledger: Ledger) -> NodeVerdicts:
 
 
 def operation_verdicts(node: NodeInfo) -> NodeVerdicts:
-    """The six rules' findings on one node (an operation's), in one pass of plain floats: numpy's per-call cost,
-    and building each rule's rows apart, exceeded a node's arithmetic. The same dimensions, and the same sums
-    and differences of IEEE doubles in the same order, as `verdicts_of(build_ledger([node]))`, so the same
-    findings."""
-    resources = (node.allocatable, node.idle, node.used, node.releasing, node.pipelined)
+    """The six rules' findings on one node (an operation's): `verdicts_over([node])`."""
+    return verdicts_over([node])
+
+
+def verdicts_over(nodes: list[NodeInfo]) -> NodeVerdicts:
+    """The six rules' findings over these nodes, node by node in plain floats: numpy's per-call cost, and
+    building each rule's rows apart, exceeded the arithmetic. The same dimensions (the nodes' own, then those
+    only a task has, in task order), the same sums and differences of IEEE doubles in the same order, and the
+    findings in the same order as `verdicts_of(build_ledger(nodes))`."""
     dims = [CPU, MEMORY]
-    for resource in resources:
-        if resource.scalars:
-            for name in resource.scalars:
-                if name not in dims:
-                    dims.append(name)
+    for node in nodes:
+        for resource in (node.allocatable, node.idle, node.used, node.releasing, node.pipelined):
+            if resource.scalars:
+                for name in resource.scalars:
+                    if name not in dims:
+                        dims.append(name)
+    sums = [_task_sums(node) for node in nodes]
+    for node_sums in sums:  # a dimension only a task has comes after the nodes' own
+        for name in node_sums[6]:
+            if name not in dims:
+                dims.append(name)
+    found = NodeVerdicts([], [], [], [], [], [])
+    negative: tuple[list, list, list] = ([], [], [])
+    for node, node_sums in zip(nodes, sums):
+        _judge_node(node, dims, node_sums, found, negative)
+    found.negative = negative[0] + negative[1] + negative[2]
+    return found
+
+
+def _task_sums(node: NodeInfo) -> tuple[float, float, float, float, float, float, dict[str, list[float]]]:
+    """The node's tasks' requests summed: used, releasing and pipelined cpu and memory, and per scalar (in task
+    order) [used, releasing, pipelined]."""
     used_cpu = used_memory = releasing_cpu = releasing_memory = pipelined_cpu = pipelined_memory = 0.0
-    scalar_sums: dict[str, list[float]] = {}  # name -> [used, releasing, pipelined], in task order
+    scalar_sums: dict[str, list[float]] = {}
     if node.node is not None:  # an uninitialised node keeps no ledger
         pipelined_status, releasing_status = TaskStatus.Pipelined, TaskStatus.Releasing
         for task in node.tasks.values():
@@ -200,13 +221,15 @@ def operation_verdicts(node: NodeInfo) -> NodeVerdicts:
                         sums = scalar_sums[name] = [0.0, 0.0, 0.0]
                     for slot in slots:
                         sums[slot] += value
-        for name in scalar_sums:  # a dimension only a task has comes after the node's own
-            if name not in dims:
-                dims.append(name)
+    return used_cpu, used_memory, releasing_cpu, releasing_memory, pipelined_cpu, pipelined_memory, scalar_sums
+
+
+def _judge_node(node: NodeInfo, dims: list[str], node_sums: tuple, found: NodeVerdicts,
+                negative: tuple[list, list, list]) -> None:
+    used_cpu, used_memory, releasing_cpu, releasing_memory, pipelined_cpu, pipelined_memory, scalar_sums = node_sums
+    resources = (node.allocatable, node.idle, node.used, node.releasing, node.pipelined)
     future = node.future_idle_view()
     allocatable, idle, used, releasing, pipelined = resources
-    found = NodeVerdicts([], [], [], [], [], [])
-    negative: tuple[list, list, list] = ([], [], [])
     name = node.name
     tolerance = TOLERANCE
     no_scalars: dict[str, float] = {}
@@ -246,8 +269,6 @@ def operation_verdicts(node: NodeInfo) -> NodeVerdicts:
             negative[1].append(("Releasing", name, dim, r))
         if p < -tolerance:
             negative[2].append(("Pipelined", name, dim, p))
-    found.negative = negative[0] + negative[1] + negative[2]
-    return found
 
 
 def mismatches(ledger: Ledger, left: Matrix, right: Matrix) -> list[tuple[str, str, float, float]]:

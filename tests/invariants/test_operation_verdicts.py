@@ -1,5 +1,6 @@
-"""The node-ledger rules at an operation (ledger.operation_verdicts: one node, one pass of plain floats) find what
-the general ledger (Python rows for a few nodes, numpy for many) finds on that node."""
+"""The node-ledger rules at an operation (ledger.operation_verdicts: one node, one pass of plain floats) and at an
+action's end (ledger.verdicts_over: every node, node by node) find what the general ledger (Python rows for a few
+nodes, numpy for many) finds on those nodes, in the same order."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from schedcheck.invariants import ledger as ledger_module
-from schedcheck.invariants.ledger import build_ledger, operation_verdicts, verdicts_of
+from schedcheck.invariants.ledger import build_ledger, operation_verdicts, verdicts_of, verdicts_over
 from schedcheck.invariants.registry import LEDGER_OPS
 from schedcheck.mutants import MUTANTS, mutant
 from schedcheck.reference.api.node_info import NodeInfo
@@ -30,8 +31,9 @@ ACCOUNTING_MUTANTS = ("allocated-idle-not-subtracted", "remove-task-forgets-rele
 
 def _compared(scenario) -> tuple[int, int]:
     """Run the scenario; at every ledger operation compare the one-pass verdicts on its node with the general
-    ledger's, in rows and in numpy. (operations compared, operations that found something)"""
-    counted = {"ops": 0, "found": 0}
+    ledger's, in rows and in numpy, and at every action's end the node-by-node verdicts on every node. (operations
+    compared, checkpoints that found something, action ends compared)"""
+    counted = {"ops": 0, "ends": 0, "found": 0}
 
     def on_operation(ssn, op) -> None:
         target = ssn.nodes.get(op.node)
@@ -47,9 +49,22 @@ def _compared(scenario) -> tuple[int, int]:
         counted["ops"] += 1
         counted["found"] += any(vars(found).values())
 
+    def on_action_end(ssn, action) -> None:
+        every = list(ssn.nodes.values())
+        found = verdicts_over(every)
+        assert found == verdicts_of(build_ledger(every)), f"{scenario.name}: end of {action}"
+        rows_up_to, ledger_module.ROWS_UP_TO = ledger_module.ROWS_UP_TO, 0
+        try:
+            assert found == verdicts_of(build_ledger(every)), f"{scenario.name}: end of {action} (numpy)"
+        finally:
+            ledger_module.ROWS_UP_TO = rows_up_to
+        counted["ends"] += 1
+        counted["found"] += any(vars(found).values())
+
     def factory() -> SessionObserverHooks:
         hooks = SessionObserverHooks()
         hooks.on_operation.append(on_operation)
+        hooks.on_action_end.append(on_action_end)
         return hooks
 
     scheduler = Scheduler(scenario.objects, scenario.conf, seed=0, now=scenario.now, server_options=scenario.options,
@@ -60,11 +75,11 @@ def _compared(scenario) -> tuple[int, int]:
             scheduler.advance()
     except AssertionViolation:
         pass  # upstream panics there: compared up to the panic
-    return counted["ops"], counted["found"]
+    return counted["ops"], counted["found"], counted["ends"]
 
 
 def test_every_scenario_s_operations_judged_alike():
-    ops = 0
+    ops = ends = 0
     for path in SCENARIOS:
         try:
             scenario = load_scenario(str(path))
@@ -72,8 +87,9 @@ def test_every_scenario_s_operations_judged_alike():
             continue
         if scenario.extender_server is not None:
             continue
-        ops += _compared(scenario)[0]
-    assert ops > 2000
+        compared = _compared(scenario)
+        ops, ends = ops + compared[0], ends + compared[2]
+    assert ops > 2000 and ends > 1000
 
 
 @pytest.mark.parametrize("name", ACCOUNTING_MUTANTS)
@@ -81,7 +97,7 @@ def test_broken_accounting_judged_alike(name):
     assert name in MUTANTS
     scenario = load_scenario(str(MUTANT_SCENARIOS / f"{name}.yaml"))
     with mutant(name):
-        ops, found = _compared(scenario)
+        ops, found, _ = _compared(scenario)
     assert ops > 0
     if name in ("allocated-idle-not-subtracted", "remove-task-forgets-releasing"):
         assert found > 0  # the comparison above covered broken ledgers too
