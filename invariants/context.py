@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,8 +36,9 @@ class CheckContext:
     action: str
     operation: Operation | None = None
     statement_kind: str = ""  # commit | discard
-    statement_ops: list[StatementOp] = field(default_factory=list)
-    statement_records: list[Operation] = field(default_factory=list)  # the recorded forward ops
+    # (empty tuples by default: a context is made at every operation, and only a statement's has these)
+    statement_ops: Sequence[StatementOp] = ()
+    statement_records: Sequence[Operation] = ()  # the recorded forward ops
     before: StatementSnapshot | None = None
     session_state: dict[str, Any] = field(default_factory=dict)  # per-session memory of the engine
     _verdicts: Any = field(default=None, repr=False)

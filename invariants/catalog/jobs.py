@@ -97,6 +97,7 @@ def job_total_request(ctx: CheckContext) -> Iterator[Violation]:
                                 f"<{expected}>", [f"job {job.uid}"], expected.as_dict(), job.total_request.as_dict())
 
 
+_VALID_TOO = (TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)  # valid besides allocated statuses
 READY = {TaskStatus.Bound, TaskStatus.Binding, TaskStatus.Running, TaskStatus.Allocated, TaskStatus.Succeeded}
 
 
@@ -110,8 +111,7 @@ def job_counters(ctx: CheckContext) -> Iterator[Violation]:
             "ready": sum(n for s, n in statuses.items()
                          if s in READY or (job.pipelined_ready and s == TaskStatus.Pipelined)),
             "waiting": statuses[TaskStatus.Pipelined],
-            "valid": sum(n for s, n in statuses.items()
-                         if allocated_status(s) or s in (TaskStatus.Succeeded, TaskStatus.Pipelined, TaskStatus.Pending)),
+            "valid": sum(n for s, n in statuses.items() if allocated_status(s) or s in _VALID_TOO),
         }
         found = {"ready": job.ready_task_num(), "waiting": job.waiting_task_num(), "valid": job.valid_task_num()}
         for name in expected:

@@ -32,11 +32,16 @@ def _recomputed_by_queue(ctx: CheckContext, queues: set[str] | None = None) -> d
 
 def _dims_differ(a: Resource, b: Resource) -> list[str]:
     """The dimensions on which a and b differ beyond the tolerance, sorted by name."""
-    if not a.scalars and not b.scalars:  # cpu and memory alone: no name sets to build (most checks at scale)
-        return [name for name, x, y in ((CPU, a.milli_cpu, b.milli_cpu), (MEMORY, a.memory, b.memory))
-                if abs(x - y) > max(MIN_RESOURCE, 1e-9 * abs(y))]
-    names = set(a.as_dict()) | set(b.as_dict())
-    return sorted(n for n in names if abs(a.get(n) - b.get(n)) > max(MIN_RESOURCE, 1e-9 * abs(b.get(n))))
+    differ = [name for name, x, y in ((CPU, a.milli_cpu, b.milli_cpu), (MEMORY, a.memory, b.memory))
+              if abs(x - y) > max(MIN_RESOURCE, 1e-9 * abs(y))]
+    if a.scalars or b.scalars:  # (cpu and memory alone at most checks: no name sets to build)
+        left, right = a.scalars or {}, b.scalars or {}
+        for name in left.keys() | right.keys():
+            x, y = left.get(name, 0.0), right.get(name, 0.0)
+            if abs(x - y) > max(MIN_RESOURCE, 1e-9 * abs(y)):
+                differ.append(name)
+        differ.sort()
+    return differ
 
 
 def _proportion(ctx: CheckContext):

@@ -10,9 +10,10 @@ from schedcheck.reference.api.resource_info import MIN_RESOURCE, Resource
 
 amounts = st.one_of(st.sampled_from([0.0, MIN_RESOURCE, 2 * MIN_RESOURCE, 1e12, -1.0, float("nan")]),
                     st.floats(-1e6, 1e13, allow_nan=False))
+# scalar names that sort before, between and after cpu and memory
+scalar_names = st.sampled_from(["nvidia.com/gpu", "pods", "example.com/fpga", "accel/x"])
 resources = st.builds(Resource, amounts, amounts,
-                      st.one_of(st.none(), st.just({}), st.dictionaries(st.sampled_from(["nvidia.com/gpu", "pods"]),
-                                                                        amounts, max_size=2)))
+                      st.one_of(st.none(), st.just({}), st.dictionaries(scalar_names, amounts, max_size=3)))
 
 
 def _walked(a: Resource, b: Resource) -> list[str]:
