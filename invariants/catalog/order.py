@@ -20,7 +20,7 @@ def strict_weak_order_violations(items: Sequence[Any], less: Callable[[Any, Any]
     """Irreflexivity, asymmetry, transitivity, and transitivity of incomparability."""
     items = list(items)[:MAX_PAIRS_ITEMS]
     rows = [[less(a, b) for b in items] for a in items]
-    if _holds(rows, min(len(items), MAX_TRIPLE_ITEMS)):
+    if _ranked(rows) or _holds(rows, min(len(items), MAX_TRIPLE_ITEMS)):
         return
     table = {(i, j): rows[i][j] for i in range(len(items)) for j in range(len(items))}
     for i, a in enumerate(items):
@@ -39,6 +39,14 @@ def strict_weak_order_violations(items: Sequence[Any], less: Callable[[Any, Any]
         if inc_ij and inc_jk and (table[i, k] or table[k, i]):
             yield (f"{label(items[i])} ~ {label(items[j])} ~ {label(items[k])} but {label(items[i])} and "
                    f"{label(items[k])} are ordered", [label(items[x]) for x in (i, j, k)])
+
+
+def _ranked(rows: list[list[bool]]) -> bool:
+    """Whether i < j exactly when fewer items are below i than below j: then the relation is a strict weak
+    order over every item (its classes ranked by how many items lie below them), and the checks below would find
+    nothing. Cheaper than them where it holds; where it does not, they decide."""
+    below = [sum(column) for column in zip(*rows)]  # for each item, how many items are below it
+    return all(row == [mine < theirs for theirs in below] for row, mine in zip(rows, below))
 
 
 def _holds(rows: list[list[bool]], n: int) -> bool:
