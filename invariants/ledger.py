@@ -1,9 +1,10 @@
-"""Node ledgers as matrices (nodes x resource dimensions), for vectorised checks.
+"""Node ledgers: what the six node-ledger rules find, and the general ledger that says it independently.
 
-One pass over the nodes and their stored tasks builds every matrix; the checks
-themselves are whole-array comparisons. Numpy for many nodes (an action's or the
-close's checkpoint at scale); plain Python rows for a few (an operation's node, a
-small cluster), where numpy's per-call cost was most of the node rules' time.
+The rules read `verdicts_over` (`operation_verdicts` for an operation's node): node by node, in plain
+floats, each dimension judged as it is read. The general ledger (`build_ledger`, `verdicts_of`: matrices of
+nodes x dimensions, numpy for many nodes and Python rows for a few) was the rules' until stop 34; it stays
+as the differential tests' oracle (tests/invariants/test_operation_verdicts.py), which holds the two to the
+same findings in the same order.
 """
 
 from __future__ import annotations
@@ -75,17 +76,23 @@ def build_ledger(nodes: list[NodeInfo]) -> Ledger:
                   m["sp"])
 
 
-def _ledger_rows(nodes: list[NodeInfo]) -> tuple[list[str], dict[str, list[list[float]]]]:
-    """The dimensions and one row per node for each key: the dimensions fixed first (the nodes' own, then those
-    only a task has, in task order), then each resource and request added in place."""
+def node_dimensions(nodes: list[NodeInfo]) -> list[str]:
+    """cpu, memory, then the scalars of the nodes' own resources (Allocatable, Idle, Used, Releasing, Pipelined),
+    in node and then resource order: the first columns of a ledger of these nodes."""
     dims = [CPU, MEMORY]
-    index = {CPU: 0, MEMORY: 1}
     for node in nodes:
         for resource in (node.allocatable, node.idle, node.used, node.releasing, node.pipelined):
             for name in resource.scalars or ():
-                if name not in index:
-                    index[name] = len(dims)
+                if name not in dims:
                     dims.append(name)
+    return dims
+
+
+def _ledger_rows(nodes: list[NodeInfo]) -> tuple[list[str], dict[str, list[list[float]]]]:
+    """The dimensions and one row per node for each key: the dimensions fixed first (the nodes' own, then those
+    only a task has, in task order), then each resource and request added in place."""
+    dims = node_dimensions(nodes)
+    index = {name: i for i, name in enumerate(dims)}
     for node in nodes:  # a dimension only a task has comes after the nodes' own, in task order
         if node.node is not None:
             for task in node.tasks.values():
@@ -170,13 +177,7 @@ def verdicts_over(nodes: list[NodeInfo]) -> NodeVerdicts:
     building each rule's rows apart, exceeded the arithmetic. The same dimensions (the nodes' own, then those
     only a task has, in task order), the same sums and differences of IEEE doubles in the same order, and the
     findings in the same order as `verdicts_of(build_ledger(nodes))`."""
-    dims = [CPU, MEMORY]
-    for node in nodes:
-        for resource in (node.allocatable, node.idle, node.used, node.releasing, node.pipelined):
-            if resource.scalars:
-                for name in resource.scalars:
-                    if name not in dims:
-                        dims.append(name)
+    dims = node_dimensions(nodes)
     sums = [_task_sums(node) for node in nodes]
     for node_sums in sums:  # a dimension only a task has comes after the nodes' own
         for name in node_sums[6]:

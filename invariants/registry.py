@@ -58,10 +58,15 @@ class Invariant:
     # docstring says what): where it is false, the engine leaves the rule out of the session.
     applies_when: Callable[[Any], bool] | None = field(default=None, compare=False)
 
+    @property
+    def condition(self) -> str:
+        """applies_when's docstring on one line ("" without one)."""
+        return " ".join((self.applies_when.__doc__ or "").split()) if self.applies_when is not None else ""
+
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "class": self.cls, "statement": self.statement, "source": self.source,
                 "checkpoints": list(self.at), "requires": list(self.requires), "severity": self.severity,
-                **({"appliesWhen": (self.applies_when.__doc__ or "").strip()} if self.applies_when else {})}
+                **({"appliesWhen": self.condition} if self.applies_when is not None else {})}
 
 
 _CATALOG: dict[str, Invariant] = {}

@@ -35,7 +35,7 @@ def render_catalog_markdown(invariants: list[Invariant]) -> str:
             rule = inv.statement + (" *(quality)*" if inv.severity == QUALITY else "")
             needs = [", ".join(inv.requires)] if inv.requires else []
             if inv.applies_when is not None:
-                needs.append(f"*when* {' '.join((inv.applies_when.__doc__ or '').split())}")
+                needs.append(f"*when* {inv.condition}")
             lines.append(f"| `{inv.id}` | {rule} | {', '.join(inv.at)} | {'; '.join(needs) or '-'} | {inv.source} |")
         lines.append("")
     lines.append(f"{len(invariants)} invariants.")

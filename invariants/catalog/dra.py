@@ -6,8 +6,8 @@ are never blamed alone."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 from fractions import Fraction
+from typing import Any
 
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.placement import tolerates

@@ -40,21 +40,16 @@ def job_status_index(ctx: CheckContext) -> Iterator[Violation]:
         for status, bucket in job.task_status_index.items():
             for uid, task in bucket.items():
                 if uid in indexed:
-                    yield Violation("", f"job {job.uid}: task {task.key} is indexed as both {indexed[uid].name} "
-                                        f"and {status.name}", [f"job {job.uid}", f"task {task.key}"], 1, 2)
+                    yield _indexed_twice(job, task, indexed[uid], status)
                 indexed[uid] = status
                 if task.status != status:
-                    yield Violation("", f"job {job.uid}: task {task.key} is {task.status.name} but indexed as "
-                                        f"{status.name}", [f"job {job.uid}", f"task {task.key}"],
-                                    task.status.name, status.name)
+                    yield _indexed_elsewhere(job, task, status)
         if indexed.keys() == job.tasks.keys():
             continue
         missing = set(job.tasks) - set(indexed)
         extra = set(indexed) - set(job.tasks)
         for uid in sorted(missing | extra):
-            yield Violation("", f"job {job.uid}: task {uid} is {'missing from' if uid in missing else 'only in'} "
-                                f"the status index", [f"job {job.uid}"], "indexed once", "not indexed"
-                            if uid in missing else "indexed but not a task")
+            yield _indexed_apart(job, uid, uid in missing)
 
 
 def _task_index(job, uid: str) -> Iterator[Violation]:
@@ -62,16 +57,27 @@ def _task_index(job, uid: str) -> Iterator[Violation]:
     found = [(status, bucket[uid]) for status, bucket in job.task_status_index.items() if uid in bucket]
     for i, (status, task) in enumerate(found):
         if i:
-            yield Violation("", f"job {job.uid}: task {task.key} is indexed as both {found[i - 1][0].name} "
-                                f"and {status.name}", [f"job {job.uid}", f"task {task.key}"], 1, 2)
+            yield _indexed_twice(job, task, found[i - 1][0], status)
         if task.status != status:
-            yield Violation("", f"job {job.uid}: task {task.key} is {task.status.name} but indexed as "
-                                f"{status.name}", [f"job {job.uid}", f"task {task.key}"], task.status.name, status.name)
+            yield _indexed_elsewhere(job, task, status)
     if (uid in job.tasks) != bool(found):
-        missing = uid in job.tasks
-        yield Violation("", f"job {job.uid}: task {uid} is {'missing from' if missing else 'only in'} "
-                            f"the status index", [f"job {job.uid}"], "indexed once", "not indexed"
-                        if missing else "indexed but not a task")
+        yield _indexed_apart(job, uid, uid in job.tasks)
+
+
+def _indexed_twice(job, task, first: TaskStatus, then: TaskStatus) -> Violation:
+    return Violation("", f"job {job.uid}: task {task.key} is indexed as both {first.name} and {then.name}",
+                     [f"job {job.uid}", f"task {task.key}"], 1, 2)
+
+
+def _indexed_elsewhere(job, task, status: TaskStatus) -> Violation:
+    return Violation("", f"job {job.uid}: task {task.key} is {task.status.name} but indexed as {status.name}",
+                     [f"job {job.uid}", f"task {task.key}"], task.status.name, status.name)
+
+
+def _indexed_apart(job, uid: str, missing: bool) -> Violation:
+    """A task missing from the index, or an index entry that is not a task of the job."""
+    return Violation("", f"job {job.uid}: task {uid} is {'missing from' if missing else 'only in'} the status index",
+                     [f"job {job.uid}"], "indexed once", "not indexed" if missing else "indexed but not a task")
 
 
 @invariant("job.allocated-sum", "a job's Allocated equals the summed requests of its tasks in an allocated status",

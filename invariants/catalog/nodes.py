@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedcheck.invariants.context import CheckContext
-from schedcheck.invariants.ledger import TOLERANCE
+from schedcheck.invariants.ledger import TOLERANCE, node_dimensions
 from schedcheck.invariants.placement import excluded_by, label_selector_matches
 from schedcheck.invariants.registry import ACTION, CLOSE, LEDGER_OPS, OPERATION, PLACING_OPS, invariant
 from schedcheck.invariants.violation import Violation
-from schedcheck.reference.api.resource_info import CPU, MEMORY
 from schedcheck.reference.api.types import TaskStatus
 
 EVERYWHERE = (OPERATION, ACTION, CLOSE)
@@ -87,12 +86,7 @@ def cache_idle_non_negative(ctx: CheckContext) -> Iterator[Violation]:
         if task is not None:
             dims.update(dim for dim, amount in task.resreq.as_dict().items() if amount > 0)
     cache_nodes = [ctx.ssn.cache.nodes[name] for name in sorted(asked) if name in ctx.ssn.cache.nodes]
-    dims = [CPU, MEMORY]  # in the order a ledger of these nodes has them (their resources' scalars after)
-    for node in cache_nodes:
-        for resource in (node.allocatable, node.idle, node.used, node.releasing, node.pipelined):
-            for name in resource.scalars or ():
-                if name not in dims:
-                    dims.append(name)
+    dims = node_dimensions(cache_nodes)  # Idle has no other dimension
     for node, dim, found in ((node.name, dim, node.idle.get(dim)) for node in cache_nodes for dim in dims):
         if found < -TOLERANCE and dim in asked.get(node, ()):
             yield Violation("", f"node {node} (cache): Idle on {dim} is {_fmt(dim, found)} after this session's "
@@ -142,9 +136,9 @@ def task_single_node(ctx: CheckContext) -> Iterator[Violation]:
             if stored.node_name != name:
                 yield Violation("", f"node {name} stores task {key} whose node name is {stored.node_name!r}",
                                 [f"node {name}", f"task {key}"], name, stored.node_name)
-    for key in (key for key in first if key in more) if more else ():
-        names = more[key]
-        if len(names) > 1:
+    for key in first if more else ():  # in the order the tasks were first found
+        names = more.get(key)
+        if names:
             yield Violation("", f"task {key} is on {len(names)} nodes: {', '.join(sorted(names))}",
                             [f"task {key}"] + [f"node {n}" for n in sorted(names)], 1, len(names))
     nodes = ctx.ssn.nodes

@@ -101,6 +101,10 @@ def _pod_view_at_open(ssn) -> dict[str, tuple[Any, ...]]:
     return out
 
 
+def _off(expected: float, found: float) -> bool:
+    return abs(expected - found) > 1e-6 * max(1.0, abs(expected))
+
+
 def _said(phase: str, deleting: bool, node_name: str | None) -> str:
     return f"phase {phase}" + (", deleting" if deleting else "") + (f", on {node_name}" if node_name else "")
 
@@ -149,13 +153,12 @@ def task_request_from_pod(ctx: CheckContext) -> Iterator[Violation]:
     for uid, (key, _, _, _, cpu, memory, want) in view.items():
         want_cpu = _in_units("cpu", want.get("cpu", zero))
         want_memory = _in_units("memory", want.get("memory", zero))
-        if (abs(want_cpu - cpu) > 1e-6 * max(1.0, abs(want_cpu))
-                or abs(want_memory - memory) > 1e-6 * max(1.0, abs(want_memory))):
+        if _off(want_cpu, cpu) or _off(want_memory, memory):
             differ.append((uid, key, cpu, memory, want_cpu, want_memory))
     for _, key, cpu, memory, want_cpu, want_memory in sorted(differ):
         expected = {"cpu": want_cpu, "memory": want_memory}
         found = {"cpu": cpu, "memory": memory}
-        wrong = [n for n in expected if abs(expected[n] - found[n]) > 1e-6 * max(1.0, abs(expected[n]))]
+        wrong = [n for n in expected if _off(expected[n], found[n])]
         if wrong:
             yield Violation("", f"task {key} requests {', '.join(f'{n} {found[n]:g}' for n in wrong)}, but its "
                                 f"pod asks for {', '.join(f'{n} {expected[n]:g}' for n in wrong)} (containers, init "
