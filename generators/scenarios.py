@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from schedcheck.generators.admission import apply_admission_pressure
 from schedcheck.generators.confs import PLUGIN_ARGUMENTS, conf_features, scheduler_confs
 from schedcheck.generators.queue_gates import apply_queue_gates
 from schedcheck.generators.swarm import PLAIN, swarms
@@ -56,7 +57,8 @@ from schedcheck.generators.volumes import apply_volumes
 from schedcheck.generators.pod_level_resources import apply_pod_level_resources
 from schedcheck.generators.quotas import namespace_usage, resource_quotas
 from schedcheck.generators.shards import node_shards
-from schedcheck.generators.topology import hyper_node_trees, network_topologies, sub_group_policies
+from schedcheck.generators.topology import (apply_instance_sub_groups, hyper_node_trees, network_topologies,
+                                            sub_group_policies)
 
 GROUP_KEY = "scheduling.k8s.io/group-name"
 from schedcheck.generators.vocabulary import NAMESPACES, timestamp
@@ -290,6 +292,11 @@ def scenarios(
     apply_pod_level_resources(draw, job_docs)  # pod-level resources last of all, for the same reason
     apply_queue_gates(draw, doc, job_docs)  # Volcano's queue-allocation gate: last, for the same reason
     apply_dra_quotas(draw, doc)  # capacity's DRA quotas (only with DRA claims and capacity): last, as well
+    if swarm.min_resources:  # waiting jobs sized against admission's room: last, as well
+        apply_admission_pressure(draw, doc["objects"], job_docs)
+    if swarm.topology:  # subgroups by replica instance: last, as well
+        tiers = [o["spec"]["tier"] for o in doc["objects"] if o["kind"] == "HyperNode"]
+        apply_instance_sub_groups(draw, job_docs, max(tiers) if tiers else None)
     if now_offset is not None:
         doc["now"] = timestamp(now_offset)
     doc["metadata"]["name"] = scenario_name(doc)

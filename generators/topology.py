@@ -12,6 +12,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from schedcheck.generators.quantities import sometimes
+from schedcheck.generators.vocabulary import GROUP_NAME, TASK_SPEC
+
 HYPER_NODE_API = "topology.volcano.sh/v1alpha1"
 TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
 
@@ -82,3 +85,31 @@ def sub_group_policies(max_tier: int) -> st.SearchStrategy[list[dict[str, Any]]]
             doc["networkTopology"] = nt
         return [doc]
     return st.builds(policy, st.integers(1, 2), st.integers(0, 2), topology)
+
+
+INSTANCE_KEY = "leaderworkerset.sigs.k8s.io/group-index"  # a replica group's index, as LeaderWorkerSet labels it
+
+
+def apply_instance_sub_groups(draw: st.DrawFn, job_docs: list[dict[str, Any]], max_tier: int | None) -> None:
+    """Subgroups by replica instance for some jobs without roles (in place): their pods, in name order,
+    labelled with an instance index in groups of subGroupSize, and a policy asking for 1 to all of those
+    groups. With minMember below the pod count, gang's readiness then turns on whole instances
+    (CheckSubJobReady), not on the pod count alone. Shrinks towards no policy."""
+    for group in (d for d in job_docs if d["kind"] == "PodGroup" and not d["spec"].get("subGroupPolicy")):
+        meta = group["metadata"]
+        pods = sorted((d for d in job_docs if d["kind"] == "Pod" and d["metadata"]["namespace"] == meta["namespace"]
+                       and d["metadata"].get("annotations", {}).get(GROUP_NAME) == meta["name"]),
+                      key=lambda d: d["metadata"]["name"])
+        if len(pods) < 2 or any(TASK_SPEC in p["metadata"].get("annotations", {}) for p in pods):
+            continue
+        if not draw(sometimes(40)):
+            continue
+        size = draw(st.integers(1, 2))
+        for i, pod in enumerate(pods):
+            pod["metadata"].setdefault("labels", {})[INSTANCE_KEY] = str(i // size)
+        count = -(-len(pods) // size)
+        policy: dict[str, Any] = {"name": "instances", "matchLabelKeys": [INSTANCE_KEY], "subGroupSize": size,
+                                  "minSubGroups": draw(st.integers(1, count))}
+        if max_tier is not None and draw(st.booleans()):
+            policy["networkTopology"] = {"mode": "hard", "highestTierAllowed": draw(st.integers(1, max_tier))}
+        group["spec"]["subGroupPolicy"] = [policy]

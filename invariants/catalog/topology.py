@@ -18,6 +18,7 @@ from schedcheck.invariants.registry import ACTION, CLOSE, QUALITY, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource, Zero
 from schedcheck.reference.api.types import TaskStatus, allocated_status
+from schedcheck.reference.util.qos import pod_qos
 
 CLUSTER_TOP = "<cluster-top-hypernode>"
 
@@ -221,6 +222,12 @@ def session_matches_objects(ctx: CheckContext) -> Iterator[Violation]:
 
 ALLOCATED_HYPER_NODE = "volcano.sh/job-allocated-hypernode"
 NODE_FILTER_PLUGINS = {"predicates"}  # whose filters a plain pod passes on a plainly open node (restated below)
+# Filter plugins that let a task through on every node when it asks for nothing they manage: numa-aware
+# filters Guaranteed pods only (numaaware.go predicate), deviceshare only pods that request a device.
+PLAIN_POD_FILTERS = {
+    "numa-aware": lambda task: pod_qos(task.pod) != "Guaranteed",
+    "deviceshare": lambda task: set(task.resreq.resource_names()) <= {"cpu", "memory", "pods"},
+}
 
 
 @invariant("topology.lowest-tier-needed", "allocate places a fresh hard-mode job in no higher tier than needed: its "
@@ -238,7 +245,8 @@ def lowest_tier_needed(ctx: CheckContext) -> Iterator[Violation]:
     if ctx.action != "allocate" or not ssn.cache.world.hyper_nodes \
             or ssn.cache.server_options.sharding_mode not in ("", "none"):
         return
-    if {name for tier in ssn.registered("predicate") for name, _ in tier} - NODE_FILTER_PLUGINS:
+    filters = {name for tier in ssn.registered("predicate") for name, _ in tier} - NODE_FILTER_PLUGINS
+    if filters - PLAIN_POD_FILTERS.keys():
         return
     placed: dict[str, list] = {}
     earlier: set[str] = set()
@@ -263,7 +271,8 @@ def lowest_tier_needed(ctx: CheckContext) -> Iterator[Violation]:
         if highest is None or ALLOCATED_HYPER_NODE in (job.pod_group.annotations or {}):
             continue
         if {t.uid for t in held} != set(placed[uid]) or len(held) > job.min_available \
-                or any(not allocated_status(t.status) or not _plain_pod(t) for t in held):
+                or any(not allocated_status(t.status) or not _plain_pod(t) for t in held) \
+                or not all(PLAIN_POD_FILTERS[name](t) for name in filters for t in held):
             continue
         nodes = {t.node_name for t in held}
         spanning = [tiers[name] for name, members in leaves.items() if nodes <= members]

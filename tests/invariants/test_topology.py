@@ -158,6 +158,35 @@ def test_lowest_tier_needed_fires_when_the_gradient_starts_at_the_top():
     assert "only a tier-2 hypernode holds" in found[0].message and "tier-1 hypernode rack-" in found[0].message
 
 
+def _with_numa_aware(text: str) -> str:
+    return text.replace("    - name: nodeorder\n", "    - name: nodeorder\n    - name: numa-aware\n", 1)
+
+
+def test_lowest_tier_needed_judges_beside_filters_that_pass_plain_pods():
+    # numa-aware filters Guaranteed pods only: with it on and these Burstable pods, the tier is still judged
+    text = _with_numa_aware(LOWEST.read_text(encoding="utf-8"))
+    assert "numa-aware" in text
+    engine = InvariantEngine(only=["topology.lowest-tier-needed"])
+    run_scenario(load_scenario_text(text, "numa.yaml"), engine=engine)
+    assert engine.checks["topology.lowest-tier-needed"] > 0 and engine.findings == []
+    with mutant("topology-gradient-highest-tier-first"):
+        engine = InvariantEngine(only=["topology.lowest-tier-needed"])
+        run_scenario(load_scenario_text(text, "numa.yaml"), engine=engine)
+    assert [f.invariant for f in engine.findings] == ["topology.lowest-tier-needed"]
+
+
+def test_lowest_tier_needed_leaves_a_guaranteed_pod_to_numa_aware():
+    # a Guaranteed pod (limits = requests) is numa-aware's to filter: where it fits is not plain, not judged
+    text = _with_numa_aware(LOWEST.read_text(encoding="utf-8")).replace(
+        "resources: {requests: {cpu: \"2\", memory: 2Gi}}",
+        "resources: {requests: {cpu: \"2\", memory: 2Gi}, limits: {cpu: \"2\", memory: 2Gi}}")
+    assert "limits" in text
+    with mutant("topology-gradient-highest-tier-first"):
+        engine = InvariantEngine(only=["topology.lowest-tier-needed"])
+        run_scenario(load_scenario_text(text, "guaranteed.yaml"), engine=engine)
+    assert engine.findings == []
+
+
 def test_lowest_tier_needed_leaves_a_job_placed_in_two_rounds_alone():
     # minAvailable 1 of 2: allocate stops at ready and places the second task in a later round, inside the
     # gradient of the hypernode the job then holds; where it lands is allocate's greedy choice, not judged
