@@ -51,7 +51,7 @@ def admission_room(objects: list[dict[str, Any]], factor: Fraction = DEFAULT_FAC
     return room
 
 
-def _unplaced_groups(job_docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def unplaced_groups(job_docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """PodGroups none of whose pods is on a node (waiting for admission, or admitted and not yet placed)."""
     placed = {(d["metadata"]["namespace"], d["metadata"].get("annotations", {}).get(GROUP_NAME))
               for d in job_docs if d["kind"] == "Pod" and d["spec"].get("nodeName")}
@@ -62,7 +62,7 @@ def _unplaced_groups(job_docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def apply_admission_pressure(draw: st.DrawFn, objects: list[dict[str, Any]],
                              job_docs: list[dict[str, Any]]) -> None:
     """Resize some waiting jobs' minResources against the overcommitted room (in place)."""
-    groups = _unplaced_groups(job_docs)
+    groups = unplaced_groups(job_docs)
     if len(groups) < 2:
         return
     chosen = [group for group in groups if draw(sometimes(70))]

@@ -498,38 +498,31 @@ def workloads(
 
 def filler_job(ledger: NodeLedger, name: str = "fill", namespace: str = "default", queue: str = "default",
                priority_class: str | None = None, max_pods: int | None = None,
-               created: int = -1800) -> list[dict[str, Any]]:
-    """A running elastic job (minMember 1) with one pod per node taking what is left of it
-    (whole cores and Gi), placed on the ledger: the full cluster most real clusters are, so
-    that pending jobs must wait, preempt or reclaim. [] when no node has a core and a Gi left.
+               created: int = -1800, split: int = 1) -> list[dict[str, Any]]:
+    """A running elastic job (minMember 1) with `split` pods per node (fewer where max_pods or the node's
+    whole cores and Gi allow less) sharing what is left of it, placed on the ledger: the full cluster most
+    real clusters are, so that pending jobs must wait, preempt or reclaim. Every pod beyond the first is a
+    victim gang lets go; several on a node make the victims' choice and their number matter.
+    [] when no node has a core and a Gi left.
     """
     pods: list[dict[str, Any]] = []
-    for node in ledger.names:
-        if max_pods is not None and len(pods) >= max_pods:
-            break
+    open_nodes = [n for n in ledger.names if not any(t["effect"] == "NoExecute" for t in ledger.taints[n])]
+    if max_pods is not None and open_nodes:
+        split = max(1, min(split, max_pods // len(open_nodes)))
+    for node in open_nodes:
         remaining = ledger.remaining[node]
         cores = int(remaining.get(CPU, 0))
         gib = int(remaining.get(MEMORY, 0) / 2**30)
         if cores < 1 or gib < 1 or remaining.get(PODS, 0) < 1:
             continue
-        spec: dict[str, Any] = {"schedulerName": SCHEDULER_NAME,
-                                "containers": [_container("main", {CPU: str(cores), MEMORY: f"{gib}Gi"})]}
-        if priority_class:
-            spec["priorityClassName"] = priority_class
-        request = pod_request(spec)
-        if any(t["effect"] == "NoExecute" for t in ledger.taints[node]):
-            continue
-        ledger.place(node, request)
-        pod_name = f"{name}-{len(pods)}"
-        spec["nodeName"] = node
-        pods.append({
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": pod_name, "namespace": namespace, "annotations": {GROUP_NAME: name},
-                         "creationTimestamp": timestamp(created + 1)},
-            "spec": spec,
-            "status": {"phase": "Running", "startTime": timestamp(created + 2)},
-        })
+        count = min(split, cores, gib, int(remaining.get(PODS, 0)))
+        for share in range(count):
+            if max_pods is not None and len(pods) >= max_pods:
+                break
+            pod_cores = cores // count + (cores % count if share == count - 1 else 0)
+            pod_gib = gib // count + (gib % count if share == count - 1 else 0)
+            pods.append(_filler_pod(ledger, node, name, len(pods), namespace, priority_class, created,
+                                    pod_cores, pod_gib))
     if not pods:
         return []
     group_spec: dict[str, Any] = {"minMember": 1, "queue": queue}
@@ -543,6 +536,24 @@ def filler_job(ledger: NodeLedger, name: str = "fill", namespace: str = "default
         "status": {"phase": "Running", "running": len(pods)},
     }
     return [group, *pods]
+
+
+def _filler_pod(ledger: NodeLedger, node: str, name: str, index: int, namespace: str,
+                priority_class: str | None, created: int, cores: int, gib: int) -> dict[str, Any]:
+    spec: dict[str, Any] = {"schedulerName": SCHEDULER_NAME,
+                            "containers": [_container("main", {CPU: str(cores), MEMORY: f"{gib}Gi"})]}
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    ledger.place(node, pod_request(spec))
+    spec["nodeName"] = node
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"{name}-{index}", "namespace": namespace, "annotations": {GROUP_NAME: name},
+                     "creationTimestamp": timestamp(created + 1)},
+        "spec": spec,
+        "status": {"phase": "Running", "startTime": timestamp(created + 2)},
+    }
 
 
 def system_pods(node_docs: Sequence[Mapping[str, Any]], ledger: NodeLedger,

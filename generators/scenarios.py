@@ -9,7 +9,8 @@ for capacity, node usage annotations for usage and rescheduling, sla waiting
 times, ResourceQuotas for resourcequota. Pods ask for GPUs only where some node
 has them. Sometimes the kube-system pods of another scheduler hold a little of
 each node, and sometimes (a full cluster) a running elastic "fill" job, usually
-at the lowest priority, takes whatever the nodes have left, so that pending
+at the lowest priority, takes whatever the nodes have left in one to three pods a
+node (victims gang lets go), so that pending
 jobs have to wait, preempt or reclaim.
 
 `scenario_profiles` holds the bounds of the two standard runs: "ci" (small and
@@ -93,7 +94,7 @@ scenario_profiles: dict[str, dict[str, int]] = {
 }
 
 
-def _cluster_total(node_docs: list[dict[str, Any]]) -> dict[str, int]:
+def cluster_total(node_docs: list[dict[str, Any]]) -> dict[str, int]:
     """The cluster's allocatable in whole cores and Gi (rounded down), for top-level guarantees."""
     cpu = sum(amounts(d["status"]["allocatable"]).get(CPU, 0) for d in node_docs)
     memory = sum(amounts(d["status"]["allocatable"]).get(MEMORY, 0) for d in node_docs)
@@ -151,7 +152,7 @@ def scenarios(
 
     node_docs = draw(node_lists(min_nodes, max_nodes, gpu=gpu, metrics=features.metrics,
                                 metrics_time=metrics_time, odd=odd))
-    total = _cluster_total(node_docs)
+    total = cluster_total(node_docs)
     # Pods ask for GPUs (sometimes) only where the cluster has some, as users do.
     has_gpus = any(GPU in n["status"]["allocatable"] for n in node_docs)
     pod_gpu = gpu if gpu is not None else (None if has_gpus else False)
@@ -189,7 +190,7 @@ def scenarios(
         filler = filler_job(ledger, namespace=draw(choice(NAMESPACES)),
                             queue=draw(choice(tuple(job_queues))),
                             priority_class=draw(choice((None, *lowest, *class_values))),
-                            max_pods=max_pods_per_job)
+                            max_pods=max_pods_per_job, split=draw(st.integers(1, 3)))
         job_docs = filler + job_docs
 
     quota_docs = []

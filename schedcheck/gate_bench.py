@@ -45,11 +45,12 @@ class GateBench:
 
 def bench_gate(documents: int = 300, seed: int = 0, profile: str = "ci", repeats: int = 3,
                machine_batches: int = 4) -> GateBench:
-    from schedcheck.gate_properties import WorkerConfig, WorkerStats, _machine_batch, conf_variants, variant_runs
-    from schedcheck.generators.scenarios import profile_scenarios, sample_documents
+    from schedcheck.gate_properties import (WorkerConfig, WorkerStats, _machine_batch, conf_variants, gate_scenarios,
+                                            variant_runs)
+    from schedcheck.generators.scenarios import sample_documents
 
     clock = time.process_time
-    strategy = conf_variants(profile_scenarios(profile))
+    strategy = conf_variants(gate_scenarios(profile))
     sample_documents(strategy, 5, seed + 1)  # warm Hypothesis's strategy caches and imports
     generation = []
     for _ in range(repeats):

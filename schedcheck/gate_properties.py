@@ -100,6 +100,19 @@ SEEDS_PER_DOCUMENT = 3  # tie-breaking seeds tried on a drawn scenario whose run
 CONF_VARIANTS = 2  # other confs a drawn cluster is also checked under
 
 
+def gate_scenarios(profile: str = "ci"):
+    """What the gate draws, under the profile's bounds: half `scenarios()` (every feature, each on its own)
+    and half `contested_scenarios()` (a full cluster and jobs that preempt or reclaim into it, a state the
+    first draws about once in a thousand documents)."""
+    from hypothesis import strategies as st
+
+    from schedcheck.generators.contests import contested_scenarios
+    from schedcheck.generators.scenarios import scenario_profiles, scenarios
+
+    bounds = scenario_profiles[profile]
+    return st.one_of(scenarios(**bounds), contested_scenarios(**bounds))
+
+
 def conf_variants(documents):
     """(document, confs): each drawn cluster is checked under its own conf and then under CONF_VARIANTS
     more drawn confs (they shrink towards upstream's default conf). Drawing a whole scenario costs more than a cycle of scheduling and
@@ -199,9 +212,7 @@ def _mutant_context(name: str | None):
 def run_worker(cfg: WorkerConfig, strategy=None) -> tuple[WorkerStats, Failure | None]:
     """Search until the budget (or example count) is spent or a counterexample is found."""
     if strategy is None:
-        from schedcheck.generators.scenarios import scenario_profiles, scenarios
-
-        strategy = conf_variants(scenarios(**scenario_profiles[cfg.profile]))
+        strategy = conf_variants(gate_scenarios(cfg.profile))
     from schedcheck.gc_tuning import tune_gc
 
     tune_gc()  # a worker may be a pytest-xdist or Dask process that did not start through the CLI
