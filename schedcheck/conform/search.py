@@ -55,12 +55,14 @@ def folder_scenarios(folder: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def generated_scenarios(seed: int) -> Iterator[tuple[str, dict[str, Any]]]:
-    """An endless stream of generated scenarios (the gate's ci profile), the same for the same seed."""
-    from schedcheck.generators.scenarios import profile_scenarios, sample_documents
+    """An endless stream of generated scenarios (what the gate draws, ci profile: contested clusters among
+    them), the same for the same seed."""
+    from schedcheck.gate_properties import gate_scenarios
+    from schedcheck.generators.scenarios import sample_documents
 
     batch = 0
     while True:
-        for doc in sample_documents(profile_scenarios("ci"), BATCH, seed=seed * 7919 + batch):
+        for doc in sample_documents(gate_scenarios("ci"), BATCH, seed=seed * 7919 + batch):
             yield doc["metadata"]["name"], doc
         batch += 1
 
