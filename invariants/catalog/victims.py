@@ -137,6 +137,27 @@ def victim_preempt_priority(ctx: CheckContext) -> Iterator[Violation]:
                             victim.priority)
 
 
+def _priority_decides(ssn) -> bool:
+    """priority votes on preempt's victims in some tier and no later tier has a voter: a tier whose
+    intersection is empty then leaves no victim at all, so every victim passed priority's filter."""
+    tiers = ssn.registered("preemptable")
+    for index, tier in enumerate(tiers):
+        if any(name == "priority" for name, _ in tier):
+            return not any(tiers[index + 1:])
+    return False
+
+
+@invariant("victim.preempt-priority-decisive", "where no tier after priority's has a preemptable voter, preempt "
+           "evicts only lower-priority jobs, or lower-priority tasks of the preemptor's own job", "victim",
+           "priority.go Preemptable; session_plugins.go Preemptable (tiered intersection); seed 000 §9.1; "
+           "semantics §6.2 quirk 1", (STATEMENT,), requires=("priority",))
+def victim_preempt_priority_decisive(ctx: CheckContext) -> Iterator[Violation]:
+    # victim.preempt-priority as a safety rule, where its quirk cannot arise: with no later tier to decide
+    # alone (drf's preemptable off or absent, as in the helm and capacity confs), priority's verdict stands.
+    if ctx.action == "preempt" and _priority_decides(ctx.ssn):
+        yield from victim_preempt_priority(ctx)
+
+
 @invariant("victim.reclaim-scope", "reclaim takes only from other queues that are reclaimable", "victim",
            "reclaim.go reclaimees; queue_info.go Reclaimable; semantics §8.5", (STATEMENT,))
 def victim_reclaim_scope(ctx: CheckContext) -> Iterator[Violation]:

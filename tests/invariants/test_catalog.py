@@ -313,6 +313,8 @@ CASES = {
     "victim.best-effort": {"corrupt": ("operation", _on_pipeline(_preemptor_best_effort)), **PREEMPT},
     "victim.preempt-scope": {"corrupt": ("operation", _on_evict(_victim_in_other_queue)), **PREEMPT},
     "victim.preempt-priority": {"patch": _priority_ignored, "fires_with": "preempt-equal", **PREEMPT},
+    "victim.preempt-priority-decisive": {"patch": _priority_ignored, "fires_with": "preempt-equal", **PREEMPT,
+                                         "tiers": (["priority", "gang", "conformance"], ["predicates", "nodeorder"])},
     "victim.gang-min": {"patch": _gang_ignored, **PREEMPT, "fires_with": "preempt-gang-min"},
     "victim.reclaim-scope": {"patch": _reclaim_own_queue, **RECLAIM, "fires_with": "reclaim-own-queue"},
     "victim.reclaim-over-deserved": {"patch": _proportion_reclaims_all, **RECLAIM,
@@ -354,6 +356,19 @@ def test_invariant_fires_on_a_broken_state(invariant_id, monkeypatch):
     assert found, f"{invariant_id} did not fire on its broken state"
     violation = found[0]
     assert violation.invariant == invariant_id and violation.message and violation.cycle == 0
+
+
+def test_preempt_priority_is_safety_only_where_no_later_tier_decides_alone(monkeypatch):
+    # drf votes on victims in the second tier: when the first tier leaves none, drf may decide alone and evict
+    # equal-priority work (upstream's quirk), so there the rule is only victim.preempt-priority's finding
+    _priority_ignored(monkeypatch)
+    tiers = (["priority", "gang", "conformance"], ["drf", "predicates", "nodeorder"])
+    engine = check("victim.preempt-priority-decisive", objects=cluster("preempt-equal"), tiers=tiers,
+                   actions=PREEMPT["actions"])
+    assert engine.checks["victim.preempt-priority-decisive"] > 0 and engine.violations == []
+    engine = check("victim.preempt-priority", objects=cluster("preempt-equal"), tiers=tiers,
+                   actions=PREEMPT["actions"])
+    assert [f.invariant for f in engine.findings] == ["victim.preempt-priority"]
 
 
 # Rules whose fires and passes tests live in a module of their own (several bugs each).
