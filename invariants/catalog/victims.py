@@ -137,12 +137,13 @@ def victim_preempt_priority(ctx: CheckContext) -> Iterator[Violation]:
                             victim.priority)
 
 
-def _priority_decides(ssn) -> bool:
-    """priority votes on preempt's victims in some tier and no later tier has a voter: a tier whose
-    intersection is empty then leaves no victim at all, so every victim passed priority's filter."""
-    tiers = ssn.registered("preemptable")
+def decides_victims(ssn, plugin: str, action: str) -> bool:
+    """`plugin` votes on the action's victims (Preemptable for preempt, Reclaimable for reclaim) in some tier
+    and no later tier has a voter: a tier whose intersection is empty then leaves no victim at all, so every
+    victim passed the plugin's filter (the tier fallback of semantics §6.2 quirk 1 cannot happen)."""
+    tiers = ssn.registered("preemptable" if action == "preempt" else "reclaimable")
     for index, tier in enumerate(tiers):
-        if any(name == "priority" for name, _ in tier):
+        if any(name == plugin for name, _ in tier):
             return not any(tiers[index + 1:])
     return False
 
@@ -154,7 +155,7 @@ def _priority_decides(ssn) -> bool:
 def victim_preempt_priority_decisive(ctx: CheckContext) -> Iterator[Violation]:
     # victim.preempt-priority as a safety rule, where its quirk cannot arise: with no later tier to decide
     # alone (drf's preemptable off or absent, as in the helm and capacity confs), priority's verdict stands.
-    if ctx.action == "preempt" and _priority_decides(ctx.ssn):
+    if ctx.action == "preempt" and decides_victims(ctx.ssn, "priority", "preempt"):
         yield from victim_preempt_priority(ctx)
 
 
@@ -256,6 +257,35 @@ def victim_gang_min(ctx: CheckContext) -> Iterator[Violation]:
             yield Violation("", f"job {uid} was cut to {job.ready_task_num()} ready tasks, below its minAvailable "
                                 f"{job.min_available}", [f"job {uid}"], f">= {job.min_available}",
                             job.ready_task_num())
+
+
+@invariant("victim.gang-min-decisive", "where no tier after gang's has a voter on victims, a committed eviction "
+           "of preempt or reclaim never cuts a victim job below its MinAvailable", "victim",
+           "gang.go Preemptable/Reclaimable; session_plugins.go (tiered intersection); semantics §6.2 quirk 1, §9.1",
+           (STATEMENT,), requires=("gang",))
+def victim_gang_min_decisive(ctx: CheckContext) -> Iterator[Violation]:
+    # victim.gang-min as a safety rule where its quirk cannot arise (gang's flag is in the registration)
+    if ctx.action in EVICTING_ACTIONS and decides_victims(ctx.ssn, "gang", ctx.action):
+        yield from victim_gang_min(ctx)
+
+
+CRITICAL_CLASSES = ("system-cluster-critical", "system-node-critical")
+
+
+@invariant("victim.conformance", "where no tier after conformance's has a voter on victims, preempt and reclaim "
+           "never evict a kube-system pod or one of a system-critical priority class", "victim",
+           "conformance.go (Preemptable, Reclaimable); session_plugins.go (tiered intersection); semantics §9.10",
+           (STATEMENT,), requires=("conformance",))
+def victim_conformance(ctx: CheckContext) -> Iterator[Violation]:
+    if ctx.action not in EVICTING_ACTIONS or not decides_victims(ctx.ssn, "conformance", ctx.action):
+        return
+    for _, preemptor, _, victim in _victims(ctx):
+        if victim.namespace == "kube-system" or victim.pod.priority_class_name in CRITICAL_CLASSES:
+            why = "in kube-system" if victim.namespace == "kube-system" else \
+                f"of class {victim.pod.priority_class_name}"
+            yield Violation("", f"{ctx.action} evicted {victim.key} ({why}) for {preemptor.key}, though "
+                                f"conformance never offers such a victim and no later tier decides alone",
+                            [f"task {victim.key}", f"task {preemptor.key}"], "not evicted", "evicted")
 
 
 @invariant("victim.preemptor-policy", "a task whose pod says preemptionPolicy: Never never has tasks evicted for it "

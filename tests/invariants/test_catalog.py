@@ -316,6 +316,8 @@ CASES = {
     "victim.preempt-priority-decisive": {"patch": _priority_ignored, "fires_with": "preempt-equal", **PREEMPT,
                                          "tiers": (["priority", "gang", "conformance"], ["predicates", "nodeorder"])},
     "victim.gang-min": {"patch": _gang_ignored, **PREEMPT, "fires_with": "preempt-gang-min"},
+    "victim.gang-min-decisive": {"patch": _gang_ignored, **PREEMPT, "fires_with": "preempt-gang-min",
+                                 "tiers": (["priority", "gang", "conformance"], ["predicates", "nodeorder"])},
     "victim.reclaim-scope": {"patch": _reclaim_own_queue, **RECLAIM, "fires_with": "reclaim-own-queue"},
     "victim.reclaim-over-deserved": {"patch": _proportion_reclaims_all, **RECLAIM,
                                      "fires_with": "reclaim-within-deserved",
@@ -358,21 +360,22 @@ def test_invariant_fires_on_a_broken_state(invariant_id, monkeypatch):
     assert violation.invariant == invariant_id and violation.message and violation.cycle == 0
 
 
-def test_preempt_priority_is_safety_only_where_no_later_tier_decides_alone(monkeypatch):
-    # drf votes on victims in the second tier: when the first tier leaves none, drf may decide alone and evict
-    # equal-priority work (upstream's quirk), so there the rule is only victim.preempt-priority's finding
-    _priority_ignored(monkeypatch)
+@pytest.mark.parametrize("quality, patch, objects", [("victim.preempt-priority", _priority_ignored, "preempt-equal"),
+                                                      ("victim.gang-min", _gang_ignored, "preempt-gang-min")])
+def test_victim_rules_are_safety_only_where_no_later_tier_decides_alone(quality, patch, objects, monkeypatch):
+    # drf votes on victims in the second tier: when the first tier leaves none, drf may decide alone (upstream's
+    # tier fallback), so there the rule is only its quality twin's finding
+    patch(monkeypatch)
     tiers = (["priority", "gang", "conformance"], ["drf", "predicates", "nodeorder"])
-    engine = check("victim.preempt-priority-decisive", objects=cluster("preempt-equal"), tiers=tiers,
-                   actions=PREEMPT["actions"])
-    assert engine.checks["victim.preempt-priority-decisive"] > 0 and engine.violations == []
-    engine = check("victim.preempt-priority", objects=cluster("preempt-equal"), tiers=tiers,
-                   actions=PREEMPT["actions"])
-    assert [f.invariant for f in engine.findings] == ["victim.preempt-priority"]
+    engine = check(f"{quality}-decisive", objects=cluster(objects), tiers=tiers, actions=PREEMPT["actions"])
+    assert engine.checks[f"{quality}-decisive"] > 0 and engine.violations == []
+    engine = check(quality, objects=cluster(objects), tiers=tiers, actions=PREEMPT["actions"])
+    assert [f.invariant for f in engine.findings] == [quality]
 
 
 # Rules whose fires and passes tests live in a module of their own (several bugs each).
 DEDICATED = {
+    "victim.conformance": "test_decisive_victims.py",
     "queue.proportion-recomputed": "test_recompute.py",
     "enqueue.overcommit": "test_admission_rules.py",
     "enqueue.overcommit-admits-what-fits": "test_admission_rules.py",
