@@ -61,7 +61,7 @@ def unplaced_groups(job_docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def apply_admission_pressure(draw: st.DrawFn, objects: list[dict[str, Any]],
                              job_docs: list[dict[str, Any]]) -> None:
-    """Resize some waiting jobs' minResources against the overcommitted room (in place)."""
+    """Resize some waiting jobs' minResources against admission's room, overcommit's or the plain one (in place)."""
     groups = unplaced_groups(job_docs)
     if len(groups) < 2:
         return
