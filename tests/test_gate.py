@@ -136,7 +136,8 @@ def test_a_drawn_cluster_is_checked_under_its_conf_variants_and_a_variant_failur
     from schedcheck.gate_properties import with_conf
     from schedcheck.generators.confs import default_conf
 
-    doc = yaml.safe_load(Path("schedcheck/mutant_scenarios/drf-allocate-forgotten.yaml").read_text())
+    scenario = Path(__file__).resolve().parents[1] / "schedcheck" / "mutant_scenarios" / "drf-allocate-forgotten.yaml"
+    doc = yaml.safe_load(scenario.read_text())
     with_drf = default_conf()
     without_drf = default_conf()
     for tier in without_drf["tiers"]:
