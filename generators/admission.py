@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from schedcheck.generators.ledger import pod_request
 from schedcheck.generators.quantities import CPU, MEMORY, amounts, choice, format_quantity, sometimes
-from schedcheck.generators.vocabulary import GROUP_NAME
+from schedcheck.generators.vocabulary import GROUP_NAME, group_pods
 
 DEFAULT_FACTOR = Fraction(6, 5)  # overcommit's default overcommit-factor
 FRACTIONS = (Fraction(35, 100), Fraction(55, 100), Fraction(7, 10), Fraction(9, 10), Fraction(2, 10))
@@ -76,7 +76,7 @@ def apply_admission_pressure(draw: st.DrawFn, objects: list[dict[str, Any]],
         fraction = draw(choice(FRACTIONS))
         wanted = {CPU: Fraction(max(100, int(room[CPU] * fraction * 1000)), 1000),
                   MEMORY: Fraction(max(1, int(room[MEMORY] * fraction / 2**20)) * 2**20)}
-        pods = _pods_of(group, job_docs)
+        pods = group_pods(group, job_docs)
         _grow_first_pod(pods, wanted)
         # never more than the pods request together (a PodGroup's minimum is some of its pods' requests)
         have = _requested(pods)
@@ -84,12 +84,6 @@ def apply_admission_pressure(draw: st.DrawFn, objects: list[dict[str, Any]],
         for name, value in wanted.items():
             resources[name] = format_quantity(name, min(value, have.get(name, Fraction(0))))
         group["spec"]["minResources"] = resources
-
-
-def _pods_of(group: dict[str, Any], job_docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    meta = group["metadata"]
-    return [d for d in job_docs if d["kind"] == "Pod" and d["metadata"]["namespace"] == meta["namespace"]
-            and d["metadata"].get("annotations", {}).get(GROUP_NAME) == meta["name"]]
 
 
 def _requested(pods: list[dict[str, Any]]) -> dict[str, Fraction]:

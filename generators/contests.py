@@ -27,12 +27,9 @@ from schedcheck.generators.ledger import NodeLedger
 from schedcheck.generators.nodes import node_lists
 from schedcheck.generators.quantities import choice, rarely, requests, sometimes
 from schedcheck.generators.queues import queue_lists
-from schedcheck.generators.scenarios import cluster_total, scenario_name
-from schedcheck.generators.vocabulary import GROUP_NAME, timestamp
+from schedcheck.generators.scenarios import API_VERSION, cluster_total, scenario_name
+from schedcheck.generators.vocabulary import GROUP_NAME, PREEMPTABLE, SCHEDULER_NAME, timestamp
 
-API_VERSION = "schedcheck/v1"
-SCHEDULER_NAME = "volcano"
-PREEMPTABLE = "volcano.sh/preemptable"
 # Tier sets whose objects this module draws (hierarchies, metrics, sla times and quotas are scenarios()'s).
 CONTEST_TIER_SETS = ("default", "minimal", "helm", "binpack", "capacity", "three-tiers")
 CONTEST_ACTIONS = (

@@ -62,7 +62,7 @@ from schedcheck.generators.topology import (apply_instance_sub_groups, hyper_nod
                                             sub_group_policies)
 
 GROUP_KEY = "scheduling.k8s.io/group-name"
-from schedcheck.generators.vocabulary import NAMESPACES, timestamp
+from schedcheck.generators.vocabulary import NAMESPACES, group_pods, timestamp
 from schedcheck.scenario.tree_copy import copy_document
 from schedcheck.generators.quantities import CPU, GPU, MEMORY, amounts, choice, rarely, sometimes
 
@@ -318,12 +318,9 @@ def _node_group_queues(draw: st.DrawFn, queue_docs: list[dict[str, Any]], inheri
 def _task_topologies(draw: st.DrawFn, job_docs: list[dict[str, Any]]) -> None:
     """Task-topology annotations on some PodGroups, naming their pods' roles (in place)."""
     for group in (d for d in job_docs if d["kind"] == "PodGroup"):
-        meta = group["metadata"]
-        pods = [d for d in job_docs if d["kind"] == "Pod" and d["metadata"]["namespace"] == meta["namespace"]
-                and d["metadata"].get("annotations", {}).get(GROUP_KEY) == meta["name"]]
-        annotations = draw(task_topology_annotations(job_roles(pods)))
+        annotations = draw(task_topology_annotations(job_roles(group_pods(group, job_docs))))
         if annotations:
-            meta.setdefault("annotations", {}).update(annotations)
+            group["metadata"].setdefault("annotations", {}).update(annotations)
 
 
 def profile_scenarios(profile: str = "ci", **overrides: Any) -> st.SearchStrategy[dict[str, Any]]:

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from schedcheck.generators.quantities import sometimes
-from schedcheck.generators.vocabulary import GROUP_NAME, TASK_SPEC
+from schedcheck.generators.vocabulary import TASK_SPEC, group_pods
 
 HYPER_NODE_API = "topology.volcano.sh/v1alpha1"
 TIER_NAMES = {1: "leaf", 2: "spine", 3: "core"}
@@ -96,10 +96,7 @@ def apply_instance_sub_groups(draw: st.DrawFn, job_docs: list[dict[str, Any]], m
     groups. With minMember below the pod count, gang's readiness then turns on whole instances
     (CheckSubJobReady), not on the pod count alone. Shrinks towards no policy."""
     for group in (d for d in job_docs if d["kind"] == "PodGroup" and not d["spec"].get("subGroupPolicy")):
-        meta = group["metadata"]
-        pods = sorted((d for d in job_docs if d["kind"] == "Pod" and d["metadata"]["namespace"] == meta["namespace"]
-                       and d["metadata"].get("annotations", {}).get(GROUP_NAME) == meta["name"]),
-                      key=lambda d: d["metadata"]["name"])
+        pods = sorted(group_pods(group, job_docs), key=lambda d: d["metadata"]["name"])
         if len(pods) < 2 or any(TASK_SPEC in p["metadata"].get("annotations", {}) for p in pods):
             continue
         if not draw(sometimes(40)):

@@ -84,6 +84,13 @@ def unique_names(pool: tuple[str, ...], min_size: int, max_size: int) -> st.Sear
     return st.lists(st.sampled_from(pool), unique=True, min_size=min_size, max_size=max_size)
 
 
+def group_pods(group: dict, docs: list[dict]) -> list[dict]:
+    """The pods among `docs` that name PodGroup `group` (same namespace, the group-name annotation)."""
+    meta = group["metadata"]
+    return [d for d in docs if d["kind"] == "Pod" and d["metadata"]["namespace"] == meta["namespace"]
+            and d["metadata"].get("annotations", {}).get(GROUP_NAME) == meta["name"]]
+
+
 def timestamp(seconds: float) -> str:
     """RFC 3339 time `seconds` after BASE_TIME."""
     return (BASE_TIME + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")

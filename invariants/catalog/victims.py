@@ -269,7 +269,8 @@ def victim_gang_min_decisive(ctx: CheckContext) -> Iterator[Violation]:
         yield from victim_gang_min(ctx)
 
 
-CRITICAL_CLASSES = ("system-cluster-critical", "system-node-critical")
+CRITICAL_CLASSES = ("system-cluster-critical", "system-node-critical")  # conformance.go, restated
+SYSTEM_NAMESPACE = "kube-system"
 
 
 @invariant("victim.conformance", "where no tier after conformance's has a voter on victims, preempt and reclaim "
@@ -280,9 +281,9 @@ def victim_conformance(ctx: CheckContext) -> Iterator[Violation]:
     if ctx.action not in EVICTING_ACTIONS or not decides_victims(ctx.ssn, "conformance", ctx.action):
         return
     for _, preemptor, _, victim in _victims(ctx):
-        if victim.namespace == "kube-system" or victim.pod.priority_class_name in CRITICAL_CLASSES:
-            why = "in kube-system" if victim.namespace == "kube-system" else \
-                f"of class {victim.pod.priority_class_name}"
+        why = f"in {SYSTEM_NAMESPACE}" if victim.namespace == SYSTEM_NAMESPACE else \
+            f"of class {victim.pod.priority_class_name}" if victim.pod.priority_class_name in CRITICAL_CLASSES else None
+        if why is not None:
             yield Violation("", f"{ctx.action} evicted {victim.key} ({why}) for {preemptor.key}, though "
                                 f"conformance never offers such a victim and no later tier decides alone",
                             [f"task {victim.key}", f"task {preemptor.key}"], "not evicted", "evicted")
