@@ -6,13 +6,14 @@ same queue with a higher class, or in another queue under its share, with nothin
 the nodes), and 1,200 drawn ci documents held about one. `contested_scenarios()` draws that state on
 purpose, with little else: plain nodes; two or three priority classes; flat queues (sometimes one not
 reclaimable, or one Closed); an elastic low-priority filler job holding each node in one to three pods
-(the victims; now and then kube-system's, or marked not preemptable); and one to four waiting jobs that
-contend for the room: preemptors in the filler's queue, reclaimers in others, BestEffort or
-Never-preempting now and then. The conf always runs preempt, reclaim or both (semantics §10, §11;
-seed 003).
+(the victims; now and then kube-system's, or marked not preemptable); now and then a job of a third
+queue that reclaim may not touch holding some nodes (so reclaim must stop at the filler's deserved); and
+one to four waiting jobs that contend for the room: preemptors in the filler's queue, reclaimers in
+others, BestEffort or Never-preempting now and then. The conf always runs preempt, reclaim or both, and
+a conf that runs reclaim has a queue besides the filler's (semantics §10, §11; seed 003).
 
-Shrinks towards one node held by one filler pod, one waiting one-pod preemptor one class above it, and
-upstream's default conf with preempt and reclaim.
+Shrinks towards one node held by two filler pods (gang lets one go), one waiting one-pod preemptor one
+class above them, and upstream's default conf with preempt and reclaim.
 """
 
 from __future__ import annotations
@@ -86,6 +87,29 @@ def _waiting_job(draw: st.DrawFn, index: int, queue: str, priority_class: str | 
     return [group, *pods]
 
 
+def _holder(draw: st.DrawFn, ledger: NodeLedger, queue_docs: list[dict[str, Any]], filler_queue: str,
+            max_pods: int) -> list[dict[str, Any]]:
+    """Now and then a job of a third queue that reclaim may not touch (the queue is not reclaimable, or the
+    pods are not preemptable) holds some nodes, beyond that queue's share. The filler then sits less far
+    above its own deserved than a reclaimer's deserved reaches, so reclaim must stop at the filler's
+    deserved while the reclaimer still starves (with the filler holding every node, the reclaimer's queue
+    turns overused exactly when the filler's reaches deserved, and that stop is never tested)."""
+    candidates = tuple(q["metadata"]["name"] for q in queue_docs
+                       if q["metadata"]["name"] != filler_queue and q["status"].get("state") != "Closed")
+    if len(ledger.names) < 2 or len(candidates) < 2 or not draw(sometimes(30)):
+        return []
+    queue = draw(choice(candidates))
+    nodes = ledger.names[:draw(st.integers(1, len(ledger.names) - 1))]
+    held = filler_job(ledger, name="hold", queue=queue, priority_class=draw(choice(("low", None))),
+                      max_pods=max_pods, split=draw(st.integers(1, 2)), nodes=nodes, created=-3600)
+    if held and draw(rarely(30)):
+        for pod in held[1:]:
+            pod["metadata"]["annotations"][PREEMPTABLE] = "false"
+    else:
+        next(q for q in queue_docs if q["metadata"]["name"] == queue)["spec"]["reclaimable"] = False
+    return held
+
+
 @st.composite
 def contested_scenarios(
     draw: st.DrawFn,
@@ -97,11 +121,13 @@ def contested_scenarios(
     **_: Any,
 ) -> dict[str, Any]:
     """One scenario document (the same format as `scenarios()`; the other profile bounds are accepted and
-    not needed): a full cluster and 1 to max_jobs - 1 waiting jobs contending for it."""
+    not needed): a full cluster and 1 to max_jobs - 1 waiting jobs contending for it (one fewer with a holder)."""
     conf = draw(scheduler_confs(tier_sets=CONTEST_TIER_SETS, action_orders=CONTEST_ACTIONS, gang_actions=False))
     features = conf_features(conf)
     node_docs = draw(node_lists(1, max_nodes, gpu=False, odd=False))
-    queue_docs = draw(queue_lists(max_queues, deserved=features.deserved, guarantee_total=cluster_total(node_docs)))
+    # reclaim needs a queue besides the filler's ("default" among the drawn names still leaves one)
+    queue_docs = draw(queue_lists(max_queues, deserved=features.deserved, guarantee_total=cluster_total(node_docs),
+                                  min_size=2 if "reclaim" in conf["actions"] else 0))
     if queue_docs and draw(rarely(25)):
         queue_docs[0]["spec"]["reclaimable"] = False
     if queue_docs and draw(rarely(15)):  # a Closed queue takes nothing, by allocate or by reclaim
@@ -111,18 +137,22 @@ def contested_scenarios(
 
     ledger = NodeLedger(node_docs)
     filler_queue = draw(choice(tuple(queues)))
+    holder = _holder(draw, ledger, queue_docs, filler_queue, max(2, max_pods_per_job)) if max_jobs >= 3 else []
+    holder_queue = holder[0]["spec"]["queue"] if holder else None
     # now and then the filler is system work (kube-system), which conformance never offers as a victim
     namespace = "kube-system" if draw(rarely(15)) else "default"
     filler = filler_job(ledger, namespace=namespace, queue=filler_queue, priority_class=draw(choice(("low", None))),
-                        max_pods=max(2, max_pods_per_job), split=draw(st.integers(1, 3)))
+                        max_pods=max(2, max_pods_per_job), split=draw(st.integers(1 if len(node_docs) > 1 else 2, 3)))
     if filler and draw(rarely(20)):
         for pod in filler[1:]:
             pod["metadata"]["annotations"][PREEMPTABLE] = "false"
     higher = [name for name in classes if name != "low"]
     waiting: list[dict[str, Any]] = []
-    for index in range(draw(st.integers(1, max(1, max_jobs - 1)))):
-        preempt = len(queues) == 1 or draw(st.booleans())
-        queue = filler_queue if preempt else draw(choice(tuple(q for q in queues if q != filler_queue)))
+    for index in range(draw(st.integers(1, max(1, max_jobs - 1 - bool(holder))))):
+        preempt = len(queues) == 1 or not draw(st.booleans())  # shrinks to preempting, in one queue
+        others = tuple(q for q in queues if q not in (filler_queue, holder_queue))
+        preempt = preempt or not others
+        queue = filler_queue if preempt else draw(choice(others))
         priority_class = draw(choice(tuple(higher))) if preempt else draw(choice(("low", *higher, None)))
         waiting += _waiting_job(draw, index, queue, priority_class, max_pods_per_job,
                                 best_effort=draw(rarely(10)))
@@ -131,7 +161,7 @@ def contested_scenarios(
         "kind": "Scenario",
         "metadata": {"name": ""},
         "schedulerConf": conf,
-        "objects": [*classes.values(), *queue_docs, *node_docs, *filler, *waiting],
+        "objects": [*classes.values(), *queue_docs, *node_docs, *holder, *filler, *waiting],
         "cycles": draw(st.integers(1, max(1, max_cycles))),
     }
     if draw(sometimes(30)):

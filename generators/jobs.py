@@ -498,15 +498,16 @@ def workloads(
 
 def filler_job(ledger: NodeLedger, name: str = "fill", namespace: str = "default", queue: str = "default",
                priority_class: str | None = None, max_pods: int | None = None,
-               created: int = -1800, split: int = 1) -> list[dict[str, Any]]:
+               created: int = -1800, split: int = 1, nodes: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """A running elastic job (minMember 1) with `split` pods per node (fewer where max_pods or the node's
     whole cores and Gi allow less) sharing what is left of it, placed on the ledger: the full cluster most
     real clusters are, so that pending jobs must wait, preempt or reclaim. Every pod beyond the first is a
     victim gang lets go; several on a node make the victims' choice and their number matter.
-    [] when no node has a core and a Gi left.
+    `nodes` limits it to those nodes (every node by default). [] when no node has a core and a Gi left.
     """
     pods: list[dict[str, Any]] = []
-    open_nodes = [n for n in ledger.names if not any(t["effect"] == "NoExecute" for t in ledger.taints[n])]
+    open_nodes = [n for n in ledger.names if (nodes is None or n in nodes)
+                  and not any(t["effect"] == "NoExecute" for t in ledger.taints[n])]
     if max_pods is not None and open_nodes:
         split = max(1, min(split, max_pods // len(open_nodes)))
     for node in open_nodes:

@@ -154,10 +154,11 @@ def queue_lists(
     max_size: int = 3,
     deserved: bool = False,
     guarantee_total: Mapping[str, int] | None = None,
+    min_size: int = 0,
 ) -> list[dict[str, Any]]:
     """Flat queues with distinct names ("default" first when drawn); [] leaves only the
     `default` queue the scheduler creates. Guarantees add up to at most `guarantee_total`."""
-    names = draw(unique_names(QUEUE_NAMES, 0, max_size))
+    names = draw(unique_names(QUEUE_NAMES, min(min_size, max_size), max_size))
     out = []
     left = dict(guarantee_total) if guarantee_total else None
     for i, name in enumerate(names):

@@ -62,8 +62,28 @@ def test_contested_documents_shrink_to_one_node_one_victim_one_preemptor():
     assert filler["spec"]["queue"] == preemptor["spec"]["queue"] == "default"
     assert filler["spec"]["priorityClassName"] == "low" and preemptor["spec"]["priorityClassName"] == "high"
     assert preemptor["status"]["phase"] == "Inqueue" and len(job_pods(doc, preemptor)) == 1
-    assert len(job_pods(doc, filler)) == 1 and doc["schedulerConf"]["actions"] == CONTEST_ACTIONS[0]
+    assert len(job_pods(doc, filler)) == 2 and doc["schedulerConf"]["actions"] == CONTEST_ACTIONS[0]
     assert doc["cycles"] == 1
+    result = run_scenario(scenario_from_document(doc, "<simplest>"), seed=0)
+    assert len(result.evicted) == 1 and result.pipelined  # the simplest contest is already one preemption
+
+
+def test_some_contested_document_holds_nodes_in_a_queue_reclaim_may_not_touch():
+    def held(doc) -> bool:
+        return any(g["metadata"]["name"] == "hold" for g in of_kind(doc, "PodGroup"))
+
+    doc = find(contested_scenarios(**CI), held, settings=settings(FIND, phases=[Phase.generate]))
+    hold = next(g for g in of_kind(doc, "PodGroup") if g["metadata"]["name"] == "hold")
+    fill = next(g for g in of_kind(doc, "PodGroup") if g["metadata"]["name"] == "fill")
+    assert hold["spec"]["queue"] != fill["spec"]["queue"]
+    queue = next(q for q in of_kind(doc, "Queue") if q["metadata"]["name"] == hold["spec"]["queue"])
+    pods = job_pods(doc, hold)
+    protected = queue["spec"].get("reclaimable") is False or all(
+        p["metadata"]["annotations"].get("volcano.sh/preemptable") == "false" for p in pods[1:])
+    assert protected and pods
+    assert {p["spec"]["nodeName"] for p in pods} < {n["metadata"]["name"] for n in of_kind(doc, "Node")}
+    waiting = [g for g in of_kind(doc, "PodGroup") if g["metadata"]["name"].startswith("want-")]
+    assert all(g["spec"]["queue"] != hold["spec"]["queue"] for g in waiting)
 
 
 def test_the_gate_draws_both_kinds():
