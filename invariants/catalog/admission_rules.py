@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from schedcheck.invariants.catalog.admission import decides_admission
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.recompute import reserved_minimum
-from schedcheck.invariants.registry import ACTION, QUALITY, collect_at_open, invariant
+from schedcheck.invariants.registry import ACTION, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource
 from schedcheck.reference.api.types import allocated_status
@@ -122,10 +122,11 @@ def enqueue_overcommit(ctx: CheckContext) -> Iterator[Violation]:
            "Pending whose minResources, on top of what was inqueue at open and every job it admitted, fits the "
            "overcommitted idle on the dimensions it asks for", "queue",
            "overcommit.go JobEnqueueable; enqueue.go (every pending job is tried once); semantics §8.1, §9.9",
-           (ACTION,), requires=("overcommit:enableJobEnqueued",), severity=QUALITY)
+           (ACTION,), requires=("overcommit:enableJobEnqueued",))
 def enqueue_overcommit_admits_what_fits(ctx: CheckContext) -> Iterator[Violation]:
     # Admission only adds to inqueue, so a job that fits once every admission is counted fitted when its
-    # turn came. Quality, as a progress rule; judged only where overcommit is the deciding tier's only voter.
+    # turn came, whatever the order: judged only where overcommit is the deciding tier's only voter, where
+    # its verdict is the action's, this progress rule is safety.
     ssn = ctx.ssn
     opening: OvercommitOpening | None = ctx.session_state.get(OVERCOMMIT_OPENING)
     if ctx.action != "enqueue" or opening is None or not _alone_decides(ssn, "overcommit"):

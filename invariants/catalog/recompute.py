@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from schedcheck.invariants.catalog.queues import _dims_differ
 from schedcheck.invariants.context import CheckContext
 from schedcheck.invariants.recompute import ProportionOpening, proportion_opening, share_of
-from schedcheck.invariants.registry import ACTION, QUALITY, collect_at_open, invariant
+from schedcheck.invariants.registry import ACTION, collect_at_open, invariant
 from schedcheck.invariants.violation import Violation
 from schedcheck.reference.api.resource_info import Resource
 
@@ -80,10 +80,12 @@ def proportion_recomputed(ctx: CheckContext) -> Iterator[Violation]:
            "minResources + allocated + inqueue - elastic fits its queue's realCapability on the dimensions it "
            "asks for, counting every job it admitted", "queue",
            "proportion.go JobEnqueueable; enqueue.go (every pending job is tried once); semantics §8.1, §9.4",
-           (ACTION,), requires=("proportion:enableJobEnqueued",), severity=QUALITY)
+           (ACTION,), requires=("proportion:enableJobEnqueued",))
 def enqueue_admits_what_fits(ctx: CheckContext) -> Iterator[Violation]:
     # Admission only adds to inqueue, so a job that fits once every admission is counted also fitted
-    # when its turn came: rejecting it was not the rule's decision. Quality, as a progress rule.
+    # when its turn came, whatever the order: rejecting it was not proportion's rule. Judged only where
+    # proportion is the deciding tier's only voter, where its verdict is the action's, so this progress
+    # rule is safety.
     ssn = ctx.ssn
     opening: ProportionOpening | None = ctx.session_state.get(PROPORTION_OPENING)
     if ctx.action != "enqueue" or opening is None or ssn.operations or not _proportion_alone_decides(ssn):

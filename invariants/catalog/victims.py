@@ -138,13 +138,14 @@ def victim_preempt_priority(ctx: CheckContext) -> Iterator[Violation]:
 
 
 def decides_victims(ssn, plugin: str, action: str) -> bool:
-    """`plugin` votes on the action's victims (Preemptable for preempt, Reclaimable for reclaim) in some tier
-    and no later tier has a voter: a tier whose intersection is empty then leaves no victim at all, so every
-    victim passed the plugin's filter (the tier fallback of semantics §6.2 quirk 1 cannot happen)."""
+    """`plugin` votes on the action's victims (Preemptable for preempt, Reclaimable for reclaim) in the only
+    tier that has voters: no earlier tier can answer first (a tier with victims ends the search), and no later
+    tier can decide alone after an empty intersection (the tier fallback of semantics §6.2 quirk 1), so every
+    victim passed the plugin's filter."""
     tiers = ssn.registered("preemptable" if action == "preempt" else "reclaimable")
     for index, tier in enumerate(tiers):
         if any(name == plugin for name, _ in tier):
-            return not any(tiers[index + 1:])
+            return not any(tiers[:index]) and not any(tiers[index + 1:])
     return False
 
 
@@ -211,6 +212,49 @@ def victim_reclaim_over_deserved(ctx: CheckContext) -> Iterator[Violation]:
                                     f"was within deserved <{attr.deserved}>", [f"task {victim.key}", f"queue {queue}"],
                                 "allocated above deserved", allocated.as_dict())
             allocated.sub_without_assert(victim.resreq)
+
+
+@invariant("victim.reclaim-over-deserved-decisive", "where proportion alone decides reclaim's victims, each "
+           "reclaim's victims from one queue are a set proportion could offer: in some order of the node's tasks, "
+           "the queue stayed above its deserved share until the last of them", "victim",
+           "proportion.go Reclaimable (allocated less the victims already offered, against deserved); "
+           "session_plugins.go Reclaimable (tiered intersection); semantics §6.2 quirk 1", (STATEMENT,),
+           requires=("proportion:enableReclaimable",))
+def victim_reclaim_over_deserved_decisive(ctx: CheckContext) -> Iterator[Violation]:
+    # Reclaimable walks the node's tasks in map order, offering each while its queue's allocated, less the
+    # victims offered before it, exceeds deserved on some dimension. Any order is legal, so a victim set E is
+    # possible when its members can come first with the largest-effect one last: some e in E with
+    # allocated - (sum(E) - e) not within deserved. One pipeline's evictions are one Reclaimable call; the
+    # queue's allocated before it is the statement's end state plus the victims of that call and of later ones.
+    plugin = ctx.ssn.plugins.get("proportion")
+    if ctx.action != "reclaim" or plugin is None or not decides_victims(ctx.ssn, "proportion", "reclaim"):
+        return
+    calls = [_by_queue(ctx, [p]) for p in preemptions(ctx)]
+    later: dict[str, Resource] = {}
+    for call in reversed(calls):
+        for queue, victims in sorted(call.items()):
+            attr = plugin.queue_attrs.get(queue)
+            if attr is None:
+                continue
+            taken = Resource()
+            for victim in victims:
+                taken.add(victim.resreq)
+            after = attr.allocated.clone().add(later.get(queue, Resource()))  # once this call's victims left
+            if not _possible_in_some_order(after, [v.resreq for v in victims], attr.deserved):
+                before = after.clone().add(taken)
+                names = ", ".join(v.key for v in victims)
+                yield Violation("", f"reclaim took {names} from queue {queue} (allocated <{before}>, deserved "
+                                    f"<{attr.deserved}>): in no order of them does the queue stay above deserved until "
+                                    f"the last, so proportion could not have offered them all",
+                                [f"task {v.key}" for v in victims] + [f"queue {queue}"],
+                                "allocated above deserved before the last victim", before.as_dict())
+            later.setdefault(queue, Resource()).add(taken)
+
+
+def _possible_in_some_order(after: Resource, requests: list[Resource], deserved: Resource) -> bool:
+    """Some victim, offered last, still found its queue above deserved: allocated once the others had left
+    (`after` plus its own request) is not within deserved on some dimension."""
+    return any(not after.clone().add(request).less_equal(deserved, Zero) for request in requests)
 
 
 @invariant("victim.reclaimer-not-overused", "a queue that is overused never reclaims", "victim",

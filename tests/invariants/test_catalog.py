@@ -323,6 +323,10 @@ CASES = {
                                      "fires_with": "reclaim-within-deserved",
                                      "tiers": (["priority", "gang", "conformance", "proportion"],
                                                ["predicates", "nodeorder"])},
+    "victim.reclaim-over-deserved-decisive": {"patch": _proportion_reclaims_all, **RECLAIM,
+                                              "fires_with": "reclaim-within-deserved",
+                                              "tiers": (["priority", "gang", "conformance", "proportion"],
+                                                        ["predicates", "nodeorder"])},
     "victim.reclaimer-not-overused": {"patch": _overused_reclaims, **RECLAIM, "fires_with": "reclaim-overused"},
     "eviction.same-node": {"corrupt": ("operation", _on_evict(_evict_elsewhere)), **PREEMPT},
     "eviction.needed": {"patch": _evict_before_checking, **PREEMPT, "actions": "enqueue, preempt",
@@ -371,6 +375,39 @@ def test_victim_rules_are_safety_only_where_no_later_tier_decides_alone(quality,
     assert engine.checks[f"{quality}-decisive"] > 0 and engine.violations == []
     engine = check(quality, objects=cluster(objects), tiers=tiers, actions=PREEMPT["actions"])
     assert [f.invariant for f in engine.findings] == [quality]
+
+
+def test_priority_is_not_decisive_behind_an_earlier_tier_that_answers(monkeypatch):
+    # gang and conformance vote in the first tier and offer the equal-priority victim: that tier answers and
+    # priority's tier is never asked, so only the quality twin reports it
+    _priority_ignored(monkeypatch)
+    tiers = (["gang", "conformance"], ["priority", "predicates", "nodeorder"])
+    rule = "victim.preempt-priority-decisive"
+    engine = check(rule, objects=cluster("preempt-equal"), tiers=tiers, actions=PREEMPT["actions"])
+    assert engine.checks[rule] > 0 and engine.violations == []
+
+
+def test_reclaim_over_deserved_is_safety_only_where_proportion_decides(monkeypatch):
+    # gang and conformance vote in the first tier, proportion in the second: the first tier's victims are
+    # taken without asking proportion (semantics §6.2 quirk 1)
+    _proportion_reclaims_all(monkeypatch)
+    rule = "victim.reclaim-over-deserved-decisive"
+    tiers = (["priority", "gang", "conformance"], ["proportion", "predicates", "nodeorder"])
+    engine = check(rule, objects=cluster("reclaim-within-deserved"), tiers=tiers, actions=RECLAIM["actions"])
+    assert engine.checks[rule] > 0 and engine.violations == []
+
+
+def test_reclaim_over_deserved_decisive_takes_victims_in_any_order():
+    # proportion offers in the node's task order (map order upstream): a large victim offered last is legal
+    # even when the eviction order puts it first, so the rule asks whether some order makes the set possible
+    from schedcheck.invariants.catalog.victims import _possible_in_some_order
+    from schedcheck.reference.api.resource_info import Resource as R
+
+    deserved = R(milli_cpu=2000)
+    small, large = R(milli_cpu=1000), R(milli_cpu=2000)
+    after = R(milli_cpu=1000)  # 4 cpu before: small offered at 4 (-> 3), large at 3 (-> 1)
+    assert _possible_in_some_order(after, [large, small], deserved)
+    assert not _possible_in_some_order(R(milli_cpu=0), [large, small], deserved)  # 3 before: never both
 
 
 # Rules whose fires and passes tests live in a module of their own (several bugs each).
