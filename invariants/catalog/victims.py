@@ -138,19 +138,20 @@ def victim_preempt_priority(ctx: CheckContext) -> Iterator[Violation]:
 
 
 def decides_victims(ssn, plugin: str, action: str) -> bool:
-    """`plugin` votes on the action's victims (Preemptable for preempt, Reclaimable for reclaim) in the only
-    tier that has voters: no earlier tier can answer first (a tier with victims ends the search), and no later
-    tier can decide alone after an empty intersection (the tier fallback of semantics §6.2 quirk 1), so every
-    victim passed the plugin's filter."""
+    """`plugin` is the last voter on the action's victims (Preemptable for preempt, Reclaimable for reclaim)
+    of the only tier that has voters, so every victim passed its filter: no earlier tier can answer first (a
+    tier with victims ends the search), no later tier can decide alone after an empty intersection (the tier
+    fallback, semantics §6.2 quirk 1), and no later plugin of its tier can refill an intersection its filter
+    emptied (quirk 2: the next plugin's candidates start afresh; upstream #5963)."""
     tiers = ssn.registered("preemptable" if action == "preempt" else "reclaimable")
     for index, tier in enumerate(tiers):
         if any(name == plugin for name, _ in tier):
-            return not any(tiers[:index]) and not any(tiers[index + 1:])
+            return tier[-1][0] == plugin and not any(tiers[:index]) and not any(tiers[index + 1:])
     return False
 
 
-@invariant("victim.preempt-priority-decisive", "where no tier after priority's has a preemptable voter, preempt "
-           "evicts only lower-priority jobs, or lower-priority tasks of the preemptor's own job", "victim",
+@invariant("victim.preempt-priority-decisive", "where priority is the last preemptable voter of the only tier "
+           "with any, preempt evicts only lower-priority jobs, or lower-priority tasks of the preemptor's own job", "victim",
            "priority.go Preemptable; session_plugins.go Preemptable (tiered intersection); seed 000 §9.1; "
            "semantics §6.2 quirk 1", (STATEMENT,), requires=("priority",))
 def victim_preempt_priority_decisive(ctx: CheckContext) -> Iterator[Violation]:
@@ -214,8 +215,8 @@ def victim_reclaim_over_deserved(ctx: CheckContext) -> Iterator[Violation]:
             allocated.sub_without_assert(victim.resreq)
 
 
-@invariant("victim.reclaim-over-deserved-decisive", "where proportion alone decides reclaim's victims, each "
-           "reclaim's victims from one queue are a set proportion could offer: in some order of the node's tasks, "
+@invariant("victim.reclaim-over-deserved-decisive", "where proportion is the last reclaimable voter of the only "
+           "tier with any, each reclaim's victims from one queue are a set proportion could offer: in some order of the node's tasks, "
            "the queue stayed above its deserved share until the last of them", "victim",
            "proportion.go Reclaimable (allocated less the victims already offered, against deserved); "
            "session_plugins.go Reclaimable (tiered intersection); semantics §6.2 quirk 1", (STATEMENT,),
@@ -303,8 +304,8 @@ def victim_gang_min(ctx: CheckContext) -> Iterator[Violation]:
                             job.ready_task_num())
 
 
-@invariant("victim.gang-min-decisive", "where no tier after gang's has a voter on victims, a committed eviction "
-           "of preempt or reclaim never cuts a victim job below its MinAvailable", "victim",
+@invariant("victim.gang-min-decisive", "where gang is the last victim voter of the only tier with any, a "
+           "committed eviction of preempt or reclaim never cuts a victim job below its MinAvailable", "victim",
            "gang.go Preemptable/Reclaimable; session_plugins.go (tiered intersection); semantics §6.2 quirk 1, §9.1",
            (STATEMENT,), requires=("gang",))
 def victim_gang_min_decisive(ctx: CheckContext) -> Iterator[Violation]:
@@ -317,8 +318,8 @@ CRITICAL_CLASSES = ("system-cluster-critical", "system-node-critical")  # confor
 SYSTEM_NAMESPACE = "kube-system"
 
 
-@invariant("victim.conformance", "where no tier after conformance's has a voter on victims, preempt and reclaim "
-           "never evict a kube-system pod or one of a system-critical priority class", "victim",
+@invariant("victim.conformance", "where conformance is the last victim voter of the only tier with any, preempt "
+           "and reclaim never evict a kube-system pod or one of a system-critical priority class", "victim",
            "conformance.go (Preemptable, Reclaimable); session_plugins.go (tiered intersection); semantics §9.10",
            (STATEMENT,), requires=("conformance",))
 def victim_conformance(ctx: CheckContext) -> Iterator[Violation]:
@@ -329,7 +330,8 @@ def victim_conformance(ctx: CheckContext) -> Iterator[Violation]:
             f"of class {victim.pod.priority_class_name}" if victim.pod.priority_class_name in CRITICAL_CLASSES else None
         if why is not None:
             yield Violation("", f"{ctx.action} evicted {victim.key} ({why}) for {preemptor.key}, though "
-                                f"conformance never offers such a victim and no later tier decides alone",
+                                f"conformance never offers such a victim and no other plugin or tier could decide "
+                                f"without it",
                             [f"task {victim.key}", f"task {preemptor.key}"], "not evicted", "evicted")
 
 

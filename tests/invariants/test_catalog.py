@@ -314,10 +314,10 @@ CASES = {
     "victim.preempt-scope": {"corrupt": ("operation", _on_evict(_victim_in_other_queue)), **PREEMPT},
     "victim.preempt-priority": {"patch": _priority_ignored, "fires_with": "preempt-equal", **PREEMPT},
     "victim.preempt-priority-decisive": {"patch": _priority_ignored, "fires_with": "preempt-equal", **PREEMPT,
-                                         "tiers": (["priority", "gang", "conformance"], ["predicates", "nodeorder"])},
+                                         "tiers": (["gang", "conformance", "priority"], ["predicates", "nodeorder"])},
     "victim.gang-min": {"patch": _gang_ignored, **PREEMPT, "fires_with": "preempt-gang-min"},
     "victim.gang-min-decisive": {"patch": _gang_ignored, **PREEMPT, "fires_with": "preempt-gang-min",
-                                 "tiers": (["priority", "gang", "conformance"], ["predicates", "nodeorder"])},
+                                 "tiers": (["priority", "conformance", "gang"], ["predicates", "nodeorder"])},
     "victim.reclaim-scope": {"patch": _reclaim_own_queue, **RECLAIM, "fires_with": "reclaim-own-queue"},
     "victim.reclaim-over-deserved": {"patch": _proportion_reclaims_all, **RECLAIM,
                                      "fires_with": "reclaim-within-deserved",
@@ -364,13 +364,17 @@ def test_invariant_fires_on_a_broken_state(invariant_id, monkeypatch):
     assert violation.invariant == invariant_id and violation.message and violation.cycle == 0
 
 
+VOTERS_LAST = {"victim.preempt-priority": ["gang", "conformance", "priority"],
+               "victim.gang-min": ["priority", "conformance", "gang"]}
+
+
 @pytest.mark.parametrize("quality, patch, objects", [("victim.preempt-priority", _priority_ignored, "preempt-equal"),
                                                       ("victim.gang-min", _gang_ignored, "preempt-gang-min")])
 def test_victim_rules_are_safety_only_where_no_later_tier_decides_alone(quality, patch, objects, monkeypatch):
     # drf votes on victims in the second tier: when the first tier leaves none, drf may decide alone (upstream's
     # tier fallback), so there the rule is only its quality twin's finding
     patch(monkeypatch)
-    tiers = (["priority", "gang", "conformance"], ["drf", "predicates", "nodeorder"])
+    tiers = (VOTERS_LAST[quality], ["drf", "predicates", "nodeorder"])
     engine = check(f"{quality}-decisive", objects=cluster(objects), tiers=tiers, actions=PREEMPT["actions"])
     assert engine.checks[f"{quality}-decisive"] > 0 and engine.violations == []
     engine = check(quality, objects=cluster(objects), tiers=tiers, actions=PREEMPT["actions"])
@@ -385,6 +389,17 @@ def test_priority_is_not_decisive_behind_an_earlier_tier_that_answers(monkeypatc
     rule = "victim.preempt-priority-decisive"
     engine = check(rule, objects=cluster("preempt-equal"), tiers=tiers, actions=PREEMPT["actions"])
     assert engine.checks[rule] > 0 and engine.violations == []
+
+
+@pytest.mark.parametrize("quality, patch, objects", [("victim.preempt-priority", _priority_ignored, "preempt-equal"),
+                                                      ("victim.gang-min", _gang_ignored, "preempt-gang-min")])
+def test_victim_rules_are_safety_only_as_the_last_voter_of_their_tier(quality, patch, objects, monkeypatch):
+    # a plugin after it in the same tier (cdp) would start afresh when its filter empties the intersection
+    # (semantics §6.2 quirk 2, upstream #5963), so the rule is only its quality twin's finding
+    patch(monkeypatch)
+    tiers = (VOTERS_LAST[quality] + ["cdp"], ["predicates", "nodeorder"])
+    engine = check(f"{quality}-decisive", objects=cluster(objects), tiers=tiers, actions=PREEMPT["actions"])
+    assert engine.checks[f"{quality}-decisive"] > 0 and engine.violations == []
 
 
 def test_reclaim_over_deserved_is_safety_only_where_proportion_decides(monkeypatch):

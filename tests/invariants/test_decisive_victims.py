@@ -1,4 +1,4 @@
-"""victim.conformance: safety where no later tier decides alone (semantics §6.2 quirk 1, §9.10).
+"""victim.conformance: safety where conformance is the last victim voter of the only tier with any (§6.2, §9.10).
 
 The scenario is the mutant conformance-evicts-critical's: a preemptor that needs both running pods gone,
 and those pods of class system-cluster-critical, which conformance never offers as victims."""
@@ -47,4 +47,14 @@ def test_leaves_it_to_the_tiers_where_a_later_tier_could_decide_alone():
     later = CRITICAL.replace("  - plugins:\n    - name: predicates\n", DRF_VOTES, 1)
     assert DRF_VOTES in later
     engine = _run(later, "conformance-evicts-critical")
+    assert engine.checks[RULE] > 0 and engine.violations == []
+
+
+def test_leaves_it_to_the_tier_where_a_later_plugin_refills_an_emptied_intersection():
+    # found by the gate (seed 3): gang and conformance disjoint, cdp after them offers every task again, and
+    # upstream (master, through the adapter) evicts both kube-system pods; the rule must not call that a bug
+    path = Path(__file__).resolve().parents[2] / "schedcheck" / "corpus" / "conformance-veto-refilled-by-a-later-plugin.yaml"
+    engine = InvariantEngine(only=[RULE])
+    result = run_scenario(load_scenario_text(path.read_text(encoding="utf-8"), path.name), engine=engine)
+    assert sorted(result.evicted) == ["kube-system/sys-0", "kube-system/sys-1"]
     assert engine.checks[RULE] > 0 and engine.violations == []
