@@ -102,7 +102,9 @@ def _holder(draw: st.DrawFn, ledger: NodeLedger, queue_docs: list[dict[str, Any]
     nodes = ledger.names[:draw(st.integers(1, len(ledger.names) - 1))]
     held = filler_job(ledger, name="hold", queue=queue, priority_class=draw(choice(("low", None))),
                       max_pods=max_pods, split=draw(st.integers(1, 2)), nodes=nodes, created=-3600)
-    if held and draw(rarely(30)):
+    if not held:
+        return []
+    if draw(rarely(30)):
         for pod in held[1:]:
             pod["metadata"]["annotations"][PREEMPTABLE] = "false"
     else:

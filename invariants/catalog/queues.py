@@ -216,16 +216,37 @@ def allocate_within_deserved(ctx: CheckContext) -> Iterator[Violation]:
                         [f"queue {job.queue}", f"task {op.task}"], attr.deserved.as_dict(), attr.allocated.as_dict())
 
 
+def _placed_earlier_in_statement(ctx: CheckContext, job) -> Resource:
+    """What the job's earlier allocate operations of the current statement placed (the statement's operations
+    are the session's last ones, so the walk back stops at the first of another statement)."""
+    op, ops, placed = ctx.operation, ctx.ssn.operations, Resource()
+    index = len(ops) - 1
+    if index >= 0 and ops[index] is op:
+        index -= 1
+    while op.statement and index >= 0 and ops[index].statement == op.statement:
+        earlier = ops[index]
+        task = job.tasks.get(earlier.task_uid) if earlier.job == job.uid and earlier.action == "allocate" else None
+        if task is not None and earlier.op in ("allocate", "pipeline"):
+            placed.add(task.resreq)
+        elif task is not None and earlier.op in ("unallocate", "unpipeline"):
+            placed.sub_without_assert(task.resreq)
+        index -= 1
+    return placed
+
+
 @invariant("queue.no-allocate-when-overused", "allocate places nothing in a queue that was overused before the "
            "placement", "queue", "allocate.go (Overused queues are dropped); proportion.go Overused", (OPERATION,),
            requires=("proportion:enabledOverused",), operations=PLACING_OPS)
 def no_allocate_when_overused(ctx: CheckContext) -> Iterator[Violation]:
+    # allocate asks Overused when it pops the queue, then places the job's tasks one by one without asking
+    # again (only Allocatable, which a conf may switch off): "before" is before the job's statement
     placement = _allocate_placement(ctx)
     if placement is None or ctx.operation.action != "allocate":
         return
     job, attr, task = placement
     op = ctx.operation
     before = attr.allocated.clone().sub_without_assert(task.resreq)
+    before.sub_without_assert(_placed_earlier_in_statement(ctx, job))
     if attr.deserved.less_equal(before, Zero):
         yield Violation("", f"queue {job.queue} was overused (allocated <{before}> >= deserved <{attr.deserved}>) "
                             f"yet allocate placed {op.task}", [f"queue {job.queue}", f"task {op.task}"],

@@ -561,3 +561,19 @@ def test_a_task_on_two_nodes_is_named_with_both():
     engine = check("task.single-node", corrupt=("action", _break_single_node))
     on_two = [v for v in engine.violations if "is on 2 nodes: n1, n2" in v.message]
     assert on_two and on_two[0].objects[1:] == ["node n1", "node n2"]
+
+
+def test_no_allocate_when_overused_asks_once_per_job():
+    # allocate asks Overused at the queue's pop, not between a job's tasks: with proportion's Allocatable off,
+    # a gang job's third task goes on after its first two made the queue overused (found by the gate, seed 3)
+    from pathlib import Path
+
+    from schedcheck.invariants.engine import InvariantEngine
+    from schedcheck.runner import run_scenario
+    from schedcheck.scenario.loader import load_scenario
+
+    rule = "queue.no-allocate-when-overused"
+    engine = InvariantEngine(only=[rule])
+    path = Path(__file__).resolve().parents[2] / "schedcheck" / "corpus" / "allocate-overused-asked-once-per-job.yaml"
+    result = run_scenario(load_scenario(path), engine=engine)
+    assert len(result.binds) == 3 and engine.checks[rule] > 0 and engine.violations == []
