@@ -226,7 +226,9 @@ def task_gate_removal_admitted(ctx: CheckContext) -> Iterator[Violation]:
             wrong.append(f"the pod has not opted in (annotation {QUEUE_ALLOCATION_GATE}: \"true\")")
         if task.pod.scheduling_gates != [QUEUE_ALLOCATION_GATE]:
             wrong.append(f"its gates are [{', '.join(task.pod.scheduling_gates)}], not Volcano's alone")
-        if task.pod.node_name or task.status != TaskStatus.Pending:
+        # the task's status, not the pod's spec.nodeName: a discarded allocation leaves that written (upstream's
+        # Statement.Allocate writes it and unallocate does not clear it), and the pod is still pending
+        if task.status != TaskStatus.Pending:
             wrong.append(f"the task is {task.status.name}, not pending")
         queue = ssn.queues.get(job.queue)
         if queue is None:

@@ -13,6 +13,7 @@ from schedcheck.runner import run_scenario
 from schedcheck.scenario.loader import load_scenario
 
 RULE = "task.gate-removal-admitted"
+REMOVAL_METHOD = "remove_volcano_sch_gate"
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 ADMITTED = SCENARIOS / "schgate-admitted-gate-removed-next-session.yaml"
 FULL = SCENARIOS / "schgate-queue-full-gate-stays.yaml"
@@ -106,3 +107,20 @@ def test_a_closed_queue_holds_the_gate_only_where_an_allocatable_plugin_looks_at
     monkeypatch.setattr(proportion.ProportionPlugin, "allocatable", lambda self, queue, task: True)
     violations, _ = _closed("{name: proportion}")
     assert [v.invariant for v in violations] == [RULE] and "is not open" in violations[0].message
+
+
+def test_passes_a_pending_pod_whose_node_name_a_discarded_allocation_left(monkeypatch):
+    from schedcheck.reference.cache.cache import SchedulerCache
+
+    asked: list[str] = []
+    original = SchedulerCache.__dict__[REMOVAL_METHOD]
+
+    def spy(self, task, *args, **kwargs):
+        asked.append(task.key)
+        return original(self, task, *args, **kwargs)
+
+    monkeypatch.setattr(SchedulerCache, REMOVAL_METHOD, spy)
+    path = Path(__file__).resolve().parents[1] / "data" / "gate-removal-after-a-discarded-nomination.yaml"
+    violations, engine = _violations(path)
+    assert asked == ["data/serve-2"]  # the removal the rule judges was asked, after the discarded allocation
+    assert violations == [] and engine.checks[RULE] > 0
