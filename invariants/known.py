@@ -437,9 +437,11 @@ def _numa_assignment_from_an_earlier_predicate(ctx: CheckContext, violation: Vio
 
 
 def _gated_task_placed_by_nomination(ctx: CheckContext, violation: Violation) -> bool:
-    """F53: allocate's nomination fast path placed the gated task the violation names (it checks no gate)."""
-    placed = {task for record in ctx.ssn.nominations if record.outcome == "redeemed" for task in record.placed}
-    return any(task in placed for task in _named(violation, "task"))
+    """F53: allocate's nomination fast path placed the gated task the violation names (it checks no gate),
+    whether its plan was then committed or discarded when a later task of the plan failed. The ordinary path
+    skips a gated task, so a gated task in a fast path's worksheet was placed by that fast path."""
+    tried = {task for record in ctx.ssn.nominations for task in (record.placed or record.nominated_nodes)}
+    return any(task in tried for task in _named(violation, "task"))
 
 
 

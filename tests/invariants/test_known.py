@@ -271,6 +271,15 @@ def test_f46_needs_the_fast_path_the_ordinary_path_skips_the_gated_task():
     assert not any(f.get("id") == "task.gated-not-placed" for f in result.findings)
 
 
+def test_f53_names_a_gated_task_the_fast_path_placed_in_a_plan_it_then_discarded():
+    path = Path(__file__).resolve().parents[1] / "data" / "known-f53-discarded-nomination-plan.yaml"
+    result = run_scenario(load_scenario(path), seed=0)
+    assert result.violations == [] and "data/serve-2" not in result.binds
+    assert {f.get("known") for f in result.findings if f["id"] == "task.gated-not-placed"} == {"F53"}
+    strict = run_scenario(load_scenario(path), seed=0, engine=InvariantEngine(fail_on_known={"F53"}))
+    assert "task.gated-not-placed" in [v["id"] for v in strict.violations]
+
+
 def test_f6_names_a_namesake_that_belongs_to_no_job():
     """F6's matcher finds the namesake lowNodeUtilization picked among the nodes' tasks too: a pod whose PodGroup
     is missing sits on its node outside every job (found by the gate, seed 7 with two workers; master agrees)."""
