@@ -150,10 +150,9 @@ def contested_scenarios(
             pod["metadata"]["annotations"][PREEMPTABLE] = "false"
     higher = [name for name in classes if name != "low"]
     waiting: list[dict[str, Any]] = []
+    others = tuple(q for q in queues if q not in (filler_queue, holder_queue))  # where a reclaimer may wait
     for index in range(draw(st.integers(1, max(1, max_jobs - 1 - bool(holder))))):
-        preempt = len(queues) == 1 or not draw(st.booleans())  # shrinks to preempting, in one queue
-        others = tuple(q for q in queues if q not in (filler_queue, holder_queue))
-        preempt = preempt or not others
+        preempt = not others or not draw(st.booleans())  # shrinks to preempting, in one queue
         queue = filler_queue if preempt else draw(choice(others))
         priority_class = draw(choice(tuple(higher))) if preempt else draw(choice(("low", *higher, None)))
         waiting += _waiting_job(draw, index, queue, priority_class, max_pods_per_job,

@@ -440,7 +440,7 @@ def _gated_task_placed_by_nomination(ctx: CheckContext, violation: Violation) ->
     """F53: allocate's nomination fast path placed the gated task the violation names (it checks no gate),
     whether its plan was then committed or discarded when a later task of the plan failed. The ordinary path
     skips a gated task, so a gated task in a fast path's worksheet was placed by that fast path."""
-    tried = {task for record in ctx.ssn.nominations for task in (record.placed or record.nominated_nodes)}
+    tried = {task for record in ctx.ssn.nominations for task in record.nominated_nodes}  # placed ⊆ worksheet
     return any(task in tried for task in _named(violation, "task"))
 
 
